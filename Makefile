@@ -1,0 +1,26 @@
+# The two commands a new user runs: `make demo` (the whole flow) and `make test`.
+SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+
+.PHONY: deps build demo test bench clean
+
+deps:
+	@scripts/ensure-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+demo: deps
+	$(SWIFT) build --product vaultctl
+	.build/debug/vaultctl demo
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# Release build of the benchmarks; docs/benchmarks.md records their output.
+bench: deps
+	$(SWIFT) build -c release --product vaultbench
+	.build/release/vaultbench log
+
+clean:
+	rm -rf .build

@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "healthvault",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "vaultctl", targets: ["vaultctl"]),
+        .library(name: "Vault", targets: ["Vault"]),
+        .library(name: "EventLog", targets: ["EventLog"]),
+        .library(name: "Projections", targets: ["Projections"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // Bytes, frames and keys. Knows nothing of health.
+        .target(name: "EventLog", dependencies: ["CSodium"]),
+        // SQLite read models. Takes its own small input types, never Vault's.
+        .target(name: "Projections", dependencies: ["CSQLite"]),
+        // The facade: samples, consent, importers, bundles.
+        .target(name: "Vault", dependencies: ["EventLog", "Projections"]),
+        // Parses arguments and prints; everything else is in Vault.
+        .executableTarget(
+            name: "vaultctl",
+            dependencies: [
+                "Vault",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Benchmarks whose output docs/benchmarks.md records.
+        .executableTarget(
+            name: "vaultbench",
+            dependencies: [
+                "EventLog",
+                "Vault",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "EventLogTests", dependencies: ["EventLog"]),
+        .testTarget(name: "ProjectionTests", dependencies: ["Projections"]),
+        .testTarget(name: "VaultTests", dependencies: ["Vault", "EventLog"]),
+        .testTarget(name: "VaultctlTests", dependencies: ["vaultctl"]),
+    ]
+)

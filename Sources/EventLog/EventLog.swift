@@ -1,0 +1,321 @@
+/// An append-only log of opaque events, sealed in frames with XChaCha20-Poly1305 and chained
+/// with BLAKE2b, with one durable commit per `append`.
+///
+/// One writer at a time holds the directory's lock; readers are never blocked. Opening for
+/// writing verifies every frame and cuts a torn tail (reported in `tornTail`); damage anywhere
+/// before the last commit refuses the open, naming the offset. The on-disk grammar is
+/// docs/log-format.md.
+public final class EventLog {
+    /// Whether the handle may append.
+    public enum AccessMode: Sendable {
+        case readOnly
+        case readWrite
+    }
+
+    /// The directory and its file names.
+    public let directory: LogDirectory
+    /// Random id of the vault this log belongs to; every frame carries it.
+    public let vaultID: [UInt8]
+    /// How the log was opened.
+    public let mode: AccessMode
+    /// The last committed position.
+    public private(set) var committed: LogPosition
+    /// What opening found after the last commit. Opened for writing, it has been cut away.
+    public let tornTail: TornTail?
+    /// Plaintext bytes a frame aims for; a batch larger than this spans several frames.
+    public var targetFrameSize = 1 << 20
+
+    let fileSystem: any FileSystem
+    let file: any StorageFile
+    let lockFile: (any StorageFile)?
+    let keyring: LogKeyring
+    private var lastFrameOffset: UInt64
+    private var failed = false
+
+    private init(
+        directory: LogDirectory, vaultID: [UInt8], mode: AccessMode, committed: LogPosition,
+        lastFrameOffset: UInt64, tornTail: TornTail?, fileSystem: any FileSystem,
+        file: any StorageFile, lockFile: (any StorageFile)?, keyring: LogKeyring
+    ) {
+        self.directory = directory
+        self.vaultID = vaultID
+        self.mode = mode
+        self.committed = committed
+        self.lastFrameOffset = lastFrameOffset
+        self.tornTail = tornTail
+        self.fileSystem = fileSystem
+        self.file = file
+        self.lockFile = lockFile
+        self.keyring = keyring
+    }
+
+    /// The position before the first frame.
+    public var genesis: LogPosition { Self.genesis(vaultID: vaultID) }
+
+    static func genesis(vaultID: [UInt8]) -> LogPosition {
+        LogPosition(sequence: 0, eventCount: 0, offset: UInt64(LogFormat.fileHeaderSize),
+                    chainHash: FrameCipher.genesisHash(vaultID: vaultID))
+    }
+
+    // MARK: Creating and opening
+
+    /// Creates an empty log in `directory` (created if needed) and opens it for writing.
+    public static func create(
+        in directory: String, vaultID: [UInt8], masterKey: SecretKey,
+        fileSystem: any FileSystem = POSIXFileSystem()
+    ) throws -> EventLog {
+        precondition(vaultID.count == LogFormat.vaultIDSize, "a vault id is \(LogFormat.vaultIDSize) bytes")
+        let names = LogDirectory(directory)
+        try fileSystem.createDirectory(directory)
+        if fileSystem.exists(names.log) { throw EventLogError.alreadyExists(path: names.log) }
+        let lock = try acquireLock(names, fileSystem)
+        let keyring = LogKeyring(masterKey: masterKey)
+        let file = try fileSystem.open(names.log, mode: .createNew)
+        try LogFileHeader(vaultID: vaultID).encoded().withUnsafeBytes { try file.write(at: 0, $0) }
+        try file.fullSync()
+        let start = genesis(vaultID: vaultID)
+        let head = HeadRecord(vaultID: vaultID, committed: start, lastFrameOffset: 0)
+        try fileSystem.replaceAtomically(names.head, with: head.encoded(key: keyring.headKey))
+        return EventLog(
+            directory: names, vaultID: vaultID, mode: .readWrite, committed: start, lastFrameOffset: 0,
+            tornTail: nil, fileSystem: fileSystem, file: file, lockFile: lock, keyring: keyring)
+    }
+
+    /// Opens an existing log.
+    ///
+    /// For writing, takes the lock, verifies every frame against the chain and the head record,
+    /// cuts a torn tail and brings the head up to date. Read-only, checks the head's frame and
+    /// what follows it; damage earlier surfaces when the frames are read.
+    public static func open(
+        in directory: String, masterKey: SecretKey, mode: AccessMode,
+        fileSystem: any FileSystem = POSIXFileSystem()
+    ) throws -> EventLog {
+        let names = LogDirectory(directory)
+        guard fileSystem.exists(names.log) else { throw EventLogError.notFound(path: names.log) }
+        let lock = mode == .readWrite ? try acquireLock(names, fileSystem) : nil
+        let file = try fileSystem.open(names.log, mode: mode == .readWrite ? .readWrite : .readOnly)
+        let keyring = LogKeyring(masterKey: masterKey)
+        let state = try inspect(
+            file: file, names: names, keyring: keyring, fileSystem: fileSystem,
+            verifyAll: mode == .readWrite)
+        let log = EventLog(
+            directory: names, vaultID: state.vaultID, mode: mode, committed: state.scan.lastCommit,
+            lastFrameOffset: state.scan.lastCommitFrameOffset, tornTail: state.scan.tornTail,
+            fileSystem: fileSystem, file: file, lockFile: lock, keyring: keyring)
+        if mode == .readWrite {
+            try log.recover(head: state.head)
+        }
+        return log
+    }
+
+    private static func acquireLock(_ names: LogDirectory, _ fileSystem: any FileSystem) throws -> any StorageFile {
+        let lock = try fileSystem.open(names.lock, mode: .createIfMissing)
+        guard try lock.tryLockExclusive() else { throw EventLogError.locked(path: names.lock) }
+        return lock
+    }
+
+    /// Cuts a torn tail and records a commit that the head record missed (a crash between the
+    /// log's sync and the head's rename).
+    private func recover(head: HeadRecord) throws {
+        if let torn = tornTail {
+            try file.truncate(to: torn.offset)
+            try file.fullSync()
+        }
+        if committed != head.committed {
+            try writeHead()
+        }
+    }
+
+    struct InspectedState {
+        var vaultID: [UInt8]
+        var head: HeadRecord
+        var scan: LogScanner.Result
+    }
+
+    /// Reads header and head record and scans the frames: all of them (`verifyAll`), or the head's
+    /// own frame and what follows. Throws on damage or rollback.
+    static func inspect(
+        file: any StorageFile, names: LogDirectory, keyring: LogKeyring, fileSystem: any FileSystem,
+        verifyAll: Bool, onFrame: (LogFrame) throws -> Void = { _ in }
+    ) throws -> InspectedState {
+        let header = try LogFileHeader.decode(try file.readBytes(at: 0, count: LogFormat.fileHeaderSize), path: names.log)
+        // The head is read before the log's size, so that a concurrent append cannot make a
+        // consistent log look rolled back.
+        guard let headBytes = try fileSystem.readFileIfPresent(names.head) else {
+            throw EventLogError.headRecordInvalid(path: names.head, reason: "missing")
+        }
+        let head = try HeadRecord.decode(headBytes, key: keyring.headKey, path: names.head)
+        guard head.vaultID == header.vaultID else {
+            throw EventLogError.headRecordInvalid(path: names.head, reason: "belongs to another vault")
+        }
+        let fileSize = try file.size()
+        let reader = FrameReader(file: file, path: names.log, vaultID: header.vaultID, keyring: keyring)
+        let scanner = LogScanner(reader: reader)
+        let start = genesis(vaultID: header.vaultID)
+        let claimed = head.committed
+
+        func rolledBack() -> EventLogError {
+            let found = (try? scanner.scan(from: start, startFrameOffset: 0, fileSize: fileSize))?.lastCommit.sequence
+            return .rolledBack(path: names.log, headSequence: claimed.sequence, logSequence: found ?? 0)
+        }
+        guard fileSize >= claimed.offset else { throw rolledBack() }
+
+        let result: LogScanner.Result
+        if verifyAll {
+            result = try scanner.scan(from: start, startFrameOffset: 0, fileSize: fileSize) { frame in
+                if frame.sequence == claimed.sequence, frame.position != claimed || !frame.isCommit {
+                    throw rolledBack()
+                }
+                try onFrame(frame)
+            }
+            if result.lastCommit.sequence < claimed.sequence {
+                if let defect = result.tailDefect, defect.offset < claimed.offset {
+                    throw EventLogError.damaged(path: names.log, offset: defect.offset, defect: defect.defect)
+                }
+                throw rolledBack()
+            }
+        } else {
+            if claimed.sequence > 0 {
+                let anchor = FrameReader.Expectation(sequence: claimed.sequence, firstEventIndex: nil, previousHash: nil)
+                switch try reader.readFrame(at: head.lastFrameOffset, fileSize: fileSize, expecting: anchor) {
+                case .failure(.sequenceMismatch), .failure(.badMagic):
+                    throw rolledBack()
+                case .failure(let defect):
+                    throw EventLogError.damaged(path: names.log, offset: head.lastFrameOffset, defect: defect)
+                case .success(let frame):
+                    guard frame.position == claimed, frame.isCommit else { throw rolledBack() }
+                }
+            }
+            result = try scanner.scan(from: claimed, startFrameOffset: head.lastFrameOffset, fileSize: fileSize, onFrame: onFrame)
+        }
+        return InspectedState(vaultID: header.vaultID, head: head, scan: result)
+    }
+
+    // MARK: Writing
+
+    /// Appends `batch` as one durable commit and returns the new committed position.
+    ///
+    /// The events are sealed into as few frames as `targetFrameSize` allows, written with one
+    /// call and made durable with `fdatasync` before the head record is replaced; when this
+    /// returns, the batch survives a crash. A batch of several frames commits with its last frame.
+    /// If it throws, the batch may or may not be in the log, and this handle refuses further
+    /// writes: reopen to recover.
+    @discardableResult
+    public func append(_ batch: EventBatch) throws -> LogPosition {
+        guard mode == .readWrite else { throw EventLogError.readOnly }
+        guard !failed else { throw EventLogError.writerFailed }
+        guard !batch.isEmpty else { return committed }
+        let (bytes, newPosition, newLastFrameOffset) = seal(batch)
+        do {
+            try bytes.withUnsafeBytes { try file.write(at: committed.offset, $0) }
+            try file.sync()
+        } catch {
+            failed = true
+            // Best effort: leave no partial batch for the next reader; recovery cuts it otherwise.
+            try? file.truncate(to: committed.offset)
+            throw error
+        }
+        committed = newPosition
+        lastFrameOffset = newLastFrameOffset
+        do {
+            try writeHead()
+        } catch {
+            failed = true
+            throw error
+        }
+        return committed
+    }
+
+    /// Seals a batch into consecutive frames following `committed`.
+    private func seal(_ batch: EventBatch) -> (bytes: [UInt8], position: LogPosition, lastFrameOffset: UInt64) {
+        let slices = batch.frameSlices(targetSize: targetFrameSize)
+        let overhead = LogFormat.frameHeaderSize + LogFormat.tagSize
+        var output = [UInt8]()
+        output.reserveCapacity(batch.byteCount + slices.count * overhead)
+        var position = committed
+        var frameOffset = lastFrameOffset
+        let keyID = keyring.writeKeyID
+        let key = keyring.frameKeys[keyID]!
+        batch.payload.withUnsafeBytes { payload in
+            for (index, slice) in slices.enumerated() {
+                let header = FrameHeader(
+                    flags: index == slices.count - 1 ? LogFormat.commitFlag : 0,
+                    keyID: keyID,
+                    payloadLength: UInt32(slice.range.count + LogFormat.tagSize),
+                    sequence: position.sequence + 1,
+                    firstEventIndex: position.eventCount,
+                    eventCount: UInt32(slice.events),
+                    vaultID: vaultID,
+                    previousHash: position.chainHash,
+                    nonce: Sodium.randomBytes(LogFormat.nonceSize))
+                let headerBytes = header.encoded()
+                let start = output.count
+                output.append(contentsOf: headerBytes)
+                output.append(contentsOf: repeatElement(0, count: slice.range.count + LogFormat.tagSize))
+                let hash = output.withUnsafeMutableBytes { out -> [UInt8] in
+                    let headerRegion = UnsafeRawBufferPointer(rebasing: out[start..<start + LogFormat.frameHeaderSize])
+                    let cipherRegion = UnsafeMutableRawBufferPointer(rebasing: out[(start + LogFormat.frameHeaderSize)...])
+                    header.nonce.withUnsafeBytes { nonce in
+                        FrameCipher.seal(
+                            UnsafeRawBufferPointer(rebasing: payload[slice.range]),
+                            header: UnsafeRawBufferPointer(rebasing: headerRegion.prefix(LogFormat.frameHeaderAuthenticatedSize)),
+                            nonce: nonce, key: key, into: cipherRegion)
+                    }
+                    return FrameCipher.chainHash(header: headerRegion, ciphertext: UnsafeRawBufferPointer(cipherRegion))
+                }
+                frameOffset = committed.offset + UInt64(start)
+                position = LogPosition(
+                    sequence: header.sequence,
+                    eventCount: position.eventCount + UInt64(slice.events),
+                    offset: committed.offset + UInt64(output.count),
+                    chainHash: hash)
+            }
+        }
+        return (output, position, frameOffset)
+    }
+
+    private func writeHead() throws {
+        let head = HeadRecord(vaultID: vaultID, committed: committed, lastFrameOffset: lastFrameOffset)
+        try fileSystem.replaceAtomically(directory.head, with: head.encoded(key: keyring.headKey))
+    }
+
+    // MARK: Reading
+
+    /// A reader over committed frames, from the start or from a position this log returned.
+    ///
+    /// Starting from a position of another log (or of this log before it was replaced) fails on
+    /// the first frame with `chainBroken`.
+    public func reader(from start: LogPosition? = nil) -> LogReader {
+        LogReader(reader: frameReader, from: start ?? genesis, end: committed.offset)
+    }
+
+    var frameReader: FrameReader {
+        FrameReader(file: file, path: directory.log, vaultID: vaultID, keyring: keyring)
+    }
+
+    /// Checks every frame of the log in `directory`: structure, authentication, sequence, chain,
+    /// and agreement with the head record. Never modifies anything; damage becomes `problems`.
+    public static func verify(
+        in directory: String, masterKey: SecretKey, fileSystem: any FileSystem = POSIXFileSystem()
+    ) throws -> VerificationReport {
+        let names = LogDirectory(directory)
+        guard fileSystem.exists(names.log) else { throw EventLogError.notFound(path: names.log) }
+        let file = try fileSystem.open(names.log, mode: .readOnly)
+        let keyring = LogKeyring(masterKey: masterKey)
+        var report = VerificationReport(frames: 0, events: 0, problems: [])
+        do {
+            let state = try inspect(file: file, names: names, keyring: keyring, fileSystem: fileSystem, verifyAll: true)
+            report.frames = state.scan.committedFrames
+            report.events = state.scan.lastCommit.eventCount
+            report.tornTail = state.scan.tornTail
+            report.committed = state.scan.lastCommit
+        } catch let error as EventLogError {
+            if case .io = error { throw error }
+            report.problems.append(error.description)
+        }
+        return report
+    }
+}
+
+@available(*, unavailable)
+extension EventLog: Sendable {}

@@ -1,0 +1,89 @@
+/// The file operations the log, the head record and the keyslot need, behind a protocol so that
+/// tests can inject faults (fail the k-th write, sync or rename) at every step.
+public protocol FileSystem: Sendable {
+    /// Opens a file. `.createNew` fails with `alreadyExists` when the path exists.
+    func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile
+    /// Atomically replaces `destination` by `source` (POSIX `rename`).
+    func rename(_ source: String, to destination: String) throws
+    /// Removes a file; a missing file is not an error.
+    func remove(_ path: String) throws
+    /// Makes a directory's entries (creations, renames) durable.
+    func syncDirectory(_ path: String) throws
+    /// Creates a directory (mode 0700) and any missing parents.
+    func createDirectory(_ path: String) throws
+    /// Whether anything exists at `path`.
+    func exists(_ path: String) -> Bool
+    /// Names in a directory, without `.` and `..`.
+    func contentsOfDirectory(_ path: String) throws -> [String]
+}
+
+/// How to open a file.
+public enum FileOpenMode: Sendable {
+    case readOnly
+    case readWrite
+    /// Create a new file with mode 0600; fail if it exists.
+    case createNew
+    /// Open for reading and writing, creating an empty file (mode 0600) when missing.
+    case createIfMissing
+}
+
+/// An open file. Not thread-safe: one owner at a time.
+public protocol StorageFile: AnyObject {
+    /// The file's current size in bytes.
+    func size() throws -> UInt64
+    /// Reads up to `buffer.count` bytes at `offset`; returns how many were read (fewer only at end of file).
+    func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+    /// Writes all of `bytes` at `offset`.
+    func write(at offset: UInt64, _ bytes: UnsafeRawBufferPointer) throws
+    /// Makes written data durable (`fdatasync`).
+    func sync() throws
+    /// Makes data and metadata durable (`fsync`), for newly created files.
+    func fullSync() throws
+    /// Cuts the file to `size` bytes.
+    func truncate(to size: UInt64) throws
+    /// Takes an exclusive advisory lock without waiting; `false` when another holder has it.
+    func tryLockExclusive() throws -> Bool
+}
+
+extension StorageFile {
+    /// Reads exactly `count` bytes at `offset`, or fewer only when the file ends first.
+    func readBytes(at offset: UInt64, count: Int) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let n = try bytes.withUnsafeMutableBytes { try read(at: offset, into: $0) }
+        if n < count { bytes.removeLast(count - n) }
+        return bytes
+    }
+
+    /// The whole file.
+    func readAll() throws -> [UInt8] {
+        try readBytes(at: 0, count: Int(try size()))
+    }
+}
+
+extension FileSystem {
+    /// Replaces the file at `path` with `contents` so that a crash at any point leaves either the
+    /// old or the new contents: write a temporary file, fsync it, rename it over the old one,
+    /// fsync the directory.
+    func replaceAtomically(_ path: String, with contents: [UInt8]) throws {
+        let temporary = path + ".tmp"
+        try remove(temporary)
+        let file = try open(temporary, mode: .createNew)
+        try contents.withUnsafeBytes { try file.write(at: 0, $0) }
+        try file.fullSync()
+        try rename(temporary, to: path)
+        try syncDirectory(directoryName(of: path))
+    }
+
+    /// Reads a whole small file, or `nil` when it does not exist.
+    func readFileIfPresent(_ path: String) throws -> [UInt8]? {
+        guard exists(path) else { return nil }
+        return try open(path, mode: .readOnly).readAll()
+    }
+}
+
+/// The directory part of a path (`"."` for a bare name).
+func directoryName(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    if slash == path.startIndex { return "/" }
+    return String(path[..<slash])
+}

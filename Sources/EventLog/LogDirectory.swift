@@ -1,0 +1,16 @@
+/// Names of the log's files inside a vault directory.
+public struct LogDirectory: Sendable {
+    /// The directory holding the files.
+    public let path: String
+
+    public init(_ path: String) {
+        self.path = path
+    }
+
+    /// Frames, appended only.
+    public var log: String { path + "/events.log" }
+    /// The last committed position, replaced atomically after each commit.
+    public var head: String { path + "/events.head" }
+    /// Held with `flock` by the one writer.
+    public var lock: String { path + "/events.lock" }
+}

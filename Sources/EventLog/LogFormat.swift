@@ -1,0 +1,45 @@
+/// The constants of the log's on-disk format. The grammar they belong to is in docs/log-format.md;
+/// change one only together with that document and a new format version.
+enum LogFormat {
+    /// Version written into the file header and every frame.
+    static let version: UInt16 = 1
+
+    /// `"HVLOG\0\r\n"`: the NUL and CR LF catch text-mode mangling, as PNG's signature does.
+    static let fileMagic: [UInt8] = [0x48, 0x56, 0x4C, 0x4F, 0x47, 0x00, 0x0D, 0x0A]
+    /// magic(8) version(2) reserved(2) vaultID(16) crc32c(4).
+    static let fileHeaderSize = 32
+
+    /// `"HVFR"`, the first bytes of every frame.
+    static let frameMagic: [UInt8] = [0x48, 0x56, 0x46, 0x52]
+    /// magic(4) version(2) flags(2) keyID(4) payloadLength(4) sequence(8) firstEvent(8)
+    /// eventCount(4) vaultID(16) previousHash(32) nonce(24) crc32c(4).
+    static let frameHeaderSize = 112
+    /// Bytes of the header covered by the checksum and used as associated data (all but the checksum).
+    static let frameHeaderAuthenticatedSize = frameHeaderSize - 4
+
+    /// Flag bit: this frame ends a batch; readers ignore frames after the last one carrying it.
+    static let commitFlag: UInt16 = 0x0001
+
+    /// Hard cap on a frame's ciphertext, checked before anything is allocated.
+    static let maxPayloadLength: UInt32 = 16 << 20
+    /// XChaCha20-Poly1305 tag.
+    static let tagSize = 16
+    static let nonceSize = 24
+    static let vaultIDSize = 16
+    /// BLAKE2b-256 chain hash.
+    static let hashSize = 32
+
+    /// The largest plaintext one frame can carry.
+    static var maxPlaintextLength: Int { Int(maxPayloadLength) - tagSize }
+
+    /// Key id of the vault's main data key (derived from the master key). Other ids are reserved
+    /// for per-category keys, so that a category can be erased by destroying its key.
+    static let mainDataKeyID: UInt32 = 1
+
+    /// Context strings for `crypto_kdf` subkeys of the master key.
+    static let kdfContext: StaticString = "hvlog___"
+    static let headMACSubkeyID: UInt64 = 0x4845_4144 // "HEAD"
+
+    /// Domain separation for the chain's first link.
+    static let genesisLabel: [UInt8] = Array("healthvault log genesis v1".utf8)
+}

@@ -1,0 +1,53 @@
+/// One authenticated, decrypted frame as a reader delivers it.
+public struct LogFrame: Sendable {
+    /// Frame number (1-based).
+    public let sequence: UInt64
+    /// Byte offset of the frame in the log file.
+    public let offset: UInt64
+    /// Whether this frame ends a committed batch.
+    public let isCommit: Bool
+    /// Index of the first event of this frame in the whole log (0-based).
+    public let firstEventIndex: UInt64
+    /// The log position just after this frame.
+    public let position: LogPosition
+
+    let plaintext: [UInt8]
+    /// Start and end of each event's bytes in `plaintext`.
+    let eventRanges: [Range<Int>]
+
+    /// Number of events in the frame.
+    public var eventCount: Int { eventRanges.count }
+
+    /// Size of the frame on disk, header and tag included.
+    public var encodedSize: UInt64 { position.offset - offset }
+
+    /// The bytes of event `index` (0-based within the frame).
+    public func event(at index: Int) -> ArraySlice<UInt8> {
+        plaintext[eventRanges[index]]
+    }
+
+    /// Calls `body` for each event with its log-wide index and bytes, without copying.
+    public func forEachEvent(_ body: (UInt64, UnsafeRawBufferPointer) throws -> Void) rethrows {
+        try plaintext.withUnsafeBytes { raw in
+            for (i, range) in eventRanges.enumerated() {
+                try body(firstEventIndex + UInt64(i), UnsafeRawBufferPointer(rebasing: raw[range]))
+            }
+        }
+    }
+
+    /// Splits a plaintext into event ranges; `nil` unless it holds exactly `count` well-formed events.
+    static func parseEvents(_ plaintext: UnsafeRawBufferPointer, count: Int) -> [Range<Int>]? {
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(count)
+        var offset = 0
+        while offset < plaintext.count {
+            guard let length = Varint.decode(plaintext, offset: &offset),
+                  length <= UInt64(plaintext.count - offset) else { return nil }
+            let end = offset + Int(length)
+            ranges.append(offset..<end)
+            offset = end
+            if ranges.count > count { return nil }
+        }
+        return ranges.count == count ? ranges : nil
+    }
+}

@@ -1,0 +1,55 @@
+/// Walks frames from a known position to the end of the file and decides what the end means:
+/// a clean end, a torn tail (a crash mid-append: nothing authentic follows the last commit), or
+/// damage (an authentic frame follows a defect, so committed data was lost or altered).
+struct LogScanner {
+    let reader: FrameReader
+
+    struct Result {
+        var lastCommit: LogPosition
+        var lastCommitFrameOffset: UInt64
+        var committedFrames: Int
+        var tornTail: TornTail?
+        /// The defect that ended the scan early, when it ended at a defect rather than at end of file.
+        var tailDefect: (offset: UInt64, defect: FrameDefect)?
+    }
+
+    /// Scans from `start` (a committed position, whose frame begins at `startFrameOffset`).
+    /// `onFrame` sees every authentic frame in order, committed or not.
+    func scan(
+        from start: LogPosition, startFrameOffset: UInt64, fileSize: UInt64,
+        onFrame: (LogFrame) throws -> Void = { _ in }
+    ) throws -> Result {
+        var position = start
+        var result = Result(lastCommit: start, lastCommitFrameOffset: startFrameOffset, committedFrames: 0)
+        var pendingFrames = 0
+        while position.offset < fileSize {
+            switch try reader.readFrame(at: position.offset, fileSize: fileSize, expecting: .init(after: position)) {
+            case .success(let frame):
+                try onFrame(frame)
+                position = frame.position
+                pendingFrames += 1
+                if frame.isCommit {
+                    result.lastCommit = position
+                    result.lastCommitFrameOffset = frame.offset
+                    result.committedFrames += pendingFrames
+                    pendingFrames = 0
+                }
+            case .failure(let defect):
+                // A crash never leaves an authentic frame at or after a torn write; tampering and
+                // lost sectors in the middle do.
+                if try reader.authenticFrameExists(atOrAfter: position.offset, fileSize: fileSize) != nil {
+                    throw EventLogError.damaged(path: reader.path, offset: position.offset, defect: defect)
+                }
+                result.tailDefect = (position.offset, defect)
+                position.offset = fileSize // stop
+            }
+        }
+        if result.lastCommit.offset < fileSize {
+            result.tornTail = TornTail(
+                offset: result.lastCommit.offset,
+                length: fileSize - result.lastCommit.offset,
+                uncommittedFrames: pendingFrames)
+        }
+        return result
+    }
+}

@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The real file system, through POSIX calls. Every failing call becomes `EventLogError.io`
+/// naming the operation and the path.
+public struct POSIXFileSystem: FileSystem {
+    public init() {}
+
+    public func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
+        let flags: Int32
+        switch mode {
+        case .readOnly: flags = O_RDONLY
+        case .readWrite: flags = O_RDWR
+        case .createNew: flags = O_RDWR | O_CREAT | O_EXCL
+        case .createIfMissing: flags = O_RDWR | O_CREAT
+        }
+        let fd = Glibc.open(path, flags | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let code = errno
+            if code == EEXIST { throw EventLogError.alreadyExists(path: path) }
+            if code == ENOENT { throw EventLogError.notFound(path: path) }
+            throw EventLogError.io(operation: "open", path: path, errno: code)
+        }
+        return POSIXFile(descriptor: fd, path: path)
+    }
+
+    public func rename(_ source: String, to destination: String) throws {
+        guard Glibc.rename(source, destination) == 0 else {
+            throw EventLogError.io(operation: "rename", path: source, errno: errno)
+        }
+    }
+
+    public func remove(_ path: String) throws {
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw EventLogError.io(operation: "unlink", path: path, errno: errno)
+        }
+    }
+
+    public func syncDirectory(_ path: String) throws {
+        let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw EventLogError.io(operation: "open directory", path: path, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw EventLogError.io(operation: "fsync directory", path: path, errno: errno) }
+    }
+
+    public func createDirectory(_ path: String) throws {
+        if exists(path) { return }
+        let parent = directoryName(of: path)
+        if parent != path, parent != ".", parent != "/", !exists(parent) { try createDirectory(parent) }
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+            throw EventLogError.io(operation: "mkdir", path: path, errno: errno)
+        }
+    }
+
+    public func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    public func contentsOfDirectory(_ path: String) throws -> [String] {
+        guard let dir = opendir(path) else {
+            let code = errno
+            if code == ENOENT { throw EventLogError.notFound(path: path) }
+            throw EventLogError.io(operation: "opendir", path: path, errno: code)
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+}
+
+/// A file descriptor that is closed when the object goes away.
+final class POSIXFile: StorageFile {
+    private let fd: Int32
+    let path: String
+
+    init(descriptor: Int32, path: String) {
+        self.fd = descriptor
+        self.path = path
+    }
+
+    deinit { close(fd) }
+
+    private func fail(_ operation: String) -> EventLogError {
+        .io(operation: operation, path: path, errno: errno)
+    }
+
+    func size() throws -> UInt64 {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw fail("fstat") }
+        return UInt64(info.st_size)
+    }
+
+    func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        var total = 0
+        while total < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + total, buffer.count - total, off_t(offset) + off_t(total))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw fail("read")
+            }
+            if n == 0 { break }
+            total += n
+        }
+        return total
+    }
+
+    func write(at offset: UInt64, _ bytes: UnsafeRawBufferPointer) throws {
+        var total = 0
+        while total < bytes.count {
+            let n = pwrite(fd, bytes.baseAddress! + total, bytes.count - total, off_t(offset) + off_t(total))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw fail("write")
+            }
+            total += n
+        }
+    }
+
+    func sync() throws {
+        #if os(Linux)
+        guard fdatasync(fd) == 0 else { throw fail("fdatasync") }
+        #else
+        guard fsync(fd) == 0 else { throw fail("fsync") }
+        #endif
+    }
+
+    func fullSync() throws {
+        guard fsync(fd) == 0 else { throw fail("fsync") }
+    }
+
+    func truncate(to size: UInt64) throws {
+        guard ftruncate(fd, off_t(size)) == 0 else { throw fail("ftruncate") }
+    }
+
+    func tryLockExclusive() throws -> Bool {
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+        if errno == EWOULDBLOCK { return false }
+        throw fail("flock")
+    }
+}

@@ -1,0 +1,16 @@
+/// The result of checking a whole log: every frame read, authenticated and chained.
+public struct VerificationReport: Equatable, Sendable {
+    /// Committed frames that verified.
+    public var frames: Int
+    /// Events in those frames.
+    public var events: UInt64
+    /// Damage found, each naming the file and byte offset. Empty when the log is sound.
+    public var problems: [String]
+    /// An uncommitted tail, which is not damage: the next writer cuts it away.
+    public var tornTail: TornTail?
+    /// The last committed position that verified.
+    public var committed: LogPosition?
+
+    /// Whether the log is free of damage.
+    public var isOK: Bool { problems.isEmpty }
+}

@@ -1,0 +1,144 @@
+import EventLog
+import Foundation
+
+/// A person's vault: one directory holding the keyslot and the encrypted event log.
+///
+/// This is the facade `vaultctl` talks to. It turns passphrases into keys, health facts into
+/// events, and events into log batches; it never writes anything readable to the directory.
+public final class Vault {
+    /// The vault directory.
+    public let directory: String
+    let log: EventLog
+    let masterKey: SecretKey
+    let fileSystem: any FileSystem
+
+    private init(directory: String, log: EventLog, masterKey: SecretKey, fileSystem: any FileSystem) {
+        self.directory = directory
+        self.log = log
+        self.masterKey = masterKey
+        self.fileSystem = fileSystem
+    }
+
+    /// Path of the keyslot inside a vault directory.
+    public static func keyslotPath(in directory: String) -> String { directory + "/keyslot" }
+
+    /// Files a crashed `init` may leave behind without a keyslot; they hold nothing recoverable.
+    static let initLeftovers: Set<String> = ["events.log", "events.head", "events.head.tmp", "events.lock", "keyslot.tmp"]
+
+    // MARK: Lifecycle
+
+    /// Creates a vault in `directory` (made if missing; it must hold no vault or other files).
+    ///
+    /// The keyslot is written last: until it exists there is no vault, and a crashed `init` can
+    /// simply be run again.
+    public static func create(
+        at directory: String, passphrase: Passphrase, kdf: KDFParameters, kdfName: String,
+        now: Date = Date(), fileSystem: any FileSystem = POSIXFileSystem()
+    ) throws -> Vault {
+        guard !passphrase.isEmpty else { throw VaultError.emptyPassphrase }
+        let keyslotPath = keyslotPath(in: directory)
+        if fileSystem.exists(directory) {
+            let names = try fileSystem.contentsOfDirectory(directory)
+            if names.contains("keyslot") || names.contains(where: { !initLeftovers.contains($0) }) {
+                throw VaultError.directoryNotEmpty(path: directory)
+            }
+            for name in names where name != "events.lock" { try fileSystem.remove(directory + "/" + name) }
+        }
+        let masterKey = SecretKey.random()
+        let vaultID = randomVaultID()
+        let log = try EventLog.create(in: directory, vaultID: vaultID, masterKey: masterKey, fileSystem: fileSystem)
+        let vault = Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
+        try vault.append([.vaultCreated(at: now, kdf: kdfName)])
+        let keyslot = try Keyslot.seal(masterKey: masterKey, vaultID: vaultID, passphrase: passphrase, kdf: kdf)
+        try keyslot.write(to: keyslotPath, fileSystem: fileSystem)
+        return vault
+    }
+
+    /// Opens the vault in `directory`. Read-only handles never block a writer and are never blocked.
+    public static func open(
+        at directory: String, passphrase: Passphrase, mode: EventLog.AccessMode = .readOnly,
+        fileSystem: any FileSystem = POSIXFileSystem()
+    ) throws -> Vault {
+        let masterKey = try unlock(directory: directory, passphrase: passphrase, fileSystem: fileSystem)
+        let log = try EventLog.open(in: directory, masterKey: masterKey, mode: mode, fileSystem: fileSystem)
+        return Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
+    }
+
+    static func unlock(directory: String, passphrase: Passphrase, fileSystem: any FileSystem) throws -> SecretKey {
+        let path = keyslotPath(in: directory)
+        guard fileSystem.exists(path) else { throw VaultError.noVault(path: directory) }
+        return try Keyslot.read(from: path, fileSystem: fileSystem).unlock(passphrase: passphrase)
+    }
+
+    /// Checks every frame and every event of the vault's log without changing anything.
+    public static func verify(
+        at directory: String, passphrase: Passphrase, fileSystem: any FileSystem = POSIXFileSystem()
+    ) throws -> VerificationReport {
+        let masterKey = try unlock(directory: directory, passphrase: passphrase, fileSystem: fileSystem)
+        var report = try EventLog.verify(in: directory, masterKey: masterKey, fileSystem: fileSystem)
+        guard report.isOK else { return report }
+        // Frames are sound; every event in them must also decode.
+        let log = try EventLog.open(in: directory, masterKey: masterKey, mode: .readOnly, fileSystem: fileSystem)
+        var reader = log.reader()
+        while let frame = try reader.next() {
+            frame.forEachEvent { index, bytes in
+                do { _ = try EventCoding.decode(bytes, index: index) } catch { report.problems.append("\(error)") }
+            }
+        }
+        return report
+    }
+
+    /// Rewraps the master key under a new passphrase and records the change in the audit trail.
+    ///
+    /// Only the keyslot is rewritten, atomically: a crash at any step leaves either the old or the
+    /// new passphrase working. The writer lock is held throughout, so no other command races it.
+    public static func changePassphrase(
+        at directory: String, from old: Passphrase, to new: Passphrase, kdf: KDFParameters? = nil,
+        now: Date = Date(), fileSystem: any FileSystem = POSIXFileSystem()
+    ) throws {
+        guard !new.isEmpty else { throw VaultError.emptyPassphrase }
+        let vault = try open(at: directory, passphrase: old, mode: .readWrite, fileSystem: fileSystem)
+        let path = keyslotPath(in: directory)
+        let current = try Keyslot.read(from: path, fileSystem: fileSystem)
+        try current.rewrapped(from: old, to: new, kdf: kdf).write(to: path, fileSystem: fileSystem)
+        try vault.append([.passphraseChanged(at: now)])
+    }
+
+    // MARK: Events
+
+    /// Appends events as one durable commit.
+    @discardableResult
+    public func append(_ events: [VaultEvent]) throws -> LogPosition {
+        var batch = EventBatch()
+        for event in events { try batch.append(EventCoding.encode(event)) }
+        return try log.append(batch)
+    }
+
+    /// Every event in the log, in order, with its log-wide index.
+    public func allEvents() throws -> [(index: UInt64, event: VaultEvent)] {
+        var result: [(UInt64, VaultEvent)] = []
+        var reader = log.reader()
+        while let frame = try reader.next() {
+            try frame.forEachEvent { index, bytes in
+                result.append((index, try EventCoding.decode(bytes, index: index)))
+            }
+        }
+        return result
+    }
+
+    /// The last committed position of the log.
+    public var committed: LogPosition { log.committed }
+
+    /// What opening found at the end of the log (cut away when opened for writing).
+    public var tornTail: TornTail? { log.tornTail }
+
+    static func randomVaultID() -> [UInt8] {
+        var id = [UInt8](repeating: 0, count: 16)
+        var generator = SystemRandomNumberGenerator()
+        for i in id.indices { id[i] = UInt8.random(in: 0...255, using: &generator) }
+        return id
+    }
+}
+
+@available(*, unavailable)
+extension Vault: Sendable {}

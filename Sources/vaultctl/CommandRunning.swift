@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+
+/// A subcommand whose failures print as one line on stderr and exit non-zero.
+protocol VaultCommand: ParsableCommand {
+    func execute() throws
+}
+
+extension VaultCommand {
+    func run() throws {
+        do {
+            try execute()
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as CleanExit {
+            throw error
+        } catch {
+            Console.error("\(error)")
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// Output conventions: data on stdout, everything else on stderr.
+enum Console {
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data("vaultctl: error: \(message)\n".utf8))
+    }
+
+    static func note(_ message: String) {
+        FileHandle.standardError.write(Data("\(message)\n".utf8))
+    }
+
+    /// Prints one JSON document on stdout.
+    static func json<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(value)
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    static func print(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}

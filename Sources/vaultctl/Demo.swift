@@ -1,0 +1,71 @@
+import ArgumentParser
+import EventLog
+import Foundation
+import Vault
+
+extension Vaultctl {
+    struct Demo: VaultCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the whole flow in a fresh temporary vault, printing each step.")
+
+        @Flag(help: "Keep the temporary vault instead of deleting it at the end.")
+        var keep = false
+
+        func execute() throws {
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("healthvault-demo-\(UUID().uuidString.prefix(8))").path
+            defer {
+                if keep { Console.print("kept the demo vault at \(directory)") } else { try? FileManager.default.removeItem(atPath: directory) }
+            }
+            // Random passphrases that are never printed: the demo shows the flow, not secrets.
+            let first = randomPassphrase()
+            let second = randomPassphrase()
+            Console.print("healthvault demo in \(directory)")
+
+            try step("init: master key wrapped with Argon2id (interactive preset)") {
+                _ = try Vault.create(at: directory, passphrase: first, kdf: KDFPreset.interactive.parameters, kdfName: "interactive")
+                return "created; files: " + (try FileManager.default.contentsOfDirectory(atPath: directory).sorted().joined(separator: ", "))
+            }
+            try step("verify: every frame authenticated, chained and matched to the head record") {
+                describe(try Vault.verify(at: directory, passphrase: first))
+            }
+            try step("passwd: rewrap the master key under a new passphrase") {
+                try Vault.changePassphrase(at: directory, from: first, to: second)
+                return "keyslot replaced atomically; audit event appended"
+            }
+            try step("open with the old passphrase") {
+                do {
+                    _ = try Vault.open(at: directory, passphrase: first)
+                    throw ValidationError("the old passphrase still opened the vault")
+                } catch EventLogError.wrongPassphrase {
+                    return "refused: \(EventLogError.wrongPassphrase)"
+                }
+            }
+            try step("verify with the new passphrase") {
+                describe(try Vault.verify(at: directory, passphrase: second))
+            }
+            try step("audit trail") {
+                let events = try Vault.open(at: directory, passphrase: second).allEvents()
+                let formatter = ISO8601DateFormatter()
+                return events.map { "#\($0.index) \($0.event.kind) at \(formatter.string(from: $0.event.date))" }
+                    .joined(separator: "; ")
+            }
+        }
+
+        private func step(_ title: String, _ body: () throws -> String) throws {
+            let started = Date()
+            let outcome = try body()
+            let ms = Int(Date().timeIntervalSince(started) * 1000)
+            Console.print("- \(title)\n    \(outcome) (\(ms) ms)")
+        }
+
+        private func describe(_ report: VerificationReport) -> String {
+            report.isOK ? "ok: \(report.frames) frames, \(report.events) events" : "DAMAGED: " + report.problems.joined(separator: "; ")
+        }
+
+        private func randomPassphrase() -> Passphrase {
+            var bytes = (0..<24).map { _ in UInt8.random(in: 0x21...0x7E) }
+            return Passphrase(consuming: &bytes)
+        }
+    }
+}

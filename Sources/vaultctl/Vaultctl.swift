@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// `vaultctl`: the command-line face of a healthvault. Parses arguments and prints; the work is
+/// done by the `Vault` module.
+@main
+struct Vaultctl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vaultctl",
+        abstract: "Keep your health data in a local, encrypted, event-sourced vault.",
+        subcommands: [Init.self, Verify.self, Passwd.self, Demo.self]
+    )
+}
