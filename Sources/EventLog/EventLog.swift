@@ -154,36 +154,41 @@ public final class EventLog {
         let start = genesis(vaultID: header.vaultID)
         let claimed = head.committed
 
-        func rolledBack() -> EventLogError {
-            let found = (try? scanner.scan(from: start, startFrameOffset: 0, fileSize: fileSize))?.lastCommit.sequence
-            return .rolledBack(path: names.log, headSequence: claimed.sequence, logSequence: found ?? 0)
+        // The log holds less than the head names. Damage in what it holds is the more precise
+        // diagnosis (a deleted middle frame also shortens the file), so a scan looks for it first.
+        func rolledBack() throws -> EventLogError {
+            let found = try scanner.scan(from: start, startFrameOffset: 0, fileSize: fileSize).lastCommit.sequence
+            return .rolledBack(path: names.log, headSequence: claimed.sequence, logSequence: found)
         }
-        guard fileSize >= claimed.offset else { throw rolledBack() }
 
         let result: LogScanner.Result
         if verifyAll {
             result = try scanner.scan(from: start, startFrameOffset: 0, fileSize: fileSize) { frame in
                 if frame.sequence == claimed.sequence, frame.position != claimed || !frame.isCommit {
-                    throw rolledBack()
+                    throw try rolledBack()
                 }
                 try onFrame(frame)
             }
             if result.lastCommit.sequence < claimed.sequence {
+                if fileSize < claimed.offset {
+                    throw EventLogError.rolledBack(path: names.log, headSequence: claimed.sequence, logSequence: result.lastCommit.sequence)
+                }
                 if let defect = result.tailDefect, defect.offset < claimed.offset {
                     throw EventLogError.damaged(path: names.log, offset: defect.offset, defect: defect.defect)
                 }
-                throw rolledBack()
+                throw try rolledBack()
             }
         } else {
+            guard fileSize >= claimed.offset else { throw try rolledBack() }
             if claimed.sequence > 0 {
                 let anchor = FrameReader.Expectation(sequence: claimed.sequence, firstEventIndex: nil, previousHash: nil)
                 switch try reader.readFrame(at: head.lastFrameOffset, fileSize: fileSize, expecting: anchor) {
                 case .failure(.sequenceMismatch), .failure(.badMagic):
-                    throw rolledBack()
+                    throw try rolledBack()
                 case .failure(let defect):
                     throw EventLogError.damaged(path: names.log, offset: head.lastFrameOffset, defect: defect)
                 case .success(let frame):
-                    guard frame.position == claimed, frame.isCommit else { throw rolledBack() }
+                    guard frame.position == claimed, frame.isCommit else { throw try rolledBack() }
                 }
             }
             result = try scanner.scan(from: claimed, startFrameOffset: head.lastFrameOffset, fileSize: fileSize, onFrame: onFrame)

@@ -111,12 +111,16 @@ public struct Keyslot: Equatable, Sendable {
             var reader = ByteReader(raw)
             _ = reader.readBytes(8)
             let version: UInt16 = reader.read()!
-            guard version == Self.version else { throw invalid("keyslot format version \(version) is newer than this build reads") }
-            guard bytes.count == size else { throw invalid("expected \(size) bytes, found \(bytes.count)") }
+            guard bytes.count == size else {
+                guard version == Self.version else { throw invalid("keyslot format version \(version) is newer than this build reads") }
+                throw invalid("expected \(size) bytes, found \(bytes.count)")
+            }
+            // The checksum comes first, so that a flipped version bit reads as damage.
             let stored = raw.loadUnaligned(fromByteOffset: size - 4, as: UInt32.self).littleEndian
             guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw.prefix(size - 4))) == stored else {
                 throw invalid("checksum mismatch: the file is damaged")
             }
+            guard version == Self.version else { throw invalid("keyslot format version \(version) is newer than this build reads") }
             let algorithm: UInt16 = reader.read()!
             guard algorithm == argon2id13 else { throw invalid("unknown key derivation algorithm \(algorithm)") }
             let kdf = KDFParameters(opsLimit: reader.read()!, memLimit: reader.read()!)

@@ -1,0 +1,112 @@
+import Foundation
+@testable import EventLog
+
+/// A fresh directory per test, removed when the value goes away.
+final class TemporaryDirectory {
+    let path: String
+
+    init(_ label: String = #function) {
+        let safe = label.filter { $0.isLetter || $0.isNumber }
+        path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("hv-\(safe.prefix(40))-\(UUID().uuidString.prefix(8))").path
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+/// Raw file helpers for damaging a log the way disks, crashes and attackers do.
+enum Disk {
+    static func read(_ path: String) -> [UInt8] {
+        [UInt8](FileManager.default.contents(atPath: path)!)
+    }
+
+    static func write(_ path: String, _ bytes: [UInt8]) {
+        try! Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    static func flipBit(_ path: String, bit: Int) {
+        var bytes = read(path)
+        bytes[bit / 8] ^= UInt8(1 << (bit % 8))
+        write(path, bytes)
+    }
+
+    static func append(_ path: String, _ extra: [UInt8]) {
+        write(path, read(path) + extra)
+    }
+}
+
+/// A log under test with its key, made small-framed so that batches span several frames.
+struct TestLog {
+    let directory: TemporaryDirectory
+    let key: SecretKey
+    let vaultID: [UInt8]
+
+    init(_ label: String = #function) {
+        directory = TemporaryDirectory(label)
+        key = SecretKey.random()
+        vaultID = Sodium.randomBytes(16)
+    }
+
+    var logPath: String { LogDirectory(directory.path).log }
+    var headPath: String { LogDirectory(directory.path).head }
+
+    func create(targetFrameSize: Int = 1 << 20) throws -> EventLog {
+        let log = try EventLog.create(in: directory.path, vaultID: vaultID, masterKey: key)
+        log.targetFrameSize = targetFrameSize
+        return log
+    }
+
+    func open(_ mode: EventLog.AccessMode = .readWrite, targetFrameSize: Int = 1 << 20) throws -> EventLog {
+        let log = try EventLog.open(in: directory.path, masterKey: key, mode: mode)
+        log.targetFrameSize = targetFrameSize
+        return log
+    }
+
+    func verify() throws -> VerificationReport {
+        try EventLog.verify(in: directory.path, masterKey: key)
+    }
+}
+
+/// Distinct, recognisable events: `label-index` padded to `size` bytes.
+func events(_ label: String, count: Int, size: Int = 24) -> [[UInt8]] {
+    (0..<count).map { i in
+        var bytes = Array("\(label)-\(i)".utf8)
+        while bytes.count < size { bytes.append(UInt8(ascii: ".")) }
+        return bytes
+    }
+}
+
+func batch(_ events: [[UInt8]]) throws -> EventBatch {
+    var batch = EventBatch()
+    for event in events { try batch.append(event) }
+    return batch
+}
+
+/// Every committed event, in order.
+func readAll(_ log: EventLog) throws -> [[UInt8]] {
+    var result: [[UInt8]] = []
+    var reader = log.reader()
+    while let frame = try reader.next() {
+        frame.forEachEvent { _, bytes in result.append(Array(bytes)) }
+    }
+    return result
+}
+
+/// Offsets and sizes of every committed frame.
+func frameLayout(_ log: EventLog) throws -> [(offset: Int, size: Int, commit: Bool)] {
+    var result: [(Int, Int, Bool)] = []
+    var reader = log.reader()
+    while let frame = try reader.next() {
+        result.append((Int(frame.offset), Int(frame.encodedSize), frame.isCommit))
+    }
+    return result
+}
+
+/// The `damaged` offset of an error, or nil when it is another error.
+func damagedOffset(_ error: any Error) -> UInt64? {
+    if case EventLogError.damaged(_, let offset, _) = error { return offset }
+    return nil
+}

@@ -1,0 +1,121 @@
+import Testing
+@testable import EventLog
+
+/// Crashes while appending: whatever was not acknowledged may vanish, nothing else may.
+@Suite struct TornTailTests {
+    /// Builds a log whose last batch is on disk but unacknowledged (the head names the batch
+    /// before it), as after a crash between the log's write and the head's replacement.
+    private func logWithUnacknowledgedTail(_ t: TestLog) throws -> (acknowledged: [[UInt8]], tail: [[UInt8]], headBytes: [UInt8], acknowledgedLength: Int, full: [UInt8]) {
+        let log = try t.create(targetFrameSize: 120)
+        let a = events("a", count: 3), b = events("b", count: 4)
+        try log.append(try batch(a))
+        try log.append(try batch(b))
+        let headBytes = Disk.read(t.headPath)
+        let acknowledgedLength = Disk.read(t.logPath).count
+        let c = events("c", count: 9, size: 30)
+        try log.append(try batch(c))
+        return (a + b, c, headBytes, acknowledgedLength, Disk.read(t.logPath))
+    }
+
+    @Test func truncationAtEveryOffsetOfTheLastBatchLosesOnlyThatBatch() throws {
+        let t = TestLog()
+        let s = try logWithUnacknowledgedTail(t)
+        #expect(s.full.count - s.acknowledgedLength > 400) // several frames are cut through
+        let extra = events("d", count: 2)
+        for cut in s.acknowledgedLength...s.full.count {
+            Disk.write(t.logPath, Array(s.full.prefix(cut)))
+            Disk.write(t.headPath, s.headBytes)
+            let complete = cut == s.full.count
+            do {
+                let log = try t.open(.readWrite, targetFrameSize: 120)
+                #expect(try readAll(log) == s.acknowledged + (complete ? s.tail : []), "cut at \(cut)")
+                let torn = cut != s.acknowledgedLength && !complete
+                #expect((log.tornTail != nil) == torn, "cut at \(cut)")
+                if let tail = log.tornTail {
+                    #expect(tail.offset == UInt64(s.acknowledgedLength))
+                    #expect(tail.length == UInt64(cut - s.acknowledgedLength))
+                }
+                try log.append(try batch(extra))
+            }
+            let reopened = try t.open(.readOnly)
+            #expect(try readAll(reopened) == s.acknowledged + (complete ? s.tail : []) + extra, "cut at \(cut)")
+            let report = try t.verify()
+            #expect(report.isOK && report.tornTail == nil, "cut at \(cut): \(report.problems)")
+        }
+    }
+
+    @Test func readOnlyOpenReportsATornTailWithoutCuttingIt() throws {
+        let t = TestLog()
+        let s = try logWithUnacknowledgedTail(t)
+        let cut = s.acknowledgedLength + 150
+        Disk.write(t.logPath, Array(s.full.prefix(cut)))
+        Disk.write(t.headPath, s.headBytes)
+        let log = try t.open(.readOnly)
+        #expect(log.tornTail?.offset == UInt64(s.acknowledgedLength))
+        #expect(try readAll(log) == s.acknowledged)
+        #expect(Disk.read(t.logPath).count == cut)
+        let report = try t.verify()
+        #expect(report.isOK)
+        #expect(report.tornTail?.length == UInt64(150))
+    }
+
+    @Test func truncatingCommittedFramesIsARollbackNotATornTail() throws {
+        let t = TestLog()
+        var afterA = 0
+        do {
+            let log = try t.create()
+            try log.append(try batch(events("a", count: 3)))
+            afterA = Disk.read(t.logPath).count
+            try log.append(try batch(events("b", count: 3)))
+        }
+        let full = Disk.read(t.logPath)
+        for cut in [afterA, afterA + 1, afterA + 50, full.count - 1] {
+            Disk.write(t.logPath, Array(full.prefix(cut)))
+            #expect(throws: EventLogError.rolledBack(path: t.logPath, headSequence: 2, logSequence: 1), "cut at \(cut)") {
+                _ = try t.open(.readWrite)
+            }
+            #expect(throws: EventLogError.rolledBack(path: t.logPath, headSequence: 2, logSequence: 1)) {
+                _ = try t.open(.readOnly)
+            }
+            #expect(try t.verify().isOK == false)
+        }
+    }
+
+    @Test(arguments: [
+        ("random garbage", Sodium.randomBytes(777)),
+        ("zeros", [UInt8](repeating: 0, count: 4096)),
+        ("a lone magic", LogFormat.frameMagic),
+        ("half a header", Array(FrameHeader(flags: 1, keyID: 1, payloadLength: 64, sequence: 3, firstEventIndex: 6, eventCount: 1, vaultID: [UInt8](repeating: 9, count: 16), previousHash: [UInt8](repeating: 0, count: 32), nonce: [UInt8](repeating: 0, count: 24)).encoded().prefix(50))),
+    ])
+    func junkAfterTheLastCommitIsATornTail(label: String, junk: [UInt8]) throws {
+        let t = TestLog(label)
+        let committed = events("a", count: 3) + events("b", count: 3)
+        do {
+            let log = try t.create()
+            try log.append(try batch(Array(committed.prefix(3))))
+            try log.append(try batch(Array(committed.suffix(3))))
+        }
+        let length = Disk.read(t.logPath).count
+        Disk.append(t.logPath, junk)
+        do {
+            let log = try t.open(.readWrite)
+            #expect(log.tornTail == TornTail(offset: UInt64(length), length: UInt64(junk.count), uncommittedFrames: 0))
+            #expect(try readAll(log) == committed)
+            #expect(Disk.read(t.logPath).count == length)
+            try log.append(try batch(events("c", count: 1)))
+        }
+        #expect(try readAll(try t.open(.readOnly)) == committed + events("c", count: 1))
+        #expect(try t.verify().isOK)
+    }
+
+    @Test func aHeaderClaimingAnOversizedPayloadIsATornTailAndNothingIsAllocated() throws {
+        let t = TestLog()
+        let last = try t.create().append(try batch(events("a", count: 2)))
+        var header = FrameHeader(flags: 1, keyID: 1, payloadLength: LogFormat.maxPayloadLength, sequence: 2, firstEventIndex: 2, eventCount: 1, vaultID: t.vaultID, previousHash: last.chainHash, nonce: Sodium.randomBytes(24))
+        Disk.append(t.logPath, header.encoded())
+        #expect(try t.open(.readWrite).tornTail?.length == 112)
+        header.payloadLength = UInt32.max
+        Disk.append(t.logPath, header.encoded())
+        #expect(try t.open(.readWrite).tornTail?.length == 112)
+    }
+}
