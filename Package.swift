@@ -47,9 +47,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "EventLogTests", dependencies: ["EventLog"]),
+        // A file system that crashes at a chosen step, for the tests' crash-point loops.
+        .target(name: "FaultInjection", dependencies: ["EventLog"], path: "Tests/FaultInjection"),
+        .testTarget(name: "EventLogTests", dependencies: ["EventLog", "FaultInjection"]),
         .testTarget(name: "ProjectionTests", dependencies: ["Projections"]),
-        .testTarget(name: "VaultTests", dependencies: ["Vault", "EventLog"]),
+        .testTarget(name: "VaultTests", dependencies: ["Vault", "EventLog", "FaultInjection"]),
         .testTarget(name: "VaultctlTests", dependencies: ["vaultctl"]),
     ]
 )
