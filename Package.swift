@@ -43,6 +43,7 @@ let package = Package(
             name: "vaultbench",
             dependencies: [
                 "EventLog",
+                "CSodium",
                 "Vault",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -48,10 +48,10 @@ public protocol StorageFile: AnyObject {
 extension StorageFile {
     /// Reads exactly `count` bytes at `offset`, or fewer only when the file ends first.
     func readBytes(at offset: UInt64, count: Int) throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        let n = try bytes.withUnsafeMutableBytes { try read(at: offset, into: $0) }
-        if n < count { bytes.removeLast(count - n) }
-        return bytes
+        // Uninitialised storage: the read fills it, and only what was read is kept.
+        try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            initialized = try read(at: offset, into: UnsafeMutableRawBufferPointer(buffer))
+        }
     }
 
     /// The whole file.

@@ -1,5 +1,9 @@
 /// Reads, checks and decrypts single frames of one log file. Knows nothing of commits or tails;
 /// `LogScanner` decides what a defect means at a given place.
+///
+/// Reading a frame has two halves: the header (cheap, sequential: it says where the next frame
+/// starts) and the payload (authentication, decryption and hashing: independent per frame, so
+/// `FramePipeline` runs it on several cores).
 struct FrameReader {
     let file: any StorageFile
     let path: String
@@ -7,7 +11,7 @@ struct FrameReader {
     let keyring: LogKeyring
 
     /// What must hold for the next frame: sequence, first event and the chain hash it links to.
-    /// `previousHash == nil` skips the chain check (the head's anchor frame, read out of order).
+    /// A `nil` field is not checked (the head's anchor frame, read out of order).
     struct Expectation {
         var sequence: UInt64?
         var firstEventIndex: UInt64?
@@ -24,46 +28,72 @@ struct FrameReader {
             self.firstEventIndex = firstEventIndex
             self.previousHash = previousHash
         }
+
+        static let anywhere = Expectation(sequence: nil, firstEventIndex: nil, previousHash: nil)
+
+        /// Whether `frame` sits where this expectation says; the defect otherwise.
+        func defect(of frame: LogFrame) -> FrameDefect? {
+            if let sequence, frame.sequence != sequence {
+                return .sequenceMismatch(expected: sequence, found: frame.sequence)
+            }
+            if let firstEventIndex, frame.firstEventIndex != firstEventIndex {
+                return .eventIndexMismatch(expected: firstEventIndex, found: frame.firstEventIndex)
+            }
+            if let previousHash, frame.previousHash != previousHash {
+                return .chainBroken
+            }
+            return nil
+        }
     }
 
-    /// Reads the frame at `offset`, checking structure, place in the chain and authenticity.
-    func readFrame(at offset: UInt64, fileSize: UInt64, expecting expectation: Expectation) throws -> Result<LogFrame, FrameDefect> {
+    /// A header that parsed, belongs to this vault and whose payload lies inside the file.
+    struct LocatedHeader {
+        var offset: UInt64
+        var header: FrameHeader
+        var bytes: [UInt8]
+        var end: UInt64 { offset + UInt64(LogFormat.frameHeaderSize) + UInt64(header.payloadLength) }
+    }
+
+    /// Reads and checks the header at `offset`. The payload length is checked against the
+    /// format's cap and the file's end here, before anything is allocated for it.
+    func readHeader(at offset: UInt64, fileSize: UInt64) throws -> Result<LocatedHeader, FrameDefect> {
         guard fileSize >= offset, fileSize - offset >= UInt64(LogFormat.frameHeaderSize) else {
             return .failure(.truncatedHeader)
         }
-        let headerBytes = try file.readBytes(at: offset, count: LogFormat.frameHeaderSize)
-        let header: FrameHeader
-        switch headerBytes.withUnsafeBytes({ FrameHeader.decode($0) }) {
-        case .failure(let defect): return .failure(defect)
-        case .success(let decoded): header = decoded
+        let bytes = try file.readBytes(at: offset, count: LogFormat.frameHeaderSize)
+        switch bytes.withUnsafeBytes({ FrameHeader.decode($0) }) {
+        case .failure(let defect):
+            return .failure(defect)
+        case .success(let header):
+            guard header.vaultID == vaultID else { return .failure(.foreignVault) }
+            let located = LocatedHeader(offset: offset, header: header, bytes: bytes)
+            guard located.end <= fileSize else { return .failure(.truncatedPayload) }
+            return .success(located)
         }
-        guard header.vaultID == vaultID else { return .failure(.foreignVault) }
-        let end = offset + UInt64(LogFormat.frameHeaderSize) + UInt64(header.payloadLength)
-        guard end <= fileSize else { return .failure(.truncatedPayload) }
-        if let sequence = expectation.sequence, header.sequence != sequence {
-            return .failure(.sequenceMismatch(expected: sequence, found: header.sequence))
-        }
-        if let first = expectation.firstEventIndex, header.firstEventIndex != first {
-            return .failure(.eventIndexMismatch(expected: first, found: header.firstEventIndex))
-        }
-        if let previous = expectation.previousHash, header.previousHash != previous {
-            return .failure(.chainBroken)
-        }
-        guard let key = keyring.frameKeys[header.keyID] else { return .failure(.unknownKey(header.keyID)) }
+    }
 
-        let ciphertext = try file.readBytes(at: offset + UInt64(LogFormat.frameHeaderSize), count: Int(header.payloadLength))
+    /// Reads, authenticates, hashes and decrypts the payload of a located header.
+    /// Safe to call for different frames on different threads.
+    func openPayload(_ located: LocatedHeader) throws -> Result<LogFrame, FrameDefect> {
+        let header = located.header
+        guard let key = keyring.frameKeys[header.keyID] else { return .failure(.unknownKey(header.keyID)) }
+        let ciphertext = try file.readBytes(at: located.offset + UInt64(LogFormat.frameHeaderSize), count: Int(header.payloadLength))
         guard ciphertext.count == Int(header.payloadLength) else { return .failure(.truncatedPayload) }
-        var plaintext = [UInt8](repeating: 0, count: ciphertext.count - LogFormat.tagSize)
-        let (authentic, hash) = headerBytes.withUnsafeBytes { headerRaw in
-            ciphertext.withUnsafeBytes { cipherRaw in
-                plaintext.withUnsafeMutableBytes { plainRaw in
+        var authentic = false
+        var hash: [UInt8] = []
+        // Decrypted straight into uninitialised storage; on failure nothing of it is kept.
+        let plaintext = [UInt8](unsafeUninitializedCapacity: ciphertext.count - LogFormat.tagSize) { buffer, initialized in
+            let plainRaw = UnsafeMutableRawBufferPointer(buffer)
+            located.bytes.withUnsafeBytes { headerRaw in
+                ciphertext.withUnsafeBytes { cipherRaw in
                     let authenticated = UnsafeRawBufferPointer(rebasing: headerRaw.prefix(LogFormat.frameHeaderAuthenticatedSize))
-                    let ok = header.nonce.withUnsafeBytes { nonce in
+                    authentic = header.nonce.withUnsafeBytes { nonce in
                         FrameCipher.open(cipherRaw, header: authenticated, nonce: nonce, key: key, into: plainRaw)
                     }
-                    return (ok, ok ? FrameCipher.chainHash(header: headerRaw, ciphertext: cipherRaw) : [])
+                    if authentic { hash = FrameCipher.chainHash(header: headerRaw, ciphertext: cipherRaw) }
                 }
             }
+            initialized = authentic ? buffer.count : 0
         }
         guard authentic else { return .failure(.authenticationFailed) }
         guard let ranges = plaintext.withUnsafeBytes({ LogFrame.parseEvents($0, count: Int(header.eventCount)) }) else {
@@ -72,16 +102,28 @@ struct FrameReader {
         let position = LogPosition(
             sequence: header.sequence,
             eventCount: header.firstEventIndex + UInt64(header.eventCount),
-            offset: end,
+            offset: located.end,
             chainHash: hash)
         return .success(LogFrame(
-            sequence: header.sequence, offset: offset, isCommit: header.isCommit,
-            firstEventIndex: header.firstEventIndex, position: position,
+            sequence: header.sequence, offset: located.offset, isCommit: header.isCommit,
+            firstEventIndex: header.firstEventIndex, position: position, previousHash: header.previousHash,
             plaintext: plaintext, eventRanges: ranges))
     }
 
-    /// Where an authentic frame of this vault starts at or after `offset`, if anywhere: the difference
-    /// between a torn tail (nothing valid follows) and damage in the middle of the log.
+    /// Reads one frame at `offset` and checks that it sits where `expectation` says.
+    func readFrame(at offset: UInt64, fileSize: UInt64, expecting expectation: Expectation) throws -> Result<LogFrame, FrameDefect> {
+        switch try readHeader(at: offset, fileSize: fileSize) {
+        case .failure(let defect):
+            return .failure(defect)
+        case .success(let located):
+            return try openPayload(located).flatMap { frame in
+                expectation.defect(of: frame).map { .failure($0) } ?? .success(frame)
+            }
+        }
+    }
+
+    /// Where an authentic frame of this vault starts at or after `offset`, if anywhere: the
+    /// difference between a torn tail (nothing valid follows) and damage in the middle of the log.
     /// Starts at `offset` itself: an authentic frame in the wrong place is damage, not a torn write.
     func authenticFrameExists(atOrAfter offset: UInt64, fileSize: UInt64) throws -> UInt64? {
         let chunkSize = 1 << 20
@@ -90,11 +132,10 @@ struct FrameReader {
         while chunkStart + UInt64(magic.count) <= fileSize {
             let chunk = try file.readBytes(at: chunkStart, count: Swift.min(chunkSize + magic.count - 1, Int(fileSize - chunkStart)))
             var i = 0
-            while i + magic.count <= chunk.count {
+            while i + magic.count <= chunk.count && i < chunkSize {
                 if chunk[i] == magic[0], chunk[i + 1] == magic[1], chunk[i + 2] == magic[2], chunk[i + 3] == magic[3] {
                     let candidate = chunkStart + UInt64(i)
-                    let any = Expectation(sequence: nil, firstEventIndex: nil, previousHash: nil)
-                    if case .success = try readFrame(at: candidate, fileSize: fileSize, expecting: any) {
+                    if case .success = try readFrame(at: candidate, fileSize: fileSize, expecting: .anywhere) {
                         return candidate
                     }
                 }

@@ -10,6 +10,8 @@ public struct LogFrame: Sendable {
     public let firstEventIndex: UInt64
     /// The log position just after this frame.
     public let position: LogPosition
+    /// The chain hash this frame's header links to.
+    let previousHash: [UInt8]
 
     let plaintext: [UInt8]
     /// Start and end of each event's bytes in `plaintext`.

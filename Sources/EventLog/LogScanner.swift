@@ -22,8 +22,12 @@ struct LogScanner {
         var position = start
         var result = Result(lastCommit: start, lastCommitFrameOffset: startFrameOffset, committedFrames: 0)
         var pendingFrames = 0
-        while position.offset < fileSize {
-            switch try reader.readFrame(at: position.offset, fileSize: fileSize, expecting: .init(after: position)) {
+        var pipeline = FramePipeline(reader: reader, from: start.offset, end: fileSize)
+        while let (offset, read) = try pipeline.next() {
+            let placed = read.flatMap { frame in
+                FrameReader.Expectation(after: position).defect(of: frame).map { .failure($0) } ?? .success(frame)
+            }
+            switch placed {
             case .success(let frame):
                 try onFrame(frame)
                 position = frame.position
@@ -37,12 +41,12 @@ struct LogScanner {
             case .failure(let defect):
                 // A crash never leaves an authentic frame at or after a torn write; tampering and
                 // lost sectors in the middle do.
-                if try reader.authenticFrameExists(atOrAfter: position.offset, fileSize: fileSize) != nil {
-                    throw EventLogError.damaged(path: reader.path, offset: position.offset, defect: defect)
+                if try reader.authenticFrameExists(atOrAfter: offset, fileSize: fileSize) != nil {
+                    throw EventLogError.damaged(path: reader.path, offset: offset, defect: defect)
                 }
-                result.tailDefect = (position.offset, defect)
-                position.offset = fileSize // stop
+                result.tailDefect = (offset, defect)
             }
+            if result.tailDefect != nil { break }
         }
         if result.lastCommit.offset < fileSize {
             result.tornTail = TornTail(

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Where and when a benchmark ran, printed at the top of its report.
+enum Machine {
+    static var summary: String {
+        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("model name") }?
+            .split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+        let memory = ProcessInfo.processInfo.physicalMemory >> 30
+        let date = ISO8601DateFormatter().string(from: Date())
+        return "\(date), \(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) GiB"
+    }
+
+    /// Peak resident set size of this process in MiB (VmHWM).
+    static var peakRSSMiB: Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return kb / 1024
+    }
+}
+
+/// Wall-clock time of a closure.
+func measure<T>(_ body: () throws -> T) rethrows -> (T, Double) {
+    let start = DispatchTime.now().uptimeNanoseconds
+    let result = try body()
+    return (result, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+}
+
+extension Double {
+    func formatted(_ digits: Int) -> String { String(format: "%.\(digits)f", self) }
+}
+
+func grouped(_ n: Int) -> String {
+    let digits = String(n)
+    var out = ""
+    for (i, c) in digits.reversed().enumerated() {
+        if i > 0 && i % 3 == 0 { out.append(",") }
+        out.append(c)
+    }
+    return String(out.reversed())
+}

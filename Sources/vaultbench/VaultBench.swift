@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// `vaultbench`: the benchmarks whose output docs/benchmarks.md records. Each compares the
+/// project against an anchor measured in the same run, and prints the machine it ran on.
+@main
+struct VaultBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vaultbench",
+        abstract: "Measure healthvault against its targets and anchors.",
+        subcommands: [LogBench.self]
+    )
+}

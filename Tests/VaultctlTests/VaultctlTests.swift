@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+@Suite struct VaultctlTests {
+    let cli = CLIRunner()
+
+    private func initVault(_ dir: TemporaryDirectory, passphrase: String = "correct horse battery") throws -> (vault: String, passFile: String) {
+        let vault = dir.path + "/vault"
+        let passFile = dir.passphraseFile("pass", passphrase)
+        let result = try cli.run(["init", "--vault", vault, "--passphrase-file", passFile, "--kdf", "interactive"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        return (vault, passFile)
+    }
+
+    @Test func initThenVerifyPrintsOneJSONDocument() throws {
+        let dir = TemporaryDirectory()
+        let (vault, pass) = try initVault(dir)
+        let result = try cli.run(["verify", "--vault", vault, "--passphrase-file", pass, "--json"])
+        #expect(result.status == 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(json["ok"] as? Bool == true)
+        #expect(json["frames"] as? Int == 1)
+        #expect(json["events"] as? Int == 1)
+        #expect((json["problems"] as? [String])?.isEmpty == true)
+    }
+
+    @Test func aWrongPassphraseSaysSoOnOneLineAndExitsNonZero() throws {
+        let dir = TemporaryDirectory()
+        let (vault, _) = try initVault(dir)
+        let wrong = dir.passphraseFile("wrong", "Tr0ub4dor&3")
+        let result = try cli.run(["verify", "--vault", vault, "--passphrase-file", wrong])
+        #expect(result.status != 0)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(result.stderr.contains("wrong passphrase"))
+        #expect(!result.stderr.contains("Tr0ub4dor"))
+    }
+
+    @Test func initRefusesAnExistingVault() throws {
+        let dir = TemporaryDirectory()
+        let (vault, pass) = try initVault(dir)
+        let before = try FileManager.default.contentsOfDirectory(atPath: vault).sorted()
+        let keyslot = try Data(contentsOf: URL(fileURLWithPath: vault + "/keyslot"))
+        let result = try cli.run(["init", "--vault", vault, "--passphrase-file", pass])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(vault))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: vault).sorted() == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: vault + "/keyslot")) == keyslot)
+    }
+
+    @Test func withoutAPassphraseSourceOrTerminalItSaysHowToGiveOne() throws {
+        let dir = TemporaryDirectory()
+        let result = try cli.run(["init", "--vault", dir.path + "/vault"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("--passphrase-file"))
+        #expect(result.stderr.contains("HEALTHVAULT_PASSPHRASE"))
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/vault/keyslot"))
+    }
+
+    @Test func environmentVariablesNameTheVaultAndThePassphrase() throws {
+        let dir = TemporaryDirectory()
+        var cli = CLIRunner()
+        cli.environment = ["HEALTHVAULT_DIR": dir.path + "/envvault", "HEALTHVAULT_PASSPHRASE": "from the environment"]
+        #expect(try cli.run(["init", "--kdf", "interactive"]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/envvault/keyslot"))
+        #expect(try cli.run(["verify"]).status == 0)
+        cli.environment = ["XDG_DATA_HOME": dir.path + "/xdg", "HEALTHVAULT_PASSPHRASE": "xdg"]
+        #expect(try cli.run(["init", "--kdf", "interactive"]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/xdg/healthvault/keyslot"))
+    }
+
+    @Test func passwdRetiresTheOldPassphrase() throws {
+        let dir = TemporaryDirectory()
+        let (vault, old) = try initVault(dir)
+        let new = dir.passphraseFile("new", "a new passphrase")
+        let changed = try cli.run(["passwd", "--vault", vault, "--passphrase-file", old, "--new-passphrase-file", new])
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(try cli.run(["verify", "--vault", vault, "--passphrase-file", old]).status != 0)
+        let verified = try cli.run(["verify", "--vault", vault, "--passphrase-file", new, "--json"])
+        #expect(verified.status == 0)
+        #expect(verified.stdout.contains("\"events\":2"))
+    }
+
+    @Test func verifyNamesTheOffsetOfDamageAndExitsNonZero() throws {
+        let dir = TemporaryDirectory()
+        let (vault, pass) = try initVault(dir)
+        let new = dir.passphraseFile("new", "second")
+        #expect(try cli.run(["passwd", "--vault", vault, "--passphrase-file", pass, "--new-passphrase-file", new]).status == 0)
+        // Flip a byte inside the first frame's ciphertext (file header 32 + frame header 112).
+        let logPath = vault + "/events.log"
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: logPath)))
+        bytes[32 + 112 + 3] ^= 0x40
+        try Data(bytes).write(to: URL(fileURLWithPath: logPath))
+        let result = try cli.run(["verify", "--vault", vault, "--passphrase-file", new, "--json"])
+        #expect(result.status != 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(json["ok"] as? Bool == false)
+        let problems = try #require(json["problems"] as? [String])
+        #expect(problems.count == 1 && problems[0].contains("offset 32"))
+    }
+
+    @Test func demoRunsTheWholeFlow() throws {
+        let result = try cli.run(["demo"])
+        #expect(result.status == 0, "\(result.stderr)")
+        for step in ["init", "verify", "passwd", "old passphrase", "audit trail"] {
+            #expect(result.stdout.contains(step))
+        }
+        #expect(result.stdout.contains("refused: wrong passphrase"))
+    }
+}
