@@ -47,6 +47,25 @@ enum FrameCipher {
         return rc == 0
     }
 
+    /// Decrypts `buffer` (ciphertext followed by its tag) in place; on success its first
+    /// `count - tagSize` bytes are the plaintext. On failure the buffer holds nothing usable.
+    static func openInPlace(
+        _ buffer: UnsafeMutableRawBufferPointer, header: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
+        key: SecretKey
+    ) -> Bool {
+        guard buffer.count >= LogFormat.tagSize else { return false }
+        var written: UInt64 = 0
+        let bytes = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let rc = key.withUnsafeBytes { k in
+            crypto_aead_xchacha20poly1305_ietf_decrypt(
+                bytes, &written, nil, bytes, UInt64(buffer.count),
+                header.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(header.count),
+                nonce.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        return rc == 0
+    }
+
     /// The chain link of a frame: BLAKE2b-256(header ‖ ciphertext). The next frame's header
     /// carries it, so removing, reordering or replacing any frame breaks every later link.
     static func chainHash(header: UnsafeRawBufferPointer, ciphertext: UnsafeRawBufferPointer) -> [UInt8] {

@@ -77,24 +77,24 @@ struct FrameReader {
     func openPayload(_ located: LocatedHeader) throws -> Result<LogFrame, FrameDefect> {
         let header = located.header
         guard let key = keyring.frameKeys[header.keyID] else { return .failure(.unknownKey(header.keyID)) }
-        let ciphertext = try file.readBytes(at: located.offset + UInt64(LogFormat.frameHeaderSize), count: Int(header.payloadLength))
-        guard ciphertext.count == Int(header.payloadLength) else { return .failure(.truncatedPayload) }
-        var authentic = false
-        var hash: [UInt8] = []
-        // Decrypted straight into uninitialised storage; on failure nothing of it is kept.
-        let plaintext = [UInt8](unsafeUninitializedCapacity: ciphertext.count - LogFormat.tagSize) { buffer, initialized in
-            let plainRaw = UnsafeMutableRawBufferPointer(buffer)
-            located.bytes.withUnsafeBytes { headerRaw in
-                ciphertext.withUnsafeBytes { cipherRaw in
-                    let authenticated = UnsafeRawBufferPointer(rebasing: headerRaw.prefix(LogFormat.frameHeaderAuthenticatedSize))
-                    authentic = header.nonce.withUnsafeBytes { nonce in
-                        FrameCipher.open(cipherRaw, header: authenticated, nonce: nonce, key: key, into: plainRaw)
-                    }
-                    if authentic { hash = FrameCipher.chainHash(header: headerRaw, ciphertext: cipherRaw) }
+        // One buffer per frame: the ciphertext is hashed for the chain, then decrypted in place
+        // (libsodium allows the output to be the input) and becomes the plaintext.
+        var payload = try file.readBytes(at: located.offset + UInt64(LogFormat.frameHeaderSize), count: Int(header.payloadLength))
+        guard payload.count == Int(header.payloadLength) else { return .failure(.truncatedPayload) }
+        let plaintextLength = payload.count - LogFormat.tagSize
+        let (authentic, hash) = located.bytes.withUnsafeBytes { headerRaw in
+            payload.withUnsafeMutableBytes { raw -> (Bool, [UInt8]) in
+                let hash = FrameCipher.chainHash(header: headerRaw, ciphertext: UnsafeRawBufferPointer(raw))
+                let authenticated = UnsafeRawBufferPointer(rebasing: headerRaw.prefix(LogFormat.frameHeaderAuthenticatedSize))
+                let ok = header.nonce.withUnsafeBytes { nonce in
+                    FrameCipher.openInPlace(raw, header: authenticated, nonce: nonce, key: key)
                 }
+                return (ok, hash)
             }
-            initialized = authentic ? buffer.count : 0
         }
+        payload.removeLast(LogFormat.tagSize)
+        let plaintext = payload
+        assert(plaintext.count == plaintextLength)
         guard authentic else { return .failure(.authenticationFailed) }
         guard let ranges = plaintext.withUnsafeBytes({ LogFrame.parseEvents($0, count: Int(header.eventCount)) }) else {
             return .failure(.malformedPayload)
