@@ -23,7 +23,10 @@ public final class EventLog {
     /// What opening found after the last commit. Opened for writing, it has been cut away.
     public let tornTail: TornTail?
     /// Plaintext bytes a frame aims for; a batch larger than this spans several frames.
-    public var targetFrameSize = 1 << 20
+    /// Kept between 1 byte and the format's cap on a frame, whatever is assigned.
+    public var targetFrameSize = 1 << 20 {
+        didSet { targetFrameSize = Swift.min(Swift.max(targetFrameSize, 1), LogFormat.maxPlaintextLength) }
+    }
 
     let fileSystem: any FileSystem
     let file: any StorageFile
@@ -60,15 +63,20 @@ public final class EventLog {
     // MARK: Creating and opening
 
     /// Creates an empty log in `directory` (created if needed) and opens it for writing.
+    ///
+    /// `underLock` runs once the writer lock is held and before anything is created: the place to
+    /// check that no other process created a vault meanwhile, and to clear a crashed creation's
+    /// leftovers.
     public static func create(
         in directory: String, vaultID: [UInt8], masterKey: SecretKey,
-        fileSystem: any FileSystem = POSIXFileSystem()
+        fileSystem: any FileSystem = POSIXFileSystem(), underLock: () throws -> Void = {}
     ) throws -> EventLog {
         precondition(vaultID.count == LogFormat.vaultIDSize, "a vault id is \(LogFormat.vaultIDSize) bytes")
         let names = LogDirectory(directory)
         try fileSystem.createDirectory(directory)
-        if fileSystem.exists(names.log) { throw EventLogError.alreadyExists(path: names.log) }
         let lock = try acquireLock(names, fileSystem)
+        try underLock()
+        if fileSystem.exists(names.log) { throw EventLogError.alreadyExists(path: names.log) }
         let keyring = LogKeyring(masterKey: masterKey)
         let file = try fileSystem.open(names.log, mode: .createNew)
         try LogFileHeader(vaultID: vaultID).encoded().withUnsafeBytes { try file.write(at: 0, $0) }
@@ -141,7 +149,7 @@ public final class EventLog {
         let header = try LogFileHeader.decode(try file.readBytes(at: 0, count: LogFormat.fileHeaderSize), path: names.log)
         // The head is read before the log's size, so that a concurrent append cannot make a
         // consistent log look rolled back.
-        guard let headBytes = try fileSystem.readFileIfPresent(names.head) else {
+        guard let headBytes = try fileSystem.readFileIfPresent(names.head, limit: HeadRecord.size + 1) else {
             throw EventLogError.headRecordInvalid(path: names.head, reason: "missing")
         }
         let head = try HeadRecord.decode(headBytes, key: keyring.headKey, path: names.head)
@@ -157,13 +165,13 @@ public final class EventLog {
         // The log holds less than the head names. Damage in what it holds is the more precise
         // diagnosis (a deleted middle frame also shortens the file), so a scan looks for it first.
         func rolledBack() throws -> EventLogError {
-            let found = try scanner.scan(from: start, startFrameOffset: 0, fileSize: fileSize).lastCommit.sequence
+            let found = try scanner.scan(from: start, startFrameOffset: 0, fileSize: fileSize, acknowledged: claimed.sequence).lastCommit.sequence
             return .rolledBack(path: names.log, headSequence: claimed.sequence, logSequence: found)
         }
 
         let result: LogScanner.Result
         if verifyAll {
-            result = try scanner.scan(from: start, startFrameOffset: 0, fileSize: fileSize) { frame in
+            result = try scanner.scan(from: start, startFrameOffset: 0, fileSize: fileSize, acknowledged: claimed.sequence) { frame in
                 if frame.sequence == claimed.sequence, frame.position != claimed || !frame.isCommit {
                     throw try rolledBack()
                 }
@@ -191,7 +199,7 @@ public final class EventLog {
                     guard frame.position == claimed, frame.isCommit else { throw try rolledBack() }
                 }
             }
-            result = try scanner.scan(from: claimed, startFrameOffset: head.lastFrameOffset, fileSize: fileSize, onFrame: onFrame)
+            result = try scanner.scan(from: claimed, startFrameOffset: head.lastFrameOffset, fileSize: fileSize, acknowledged: claimed.sequence, onFrame: onFrame)
         }
         return InspectedState(vaultID: header.vaultID, head: head, scan: result)
     }
@@ -290,8 +298,14 @@ public final class EventLog {
     ///
     /// Starting from a position of another log (or of this log before it was replaced) fails on
     /// the first frame with `chainBroken`.
-    public func reader(from start: LogPosition? = nil) -> LogReader {
-        LogReader(reader: frameReader, from: start ?? genesis, end: committed.offset)
+    public func reader(from start: LogPosition? = nil) throws -> LogReader {
+        let start = start ?? genesis
+        // A position at or past the end must be the end itself; otherwise it belongs to another
+        // log or to this one before it was rolled back, and reading would silently yield nothing.
+        if start.offset >= committed.offset, start != committed {
+            throw EventLogError.damaged(path: directory.log, offset: start.offset, defect: .chainBroken)
+        }
+        return LogReader(reader: frameReader, from: start, end: committed.offset)
     }
 
     var frameReader: FrameReader {

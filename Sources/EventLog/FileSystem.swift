@@ -74,10 +74,11 @@ extension FileSystem {
         try syncDirectory(directoryName(of: path))
     }
 
-    /// Reads a whole small file, or `nil` when it does not exist.
-    func readFileIfPresent(_ path: String) throws -> [UInt8]? {
+    /// Reads a small file (at most `limit` bytes of it, so a huge or sparse file cannot force a
+    /// huge allocation), or `nil` when it does not exist.
+    func readFileIfPresent(_ path: String, limit: Int) throws -> [UInt8]? {
         guard exists(path) else { return nil }
-        return try open(path, mode: .readOnly).readAll()
+        return try open(path, mode: .readOnly).readBytes(at: 0, count: limit)
     }
 }
 

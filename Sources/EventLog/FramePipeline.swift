@@ -45,6 +45,7 @@ struct FramePipeline {
         readyIndex += 1
         if case .failure = item.result {
             stopped = true
+            inflight?.waitUntilDone()
             inflight = nil
         }
         return item
@@ -95,6 +96,9 @@ private final class FrameWindow: @unchecked Sendable {
         slots.deinitialize()
         slots.deallocate()
     }
+
+    /// Blocks until the background work, if any, has finished.
+    func waitUntilDone() { group.wait() }
 
     func start(inBackground: Bool) {
         guard inBackground else {

@@ -122,10 +122,15 @@ struct FrameReader {
         }
     }
 
-    /// Where an authentic frame of this vault starts at or after `offset`, if anywhere: the
-    /// difference between a torn tail (nothing valid follows) and damage in the middle of the log.
-    /// Starts at `offset` itself: an authentic frame in the wrong place is damage, not a torn write.
-    func authenticFrameExists(atOrAfter offset: UInt64, fileSize: UInt64) throws -> UInt64? {
+    /// Where an authentic frame of this vault numbered at most `sequence` starts at or after
+    /// `offset`, if anywhere: the difference between a torn tail and damage.
+    ///
+    /// A crash during an append can leave any subset of that batch's pages on disk, so authentic
+    /// frames of the unacknowledged batch may follow a hole; those are numbered after the head
+    /// record's frame. An authentic frame the head counts as committed can only follow a defect
+    /// if committed data was altered or lost. The search starts at `offset` itself: an
+    /// acknowledged frame in the wrong place is damage, not a torn write.
+    func acknowledgedFrameExists(atOrAfter offset: UInt64, fileSize: UInt64, through sequence: UInt64) throws -> UInt64? {
         let chunkSize = 1 << 20
         var chunkStart = offset
         let magic = LogFormat.frameMagic
@@ -135,7 +140,8 @@ struct FrameReader {
             while i + magic.count <= chunk.count && i < chunkSize {
                 if chunk[i] == magic[0], chunk[i + 1] == magic[1], chunk[i + 2] == magic[2], chunk[i + 3] == magic[3] {
                     let candidate = chunkStart + UInt64(i)
-                    if case .success = try readFrame(at: candidate, fileSize: fileSize, expecting: .anywhere) {
+                    if case .success(let frame) = try readFrame(at: candidate, fileSize: fileSize, expecting: .anywhere),
+                       frame.sequence <= sequence {
                         return candidate
                     }
                 }

@@ -26,6 +26,8 @@ public struct Keyslot: Equatable, Sendable {
 
     /// Wraps `masterKey` under `passphrase` with a fresh salt and nonce.
     public static func seal(masterKey: SecretKey, vaultID: [UInt8], passphrase: Passphrase, kdf: KDFParameters) throws -> Keyslot {
+        // A keyslot that could not be read back would lock the vault for good.
+        guard kdf.isWithinBounds else { throw EventLogError.keyslotInvalid(path: "keyslot", reason: "key derivation costs out of bounds") }
         let salt = Sodium.randomBytes(saltSize)
         let nonce = Sodium.randomBytes(LogFormat.nonceSize)
         let wrappingKey = try deriveWrappingKey(passphrase: passphrase, salt: salt, kdf: kdf)
@@ -135,7 +137,7 @@ public struct Keyslot: Equatable, Sendable {
 
     /// Reads the keyslot at `path`.
     public static func read(from path: String, fileSystem: any FileSystem = POSIXFileSystem()) throws -> Keyslot {
-        guard let bytes = try fileSystem.readFileIfPresent(path) else { throw EventLogError.notFound(path: path) }
+        guard let bytes = try fileSystem.readFileIfPresent(path, limit: size + 1) else { throw EventLogError.notFound(path: path) }
         return try decode(bytes, path: path)
     }
 

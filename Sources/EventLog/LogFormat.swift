@@ -36,9 +36,10 @@ enum LogFormat {
     /// for per-category keys, so that a category can be erased by destroying its key.
     static let mainDataKeyID: UInt32 = 1
 
-    /// Context strings for `crypto_kdf` subkeys of the master key.
-    static let kdfContext: StaticString = "hvlog___"
-    static let headMACSubkeyID: UInt64 = 0x4845_4144 // "HEAD"
+    /// `crypto_kdf` contexts of the master key's subkeys: frame keys (subkey id = key id) and the
+    /// head record's MAC key (subkey id 1).
+    static let frameKeyContext: StaticString = "hvlogkey"
+    static let headKeyContext: StaticString = "hvloghed"
 
     /// Domain separation for the chain's first link.
     static let genesisLabel: [UInt8] = Array("healthvault log genesis v1".utf8)

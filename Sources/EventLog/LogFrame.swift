@@ -40,6 +40,8 @@ public struct LogFrame: Sendable {
     /// Splits a plaintext into event ranges; `nil` unless it holds exactly `count` well-formed events.
     static func parseEvents(_ plaintext: UnsafeRawBufferPointer, count: Int) -> [Range<Int>]? {
         var ranges: [Range<Int>] = []
+        // Each event takes at least one byte, so the count cannot exceed the plaintext's size.
+        guard count <= plaintext.count || (count == 0 && plaintext.isEmpty) else { return nil }
         ranges.reserveCapacity(count)
         var offset = 0
         while offset < plaintext.count {

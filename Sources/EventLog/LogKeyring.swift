@@ -8,8 +8,8 @@ struct LogKeyring {
     let headKey: SecretKey
 
     init(masterKey: SecretKey) {
-        frameKeys = [LogFormat.mainDataKeyID: masterKey.derive(subkeyID: UInt64(LogFormat.mainDataKeyID), context: "hvlogkey")]
-        headKey = masterKey.derive(subkeyID: 1, context: "hvloghed")
+        frameKeys = [LogFormat.mainDataKeyID: masterKey.derive(subkeyID: UInt64(LogFormat.mainDataKeyID), context: LogFormat.frameKeyContext)]
+        headKey = masterKey.derive(subkeyID: 1, context: LogFormat.headKeyContext)
     }
 
     var writeKeyID: UInt32 { LogFormat.mainDataKeyID }

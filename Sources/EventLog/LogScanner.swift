@@ -14,9 +14,11 @@ struct LogScanner {
     }
 
     /// Scans from `start` (a committed position, whose frame begins at `startFrameOffset`).
+    /// `acknowledged` is the last frame the head record counts as committed: a defect followed by
+    /// an authentic frame up to it is damage; one followed only by later frames is a torn tail.
     /// `onFrame` sees every authentic frame in order, committed or not.
     func scan(
-        from start: LogPosition, startFrameOffset: UInt64, fileSize: UInt64,
+        from start: LogPosition, startFrameOffset: UInt64, fileSize: UInt64, acknowledged: UInt64,
         onFrame: (LogFrame) throws -> Void = { _ in }
     ) throws -> Result {
         var position = start
@@ -39,9 +41,9 @@ struct LogScanner {
                     pendingFrames = 0
                 }
             case .failure(let defect):
-                // A crash never leaves an authentic frame at or after a torn write; tampering and
-                // lost sectors in the middle do.
-                if try reader.authenticFrameExists(atOrAfter: offset, fileSize: fileSize) != nil {
+                // A crash never leaves an acknowledged frame after a torn write; tampering and lost
+                // sectors in the middle do.
+                if try reader.acknowledgedFrameExists(atOrAfter: offset, fileSize: fileSize, through: acknowledged) != nil {
                     throw EventLogError.damaged(path: reader.path, offset: offset, defect: defect)
                 }
                 result.tailDefect = (offset, defect)

@@ -4,6 +4,23 @@ import Glibc
 import Darwin
 #endif
 
+/// `open` and `rename` under names that do not collide with the methods below.
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.open(path, flags, mode)
+    #else
+    Darwin.open(path, flags, mode)
+    #endif
+}
+
+private func systemRename(_ source: String, _ destination: String) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.rename(source, destination)
+    #else
+    Darwin.rename(source, destination)
+    #endif
+}
+
 /// The real file system, through POSIX calls. Every failing call becomes `EventLogError.io`
 /// naming the operation and the path.
 public struct POSIXFileSystem: FileSystem {
@@ -17,7 +34,7 @@ public struct POSIXFileSystem: FileSystem {
         case .createNew: flags = O_RDWR | O_CREAT | O_EXCL
         case .createIfMissing: flags = O_RDWR | O_CREAT
         }
-        let fd = Glibc.open(path, flags | O_CLOEXEC, 0o600)
+        let fd = systemOpen(path, flags | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             let code = errno
             if code == EEXIST { throw EventLogError.alreadyExists(path: path) }
@@ -28,7 +45,7 @@ public struct POSIXFileSystem: FileSystem {
     }
 
     public func rename(_ source: String, to destination: String) throws {
-        guard Glibc.rename(source, destination) == 0 else {
+        guard systemRename(source, destination) == 0 else {
             throw EventLogError.io(operation: "rename", path: source, errno: errno)
         }
     }
@@ -40,10 +57,11 @@ public struct POSIXFileSystem: FileSystem {
     }
 
     public func syncDirectory(_ path: String) throws {
-        let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = systemOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard fd >= 0 else { throw EventLogError.io(operation: "open directory", path: path, errno: errno) }
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw EventLogError.io(operation: "fsync directory", path: path, errno: errno) }
+        // (On Darwin a directory fsync orders the rename; F_FULLFSYNC on the files covers the media.)
     }
 
     public func createDirectory(_ path: String) throws {
@@ -130,12 +148,17 @@ final class POSIXFile: StorageFile {
         #if os(Linux)
         guard fdatasync(fd) == 0 else { throw fail("fdatasync") }
         #else
-        guard fsync(fd) == 0 else { throw fail("fsync") }
+        try fullSync()
         #endif
     }
 
     func fullSync() throws {
+        #if canImport(Darwin)
+        // fsync on Darwin does not flush the drive's cache; F_FULLFSYNC does.
+        guard fcntl(fd, F_FULLFSYNC) == 0 else { throw fail("fcntl(F_FULLFSYNC)") }
+        #else
         guard fsync(fd) == 0 else { throw fail("fsync") }
+        #endif
     }
 
     func truncate(to size: UInt64) throws {

@@ -53,7 +53,7 @@ extension VaultBench {
             var readTimes: [Double] = []
             for _ in 0..<passes {
                 let ((readEvents, readBytes), seconds) = try measure { () throws -> (Int, Int) in
-                    var iterator = reader.reader()
+                    var iterator = try reader.reader()
                     var count = 0, bytes = 0
                     while let frame = try iterator.next() {
                         frame.forEachEvent { _, event in count += 1; bytes += event.count }

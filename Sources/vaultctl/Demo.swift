@@ -47,7 +47,7 @@ extension Vaultctl {
             try step("audit trail") {
                 let events = try Vault.open(at: directory, passphrase: second).allEvents()
                 let formatter = ISO8601DateFormatter()
-                return events.map { "#\($0.index) \($0.event.kind) at \(formatter.string(from: $0.event.date))" }
+                return events.map { "#\($0.index) \($0.event.kind) at \($0.event.date.map(formatter.string) ?? "-")" }
                     .joined(separator: "; ")
             }
         }

@@ -45,16 +45,14 @@ enum PassphraseInput {
         return first
     }
 
+    /// The longest passphrase accepted; reads go into a fixed buffer that is zeroed afterwards.
+    static let maxLength = 1024
+
     static func fromFile(_ path: String) throws -> Passphrase {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw Failure.unreadableFile(path: path, reason: String(cString: strerror(errno)))
-        }
-        defer { try? handle.close() }
-        var bytes = [UInt8]((try? handle.readToEnd()) ?? Data())
-        defer { secureZero(&bytes) }
-        var end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
-        if end > 0, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-        return bytes.withUnsafeBytes { Passphrase(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(end))) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure.unreadableFile(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        return try readLine(from: fd, source: path)
     }
 
     /// Prompts on stderr and reads one line from the terminal with echo off.
@@ -69,15 +67,32 @@ enum PassphraseInput {
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
             FileHandle.standardError.write(Data("\n".utf8))
         }
-        var bytes: [UInt8] = []
-        defer { secureZero(&bytes) }
-        bytes.reserveCapacity(256)
+        return try readLine(from: STDIN_FILENO, source: "the terminal")
+    }
+
+    /// Reads up to the first newline (a trailing CR dropped) into a fixed buffer, never resized,
+    /// and zeroes the buffer before returning.
+    private static func readLine(from fd: Int32, source: String) throws -> Passphrase {
+        var buffer = [UInt8](repeating: 0, count: maxLength + 1)
+        defer { secureZero(&buffer) }
+        var length = 0
         var byte: UInt8 = 0
-        while Glibc.read(STDIN_FILENO, &byte, 1) == 1, byte != UInt8(ascii: "\n") {
-            if byte != UInt8(ascii: "\r") { bytes.append(byte) }
+        defer { byte = 0 }
+        while true {
+            let n = Glibc.read(fd, &byte, 1)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Failure.unreadableFile(path: source, reason: String(cString: strerror(errno)))
+            }
+            if n == 0 || byte == UInt8(ascii: "\n") { break }
+            guard length < maxLength else {
+                throw Failure.unreadableFile(path: source, reason: "passphrase longer than \(maxLength) bytes")
+            }
+            buffer[length] = byte
+            length += 1
         }
-        byte = 0
-        return bytes.withUnsafeBytes { Passphrase(copying: $0) }
+        if length > 0, buffer[length - 1] == UInt8(ascii: "\r") { length -= 1 }
+        return buffer.withUnsafeBytes { Passphrase(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(length))) }
     }
 }
 

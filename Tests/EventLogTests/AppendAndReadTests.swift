@@ -38,7 +38,7 @@ import Testing
         let log = try t.create()
         let middle = try log.append(try batch(events("a", count: 2)))
         try log.append(try batch(events("b", count: 2)))
-        var reader = log.reader(from: middle)
+        var reader = try log.reader(from: middle)
         let frame = try #require(try reader.next())
         #expect(frame.sequence == 2)
         #expect(Array(frame.event(at: 0)) == events("b", count: 1)[0])
@@ -47,8 +47,29 @@ import Testing
         let other = TestLog()
         let otherLog = try other.create()
         let foreign = try otherLog.append(try batch(events("x", count: 1)))
-        var wrong = log.reader(from: LogPosition(sequence: middle.sequence, eventCount: middle.eventCount, offset: middle.offset, chainHash: foreign.chainHash))
+        var wrong = try log.reader(from: LogPosition(sequence: middle.sequence, eventCount: middle.eventCount, offset: middle.offset, chainHash: foreign.chainHash))
         #expect(throws: EventLogError.damaged(path: t.logPath, offset: middle.offset, defect: .chainBroken)) { try wrong.next() }
+    }
+
+    @Test func aPositionBeyondTheCommittedEndIsRefusedNotReadAsUpToDate() throws {
+        let t = TestLog()
+        let log = try t.create()
+        let end = try log.append(try batch(events("a", count: 2)))
+        var atEnd = try log.reader(from: end)
+        #expect(try atEnd.next() == nil)
+        var stale = end
+        stale.offset += 500
+        stale.sequence += 3
+        #expect(throws: EventLogError.damaged(path: t.logPath, offset: stale.offset, defect: .chainBroken)) { _ = try log.reader(from: stale) }
+    }
+
+    @Test func aHugeFrameSizeIsClampedSoEveryBatchStaysReadable() throws {
+        let t = TestLog()
+        let log = try t.create()
+        log.targetFrameSize = Int.max
+        #expect(log.targetFrameSize == LogFormat.maxPlaintextLength)
+        log.targetFrameSize = 0
+        #expect(log.targetFrameSize == 1)
     }
 
     @Test func emptyEventsAndEmptyBatches() throws {

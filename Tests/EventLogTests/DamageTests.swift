@@ -30,7 +30,7 @@ import Testing
             // A reader never hands out the altered frame, nor anything after it.
             let reader = try t.open(.readOnly)
             var delivered: [[UInt8]] = []
-            var iterator = reader.reader()
+            var iterator = try reader.reader()
             #expect(throws: (any Error).self, "bit \(bit)") {
                 while let frame = try iterator.next() { frame.forEachEvent { _, b in delivered.append(Array(b)) } }
             }

@@ -55,6 +55,13 @@ import Testing
         }
     }
 
+    @Test func costsThatCouldNotBeReadBackAreRefusedWhenSealing() throws {
+        #expect(throws: EventLogError.keyslotInvalid(path: "keyslot", reason: "key derivation costs out of bounds")) {
+            _ = try Keyslot.seal(masterKey: .random(), vaultID: Sodium.randomBytes(16), passphrase: passphrase("p"),
+                                 kdf: KDFParameters(opsLimit: 3, memLimit: 8 << 30))
+        }
+    }
+
     @Test func crc32cMatchesTheStandardCheckValue() {
         let check = Array("123456789".utf8).withUnsafeBytes { CRC32C.checksum($0) }
         #expect(check == 0xE306_9283)

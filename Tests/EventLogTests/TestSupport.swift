@@ -88,7 +88,7 @@ func batch(_ events: [[UInt8]]) throws -> EventBatch {
 /// Every committed event, in order.
 func readAll(_ log: EventLog) throws -> [[UInt8]] {
     var result: [[UInt8]] = []
-    var reader = log.reader()
+    var reader = try log.reader()
     while let frame = try reader.next() {
         frame.forEachEvent { _, bytes in result.append(Array(bytes)) }
     }
@@ -98,7 +98,7 @@ func readAll(_ log: EventLog) throws -> [[UInt8]] {
 /// Offsets and sizes of every committed frame.
 func frameLayout(_ log: EventLog) throws -> [(offset: Int, size: Int, commit: Bool)] {
     var result: [(Int, Int, Bool)] = []
-    var reader = log.reader()
+    var reader = try log.reader()
     while let frame = try reader.next() {
         result.append((Int(frame.offset), Int(frame.encodedSize), frame.isCommit))
     }

@@ -44,6 +44,29 @@ import Testing
         }
     }
 
+    /// A power cut during a multi-frame append can persist any subset of its pages: authentic
+    /// frames of the unacknowledged batch may follow a hole. That is a torn tail, not damage.
+    @Test func holesInAnUnacknowledgedBatchAreATornTail() throws {
+        let t = TestLog()
+        let s = try logWithUnacknowledgedTail(t)
+        let layout = try frameLayout(try t.open(.readOnly))
+        let tailFrames = layout.filter { $0.offset >= s.acknowledgedLength }
+        #expect(tailFrames.count >= 3)
+        for hole in tailFrames.dropLast() {
+            var bytes = s.full
+            for i in hole.offset..<(hole.offset + hole.size) { bytes[i] = 0 }
+            Disk.write(t.logPath, bytes)
+            Disk.write(t.headPath, s.headBytes)
+            do {
+                let log = try t.open(.readWrite)
+                #expect(try readAll(log) == s.acknowledged, "hole at \(hole.offset)")
+                #expect(log.tornTail?.offset == UInt64(s.acknowledgedLength))
+                try log.append(try batch(events("d", count: 1)))
+            }
+            #expect(try t.verify().isOK)
+        }
+    }
+
     @Test func readOnlyOpenReportsATornTailWithoutCuttingIt() throws {
         let t = TestLog()
         let s = try logWithUnacknowledgedTail(t)
