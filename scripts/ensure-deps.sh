@@ -9,8 +9,9 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 if command -v pkg-config >/dev/null 2>&1; then
     pkg-config --exists libsodium || missing+=(libsodium-dev)
     pkg-config --exists sqlite3 || missing+=(libsqlite3-dev)
+    pkg-config --exists zlib || missing+=(zlib1g-dev)
 else
-    missing+=(libsodium-dev libsqlite3-dev)
+    missing+=(libsodium-dev libsqlite3-dev zlib1g-dev)
 fi
 
 if ! command -v swift >/dev/null 2>&1 && [ ! -x /opt/swift/usr/bin/swift ]; then

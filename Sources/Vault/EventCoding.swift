@@ -2,108 +2,171 @@ import Foundation
 
 /// The binary encoding of `VaultEvent`s inside log frames (docs/event-encoding.md).
 ///
-/// Every event starts with the encoding version (1 byte) and the kind (varint); fields follow
-/// in a fixed order per kind. Decoders reject unknown versions and kinds instead of guessing.
+/// Every event starts with the encoding version (1 byte) and the kind (varint). Strings that
+/// repeat (types, units, metadata keys) and sources are interned: a `defineString` or
+/// `defineSource` event gives the next id once, and later events carry the id. Ids are dense and
+/// assigned in log order, so a reader rebuilds the tables by reading the log from the start.
 enum EventCoding {
     static let version: UInt8 = 1
 
     enum Kind: UInt64 {
         case vaultCreated = 1
         case passphraseChanged = 2
+        case defineString = 3
+        case defineSource = 4
+        case sample = 5
+        case workout = 6
+        case route = 7
+        case activitySummary = 8
+        case characteristics = 9
+        case importRecorded = 10
+        case correlation = 11
+        case genericRecord = 12
     }
 
-    static func encode(_ event: VaultEvent) -> [UInt8] {
-        var out: [UInt8] = [version]
-        switch event {
-        case .vaultCreated(let at, let kdf):
-            appendVarint(Kind.vaultCreated.rawValue, to: &out)
-            appendTimestamp(at, to: &out)
-            appendString(kdf, to: &out)
-        case .passphraseChanged(let at):
-            appendVarint(Kind.passphraseChanged.rawValue, to: &out)
-            appendTimestamp(at, to: &out)
-        }
-        return out
+    /// Seconds of 2001-01-01T00:00:00Z (Apple's reference date): timestamps are stored relative to it.
+    static let epoch: Int64 = 978_307_200
+}
+
+/// Appends the primitives of the encoding.
+struct EventWriter {
+    var bytes: [UInt8] = []
+
+    init(kind: EventCoding.Kind) {
+        bytes.reserveCapacity(32)
+        bytes.append(EventCoding.version)
+        varint(kind.rawValue)
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, index: UInt64) throws -> VaultEvent {
-        var cursor = Cursor(bytes: bytes)
-        func fail(_ reason: String) -> VaultError { .undecodableEvent(index: index, reason: reason) }
-        guard let v = cursor.byte() else { throw fail("empty") }
-        guard v == version else { throw fail("encoding version \(v) is newer than this build reads") }
-        guard let rawKind = cursor.varint() else { throw fail("truncated kind") }
-        guard let kind = Kind(rawValue: rawKind) else { throw fail("unknown kind \(rawKind)") }
-        let event: VaultEvent
-        switch kind {
-        case .vaultCreated:
-            guard let at = cursor.timestamp(), let kdf = cursor.string() else { throw fail("truncated vaultCreated") }
-            event = .vaultCreated(at: at, kdf: kdf)
-        case .passphraseChanged:
-            guard let at = cursor.timestamp() else { throw fail("truncated passphraseChanged") }
-            event = .passphraseChanged(at: at)
-        }
-        guard cursor.isAtEnd else { throw fail("trailing bytes") }
-        return event
-    }
-
-    // MARK: Primitives
-
-    static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
+    mutating func varint(_ value: UInt64) {
         var v = value
         while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
             v >>= 7
         }
-        out.append(UInt8(v))
+        bytes.append(UInt8(v))
     }
 
-    /// Milliseconds since 1970, zigzag varint.
-    static func appendTimestamp(_ date: Date, to out: inout [UInt8]) {
-        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        appendVarint(UInt64(bitPattern: (ms << 1) ^ (ms >> 63)), to: &out)
+    mutating func varint(_ value: Int) { varint(UInt64(value)) }
+    mutating func signed(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
+
+    mutating func string(_ s: String) {
+        let utf8 = s.utf8
+        varint(utf8.count)
+        bytes.append(contentsOf: utf8)
     }
 
-    static func appendString(_ string: String, to out: inout [UInt8]) {
-        let utf8 = Array(string.utf8)
-        appendVarint(UInt64(utf8.count), to: &out)
-        out.append(contentsOf: utf8)
+    /// Milliseconds since 1970, for audit timestamps.
+    mutating func date(_ date: Date) { signed(Int64((date.timeIntervalSince1970 * 1000).rounded())) }
+
+    /// Seconds since 2001 and the UTC offset (in quarter hours when whole, else minutes).
+    mutating func timestamp(_ t: HealthTimestamp) {
+        signed(t.seconds - EventCoding.epoch)
+        utcOffset(t.utcOffset)
     }
 
-    struct Cursor {
-        let bytes: UnsafeRawBufferPointer
-        var offset = 0
+    /// Quarter hours when whole (one byte for every offset in use), else minutes; low bit says which.
+    mutating func utcOffset(_ o: Int32) {
+        let (value, minutes): (Int64, UInt64) = o % 900 == 0 ? (Int64(o / 900), 0) : (Int64(o / 60), 1)
+        varint(zigzag(value) << 1 | minutes)
+    }
 
-        var isAtEnd: Bool { offset == bytes.count }
+    private func zigzag(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
 
-        mutating func byte() -> UInt8? {
-            guard offset < bytes.count else { return nil }
-            defer { offset += 1 }
-            return bytes[offset]
+    /// Exact decimals as zigzag(mantissa) << 5 | scale; others as 31 followed by 8 bytes.
+    mutating func decimal(_ d: DecimalValue) {
+        if d.exact, d.scale < 31, d.mantissa > Int64.min >> 6, d.mantissa < Int64.max >> 6 {
+            let zig = UInt64(bitPattern: (d.mantissa << 1) ^ (d.mantissa >> 63))
+            varint(zig << 5 | UInt64(d.scale))
+        } else {
+            varint(31)
+            withUnsafeBytes(of: d.double.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
         }
+    }
+}
 
-        mutating func varint() -> UInt64? {
-            var result: UInt64 = 0
-            var shift: UInt64 = 0
-            while let b = byte() {
-                if shift > 63 || (shift == 63 && b > 1) { return nil }
-                result |= UInt64(b & 0x7F) << shift
-                if b & 0x80 == 0 { return result }
-                shift += 7
-            }
-            return nil
-        }
+/// Reads the primitives; every read is bounds-checked.
+struct EventReader {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+    let index: UInt64
 
-        mutating func timestamp() -> Date? {
-            guard let z = varint() else { return nil }
-            let ms = Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1)))
-            return Date(timeIntervalSince1970: Double(ms) / 1000)
-        }
+    init(_ bytes: UnsafeRawBufferPointer, index: UInt64) {
+        self.bytes = bytes
+        self.index = index
+    }
 
-        mutating func string() -> String? {
-            guard let n = varint(), n <= UInt64(bytes.count - offset) else { return nil }
-            let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(n)])
-            offset += Int(n)
-            return String(validating: slice, as: UTF8.self)
+    var isAtEnd: Bool { offset == bytes.count }
+
+    func fail(_ reason: String) -> VaultError { .undecodableEvent(index: index, reason: reason) }
+
+    mutating func byte() throws -> UInt8 {
+        guard offset < bytes.count else { throw fail("truncated") }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func varint() throws -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let b = try byte()
+            if shift > 63 || (shift == 63 && b > 1) { throw fail("varint overflow") }
+            result |= UInt64(b & 0x7F) << shift
+            if b & 0x80 == 0 { return result }
+            shift += 7
         }
+    }
+
+    mutating func count(limit: Int = 1 << 24) throws -> Int {
+        let n = try varint()
+        guard n <= UInt64(limit), n <= UInt64(bytes.count - offset) * 64 + 64 else { throw fail("count out of range") }
+        return Int(n)
+    }
+
+    mutating func signed() throws -> Int64 {
+        let z = try varint()
+        return Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1)))
+    }
+
+    mutating func string() throws -> String {
+        let n = try varint()
+        guard n <= UInt64(bytes.count - offset) else { throw fail("truncated string") }
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(n)])
+        offset += Int(n)
+        guard let s = String(validating: slice, as: UTF8.self) else { throw fail("invalid UTF-8") }
+        return s
+    }
+
+    mutating func date() throws -> Date {
+        Date(timeIntervalSince1970: Double(try signed()) / 1000)
+    }
+
+    mutating func timestamp() throws -> HealthTimestamp {
+        let seconds = try signed() + EventCoding.epoch
+        return HealthTimestamp(seconds: seconds, utcOffset: try utcOffset())
+    }
+
+    mutating func utcOffset() throws -> Int32 {
+        let code = try varint()
+        let zig = code >> 1
+        let value = Int64(bitPattern: (zig >> 1) ^ (0 &- (zig & 1)))
+        let seconds = code & 1 == 0 ? value * 900 : value * 60
+        guard abs(seconds) <= 18 * 3600 else { throw fail("UTC offset out of range") }
+        return Int32(seconds)
+    }
+
+    mutating func decimal() throws -> DecimalValue {
+        let code = try varint()
+        let scale = code & 31
+        if scale == 31 {
+            guard bytes.count - offset >= 8 else { throw fail("truncated number") }
+            let bits = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self).littleEndian
+            offset += 8
+            return DecimalValue(double: Double(bitPattern: bits))
+        }
+        guard scale <= 18 else { throw fail("decimal scale out of range") }
+        let zig = code >> 5
+        return DecimalValue(mantissa: Int64(bitPattern: (zig >> 1) ^ (0 &- (zig & 1))), scale: UInt8(scale))
     }
 }

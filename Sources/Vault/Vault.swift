@@ -37,16 +37,23 @@ public final class Vault {
     ) throws -> Vault {
         guard !passphrase.isEmpty else { throw VaultError.emptyPassphrase }
         let keyslotPath = keyslotPath(in: directory)
-        if fileSystem.exists(directory) {
+        func refuseUnlessEmptyOrLeftovers() throws -> [String] {
+            guard fileSystem.exists(directory) else { return [] }
             let names = try fileSystem.contentsOfDirectory(directory)
             if names.contains("keyslot") || names.contains(where: { !initLeftovers.contains($0) }) {
                 throw VaultError.directoryNotEmpty(path: directory)
             }
-            for name in names where name != "events.lock" { try fileSystem.remove(directory + "/" + name) }
+            return names
         }
+        _ = try refuseUnlessEmptyOrLeftovers()
         let masterKey = SecretKey.random()
         let vaultID = randomVaultID()
-        let log = try EventLog.create(in: directory, vaultID: vaultID, masterKey: masterKey, fileSystem: fileSystem)
+        // Checked again under the lock: another init may have finished meanwhile.
+        let log = try EventLog.create(in: directory, vaultID: vaultID, masterKey: masterKey, fileSystem: fileSystem) {
+            for name in try refuseUnlessEmptyOrLeftovers() where name != "events.lock" {
+                try fileSystem.remove(directory + "/" + name)
+            }
+        }
         let vault = Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
         try vault.append([.vaultCreated(at: now, kdf: kdfName)])
         let keyslot = try Keyslot.seal(masterKey: masterKey, vaultID: vaultID, passphrase: passphrase, kdf: kdf)
@@ -79,10 +86,11 @@ public final class Vault {
         guard report.isOK else { return report }
         // Frames are sound; every event in them must also decode.
         let log = try EventLog.open(in: directory, masterKey: masterKey, mode: .readOnly, fileSystem: fileSystem)
-        var reader = log.reader()
+        var reader = try log.reader()
+        let decoder = EventDecoder()
         while let frame = try reader.next() {
             frame.forEachEvent { index, bytes in
-                do { _ = try EventCoding.decode(bytes, index: index) } catch { report.problems.append("\(error)") }
+                do { _ = try decoder.decode(bytes, index: index) } catch { report.problems.append("\(error)") }
             }
         }
         return report
@@ -109,21 +117,47 @@ public final class Vault {
     /// Appends events as one durable commit.
     @discardableResult
     public func append(_ events: [VaultEvent]) throws -> LogPosition {
+        let encoder = try self.encoder()
         var batch = EventBatch()
-        for event in events { try batch.append(EventCoding.encode(event)) }
+        for event in events {
+            let (bytes, _) = encoder.encode(event)
+            for definition in encoder.takeDefinitions() { try batch.append(definition) }
+            try batch.append(bytes)
+        }
         return try log.append(batch)
     }
 
-    /// Every event in the log, in order, with its log-wide index.
+    /// Every event in the log, in order, with its log-wide index (definitions are not events).
     public func allEvents() throws -> [(index: UInt64, event: VaultEvent)] {
         var result: [(UInt64, VaultEvent)] = []
-        var reader = log.reader()
+        try forEachEvent { index, event in result.append((index, event)) }
+        return result
+    }
+
+    /// Calls `body` with every event of the log, in order.
+    public func forEachEvent(_ body: (UInt64, VaultEvent) throws -> Void) throws {
+        let decoder = EventDecoder()
+        var reader = try log.reader()
         while let frame = try reader.next() {
             try frame.forEachEvent { index, bytes in
-                result.append((index, try EventCoding.decode(bytes, index: index)))
+                if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
             }
         }
-        return result
+    }
+
+    private var cachedEncoder: EventEncoder?
+
+    /// The encoder continuing the log's string and source tables (read from the log once).
+    func encoder() throws -> EventEncoder {
+        if let cachedEncoder { return cachedEncoder }
+        let decoder = EventDecoder()
+        var reader = try log.reader()
+        while let frame = try reader.next() {
+            try frame.forEachEvent { index, bytes in _ = try decoder.decode(bytes, index: index) }
+        }
+        let encoder = EventEncoder(continuing: decoder)
+        cachedEncoder = encoder
+        return encoder
     }
 
     /// The last committed position of the log.

@@ -1,0 +1,244 @@
+import Foundation
+
+/// Encodes events, interning strings and sources. Definitions an event needs are returned with
+/// it and must be appended to the log before it, in order: ids are assigned here.
+final class EventEncoder {
+    private var strings: [String: UInt64] = [:]
+    private var sources: [HealthSource: UInt64] = [:]
+    private var nextString: UInt64 = 1
+    private var nextSource: UInt64 = 1
+    /// Definitions produced since the last `takeDefinitions()`.
+    private var pending: [[UInt8]] = []
+
+    init() {}
+
+    /// An encoder that continues the tables a decoder rebuilt from the log.
+    init(continuing decoder: EventDecoder) {
+        for (i, s) in decoder.strings.enumerated() where i > 0 { strings[s] = UInt64(i) }
+        for (i, s) in decoder.sources.enumerated() where i > 0 { sources[s] = UInt64(i) }
+        nextString = UInt64(decoder.strings.count)
+        nextSource = UInt64(decoder.sources.count)
+    }
+
+    /// Definitions to write before the events encoded since the last call.
+    func takeDefinitions() -> [[UInt8]] {
+        defer { pending.removeAll(keepingCapacity: true) }
+        return pending
+    }
+
+    func id(_ s: String) -> UInt64 {
+        if let id = strings[s] { return id }
+        let id = nextString
+        nextString += 1
+        strings[s] = id
+        var w = EventWriter(kind: .defineString)
+        w.string(s)
+        pending.append(w.bytes)
+        return id
+    }
+
+    func id(_ s: String?) -> UInt64 { s.map { id($0) } ?? 0 }
+
+    func id(_ source: HealthSource) -> UInt64 {
+        if let id = sources[source] { return id }
+        let fields = [id(source.name), id(source.version), id(source.device?.name), id(source.device?.manufacturer),
+                      id(source.device?.model), id(source.device?.hardware), id(source.device?.software)]
+        let id = nextSource
+        nextSource += 1
+        sources[source] = id
+        var w = EventWriter(kind: .defineSource)
+        w.varint(source.device == nil ? 0 : 1)
+        for f in fields { w.varint(f) }
+        pending.append(w.bytes)
+        return id
+    }
+
+    /// The event's bytes and how many of them make its identity (all, unless noted).
+    ///
+    /// A sample's identity is its type, source, start, end and value; a workout's or
+    /// correlation's, its type, source, start and end. Metadata is not part of it, so a later
+    /// export that adds a metadata key does not duplicate a sample.
+    func encode(_ event: VaultEvent) -> (bytes: [UInt8], identityLength: Int) {
+        switch event {
+        case .vaultCreated(let at, let kdf):
+            var w = EventWriter(kind: .vaultCreated)
+            w.date(at)
+            w.string(kdf)
+            return (w.bytes, w.bytes.count)
+        case .passphraseChanged(let at):
+            var w = EventWriter(kind: .passphraseChanged)
+            w.date(at)
+            return (w.bytes, w.bytes.count)
+        case .importRecorded(let at, let record):
+            var w = EventWriter(kind: .importRecorded)
+            w.date(at)
+            w.string(record.file)
+            w.string(record.format)
+            w.varint(record.added)
+            w.varint(record.duplicates)
+            w.varint(record.rejected)
+            return (w.bytes, w.bytes.count)
+        case .sample(let s):
+            return encodeSample(s)
+        case .workout(let workout):
+            return encodeWorkout(workout)
+        case .route(let route):
+            return (encodeRoute(route), 0)
+        case .activitySummary(let a):
+            var w = EventWriter(kind: .activitySummary)
+            w.signed(a.day)
+            let values = [a.activeEnergy, a.activeEnergyGoal, a.moveTime, a.moveTimeGoal, a.exerciseTime, a.exerciseTimeGoal, a.standHours, a.standHoursGoal]
+            var flags = 0
+            for (i, v) in values.enumerated() where v != nil { flags |= 1 << i }
+            w.varint(flags)
+            for v in values { if let v { w.decimal(v) } }
+            return (w.bytes, w.bytes.count)
+        case .characteristics(let entries):
+            var w = EventWriter(kind: .characteristics)
+            metadata(entries, into: &w)
+            return (w.bytes, w.bytes.count)
+        case .correlation(let c):
+            var w = EventWriter(kind: .correlation)
+            w.varint(id(c.type))
+            w.varint(id(c.source))
+            span(c.start, c.end, into: &w)
+            let identity = w.bytes.count
+            metadata(c.metadata, into: &w)
+            return (w.bytes, identity)
+        case .genericRecord(let g):
+            var w = EventWriter(kind: .genericRecord)
+            w.varint(id(g.element))
+            metadata(g.attributes, into: &w)
+            return (w.bytes, w.bytes.count)
+        }
+    }
+
+    private func span(_ start: HealthTimestamp, _ end: HealthTimestamp, into w: inout EventWriter) {
+        w.timestamp(start)
+        w.signed(end.seconds - start.seconds)
+        if end.utcOffset == start.utcOffset {
+            w.varint(0)
+        } else {
+            w.varint(1)
+            w.utcOffset(end.utcOffset)
+        }
+    }
+
+    private func metadata(_ entries: [MetadataEntry], into w: inout EventWriter) {
+        w.varint(entries.count)
+        for e in entries {
+            w.varint(id(e.key))
+            w.varint(id(e.value))
+        }
+    }
+
+    private func encodeSample(_ s: HealthSample) -> ([UInt8], Int) {
+        var w = EventWriter(kind: .sample)
+        var flags = 0
+        switch s.value {
+        case .none: flags = 0
+        case .quantity: flags = 1
+        case .category: flags = 2
+        }
+        if !s.metadata.isEmpty { flags |= 4 }
+        if !s.beats.isEmpty { flags |= 8 }
+        w.varint(flags)
+        w.varint(id(s.type))
+        w.varint(id(s.source))
+        span(s.start, s.end, into: &w)
+        switch s.value {
+        case .none: break
+        case .quantity(let value, let unit):
+            w.decimal(value)
+            w.varint(id(unit))
+        case .category(let value):
+            w.varint(id(value))
+        }
+        let identity = w.bytes.count
+        if !s.metadata.isEmpty { metadata(s.metadata, into: &w) }
+        if !s.beats.isEmpty {
+            w.varint(s.beats.count)
+            for beat in s.beats {
+                w.decimal(beat.bpm)
+                w.string(beat.time)
+            }
+        }
+        return (w.bytes, identity)
+    }
+
+    private func encodeWorkout(_ x: Workout) -> ([UInt8], Int) {
+        var w = EventWriter(kind: .workout)
+        w.varint(id(x.activityType))
+        w.varint(id(x.source))
+        span(x.start, x.end, into: &w)
+        let identity = w.bytes.count
+        let totals = [x.duration, x.totalDistance, x.totalEnergy]
+        var flags = 0
+        for (i, v) in totals.enumerated() where v != nil { flags |= 1 << i }
+        w.varint(flags)
+        for v in totals { if let v { w.decimal(v) } }
+        metadata(x.metadata, into: &w)
+        w.varint(x.events.count)
+        for e in x.events {
+            w.varint(id(e.type))
+            w.timestamp(e.date)
+            w.varint(e.duration == nil ? 0 : 1)
+            if let d = e.duration { w.decimal(d) }
+        }
+        w.varint(x.statistics.count)
+        for s in x.statistics {
+            w.varint(id(s.type))
+            let parts: [Any?] = [s.start, s.end, s.sum, s.average, s.minimum, s.maximum, s.unit]
+            var f = 0
+            for (i, p) in parts.enumerated() where p != nil { f |= 1 << i }
+            w.varint(f)
+            if let t = s.start { w.timestamp(t) }
+            if let t = s.end { w.timestamp(t) }
+            for d in [s.sum, s.average, s.minimum, s.maximum] { if let d { w.decimal(d) } }
+            if let u = s.unit { w.varint(id(u)) }
+        }
+        w.varint(x.routes.count)
+        for r in x.routes {
+            w.varint(id(r.source))
+            var f = 0
+            if r.start != nil { f |= 1 }
+            if r.end != nil { f |= 2 }
+            if r.filePath != nil { f |= 4 }
+            w.varint(f)
+            if let t = r.start { w.timestamp(t) }
+            if let t = r.end { w.timestamp(t) }
+            if let p = r.filePath { w.varint(id(p)) }
+            metadata(r.metadata, into: &w)
+        }
+        return (w.bytes, identity)
+    }
+
+    /// Route points, delta-encoded: seconds, 1e-7 degrees, millimetres, mm/s, centidegrees.
+    private func encodeRoute(_ r: WorkoutRoute) -> [UInt8] {
+        var w = EventWriter(kind: .route)
+        w.timestamp(r.workoutStart)
+        w.varint(id(r.filePath))
+        w.varint(r.points.count)
+        var previous = (time: r.workoutStart.seconds, lat: Int64(0), lon: Int64(0), alt: Int64(0))
+        for p in r.points {
+            let lat = Int64((p.latitude * 1e7).rounded()), lon = Int64((p.longitude * 1e7).rounded())
+            var f = 0
+            for (i, v) in [p.altitude, p.speed, p.course, p.horizontalAccuracy, p.verticalAccuracy].enumerated() where v != nil { f |= 1 << i }
+            w.varint(f)
+            w.signed(p.time - previous.time)
+            w.signed(lat - previous.lat)
+            w.signed(lon - previous.lon)
+            if let a = p.altitude {
+                let mm = Int64((a * 1000).rounded())
+                w.signed(mm - previous.alt)
+                previous.alt = mm
+            }
+            if let v = p.speed { w.signed(Int64((v * 1000).rounded())) }
+            if let v = p.course { w.signed(Int64((v * 100).rounded())) }
+            if let v = p.horizontalAccuracy { w.signed(Int64((v * 1000).rounded())) }
+            if let v = p.verticalAccuracy { w.signed(Int64((v * 1000).rounded())) }
+            previous = (p.time, lat, lon, previous.alt)
+        }
+        return w.bytes
+    }
+}

@@ -1,0 +1,176 @@
+/// The device string of a record (`<<HKDevice: 0x…>, name:Apple Watch, manufacturer:Apple Inc.,
+/// model:Watch, hardware:Watch6,7, software:10.2>`), without the object address that changes
+/// from record to record. `model` decides source priority, not the name the user gave the device.
+public struct HealthDevice: Hashable, Sendable {
+    public var name: String?
+    public var manufacturer: String?
+    public var model: String?
+    public var hardware: String?
+    public var software: String?
+
+    public init(name: String? = nil, manufacturer: String? = nil, model: String? = nil, hardware: String? = nil, software: String? = nil) {
+        self.name = name
+        self.manufacturer = manufacturer
+        self.model = model
+        self.hardware = hardware
+        self.software = software
+    }
+}
+
+/// Which app and device wrote a sample.
+public struct HealthSource: Hashable, Sendable {
+    public var name: String
+    public var version: String?
+    public var device: HealthDevice?
+
+    public init(name: String, version: String? = nil, device: HealthDevice? = nil) {
+        self.name = name
+        self.version = version
+        self.device = device
+    }
+}
+
+/// A key and value of a record's metadata.
+public struct MetadataEntry: Hashable, Sendable {
+    public var key: String
+    public var value: String
+
+    public init(key: String, value: String) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// The value of a sample: a quantity in its canonical unit, a category value, or none.
+public enum SampleValue: Hashable, Sendable {
+    case quantity(DecimalValue, unit: String)
+    case category(String)
+    case none
+}
+
+/// One instantaneous heart rate of a heart-rate-variability record.
+public struct HeartbeatEntry: Hashable, Sendable {
+    public var bpm: DecimalValue
+    /// As written (`10:41:29.63 PM`): a local clock time without a date.
+    public var time: String
+}
+
+/// A quantity or category sample (`<Record>`).
+public struct HealthSample: Hashable, Sendable {
+    public var type: String
+    public var source: HealthSource
+    public var start: HealthTimestamp
+    public var end: HealthTimestamp
+    public var value: SampleValue
+    public var metadata: [MetadataEntry] = []
+    public var beats: [HeartbeatEntry] = []
+
+    /// The consent category of the sample's type.
+    public var category: HealthCategory { HealthCategory.of(type: type) }
+}
+
+/// An event inside a workout (pause, resume, segment, lap, marker).
+public struct WorkoutEvent: Hashable, Sendable {
+    public var type: String
+    public var date: HealthTimestamp
+    /// Minutes.
+    public var duration: DecimalValue?
+}
+
+/// A statistic Apple computed for a workout (`<WorkoutStatistics>`).
+public struct WorkoutStatistic: Hashable, Sendable {
+    public var type: String
+    public var start: HealthTimestamp?
+    public var end: HealthTimestamp?
+    public var sum: DecimalValue?
+    public var average: DecimalValue?
+    public var minimum: DecimalValue?
+    public var maximum: DecimalValue?
+    public var unit: String?
+}
+
+/// A workout's reference to its route file.
+public struct WorkoutRouteReference: Hashable, Sendable {
+    public var source: HealthSource
+    public var start: HealthTimestamp?
+    public var end: HealthTimestamp?
+    public var filePath: String?
+    public var metadata: [MetadataEntry] = []
+}
+
+/// A workout (`<Workout>`), with totals in canonical units (minutes, metres, kcal).
+public struct Workout: Hashable, Sendable {
+    public var activityType: String
+    public var source: HealthSource
+    public var start: HealthTimestamp
+    public var end: HealthTimestamp
+    public var duration: DecimalValue?
+    public var totalDistance: DecimalValue?
+    public var totalEnergy: DecimalValue?
+    public var metadata: [MetadataEntry] = []
+    public var events: [WorkoutEvent] = []
+    public var statistics: [WorkoutStatistic] = []
+    public var routes: [WorkoutRouteReference] = []
+}
+
+/// One point of a workout route (GPX `trkpt`). Coordinates in degrees, altitude in metres,
+/// speed in m/s, course in degrees, accuracies in metres.
+public struct RoutePoint: Hashable, Sendable {
+    public var time: Int64
+    public var latitude: Double
+    public var longitude: Double
+    public var altitude: Double?
+    public var speed: Double?
+    public var course: Double?
+    public var horizontalAccuracy: Double?
+    public var verticalAccuracy: Double?
+}
+
+/// The points of one route file, tied to its workout by the workout's start and the file path.
+public struct WorkoutRoute: Hashable, Sendable {
+    public var workoutStart: HealthTimestamp
+    public var filePath: String
+    public var points: [RoutePoint]
+}
+
+/// Apple's own daily ring values and goals (`<ActivitySummary>`): kept as reference values.
+public struct ActivitySummary: Hashable, Sendable {
+    /// Days since 1970-01-01 (the local day it summarises).
+    public var day: Int64
+    /// kcal.
+    public var activeEnergy: DecimalValue?
+    public var activeEnergyGoal: DecimalValue?
+    /// Minutes.
+    public var moveTime: DecimalValue?
+    public var moveTimeGoal: DecimalValue?
+    public var exerciseTime: DecimalValue?
+    public var exerciseTimeGoal: DecimalValue?
+    public var standHours: DecimalValue?
+    public var standHoursGoal: DecimalValue?
+}
+
+/// A correlation (blood pressure, food). Its member records also appear at top level in the
+/// export, where they are imported; the correlation itself keeps its own fields.
+public struct Correlation: Hashable, Sendable {
+    public var type: String
+    public var source: HealthSource
+    public var start: HealthTimestamp
+    public var end: HealthTimestamp
+    public var metadata: [MetadataEntry] = []
+}
+
+/// Elements the importer keeps without a model of their own (clinical records, vision
+/// prescriptions, audiograms): element name and attributes, under their category.
+public struct GenericRecord: Hashable, Sendable {
+    public var element: String
+    public var attributes: [MetadataEntry]
+}
+
+/// The record of one import in the audit trail (no sample values).
+public struct ImportRecord: Hashable, Sendable {
+    public var file: String
+    public var format: String
+    public var added: Int
+    public var duplicates: Int
+    public var rejected: Int
+}

@@ -1,0 +1,96 @@
+/// An instant with the UTC offset it was written with, as Apple's exports give them
+/// (`2024-01-01 01:01:36 +0200`): the offset decides which local day a sample belongs to.
+public struct HealthTimestamp: Equatable, Hashable, Sendable {
+    /// Seconds since 1970-01-01T00:00:00Z.
+    public var seconds: Int64
+    /// Seconds east of UTC.
+    public var utcOffset: Int32
+
+    public init(seconds: Int64, utcOffset: Int32) {
+        self.seconds = seconds
+        self.utcOffset = utcOffset
+    }
+
+    /// Parses `YYYY-MM-DD HH:MM:SS ±HHMM` (Apple's export format). `nil` for anything else.
+    static func parseExportDate(_ b: UnsafeRawBufferPointer) -> HealthTimestamp? {
+        guard b.count == 25, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x20, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x20 else { return nil }
+        guard let year = digits(b, 0, 4), let month = digits(b, 5, 2), let day = digits(b, 8, 2),
+              let hour = digits(b, 11, 2), let minute = digits(b, 14, 2), let second = digits(b, 17, 2),
+              let offsetHours = digits(b, 21, 2), let offsetMinutes = digits(b, 23, 2) else { return nil }
+        let sign: Int64
+        switch b[20] {
+        case 0x2B: sign = 1
+        case 0x2D: sign = -1
+        default: return nil
+        }
+        guard (1...12).contains(month), (1...daysInMonth(year, month)).contains(day), hour < 24, minute < 60, second < 61,
+              offsetHours <= 14, offsetMinutes < 60 else { return nil }
+        let offset = sign * (offsetHours * 3600 + offsetMinutes * 60)
+        let local = daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second
+        return HealthTimestamp(seconds: local - offset, utcOffset: Int32(offset))
+    }
+
+    /// Parses ISO 8601 `YYYY-MM-DDTHH:MM:SS(.fff)?(Z|±HH:MM)` (GPX times). Fractions are dropped.
+    static func parseISO8601(_ b: UnsafeRawBufferPointer) -> HealthTimestamp? {
+        guard b.count >= 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A,
+              let year = digits(b, 0, 4), let month = digits(b, 5, 2), let day = digits(b, 8, 2),
+              let hour = digits(b, 11, 2), let minute = digits(b, 14, 2), let second = digits(b, 17, 2),
+              (1...12).contains(month), (1...daysInMonth(year, month)).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var i = 19
+        if b[i] == 0x2E {
+            i += 1
+            while i < b.count, b[i] >= 0x30, b[i] <= 0x39 { i += 1 }
+        }
+        var offset: Int64 = 0
+        if i < b.count, b[i] == 0x5A {
+            i += 1
+        } else if i + 6 == b.count, b[i] == 0x2B || b[i] == 0x2D, b[i + 3] == 0x3A,
+                  let oh = digits(b, i + 1, 2), let om = digits(b, i + 4, 2) {
+            offset = (b[i] == 0x2B ? 1 : -1) * (oh * 3600 + om * 60)
+            i += 6
+        } else {
+            return nil
+        }
+        guard i == b.count else { return nil }
+        let local = daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second
+        return HealthTimestamp(seconds: local - offset, utcOffset: Int32(offset))
+    }
+
+    /// Parses `YYYY-MM-DD` into a day number (days since 1970-01-01).
+    static func parseDay(_ b: UnsafeRawBufferPointer) -> Int64? {
+        guard b.count == 10, b[4] == 0x2D, b[7] == 0x2D,
+              let year = digits(b, 0, 4), let month = digits(b, 5, 2), let day = digits(b, 8, 2),
+              (1...12).contains(month), (1...daysInMonth(year, month)).contains(day) else { return nil }
+        return daysFromCivil(year, month, day)
+    }
+
+    @inline(__always)
+    private static func digits(_ b: UnsafeRawBufferPointer, _ start: Int, _ count: Int) -> Int64? {
+        var value: Int64 = 0
+        for i in start..<(start + count) {
+            let d = b[i] &- 0x30
+            guard d < 10 else { return nil }
+            value = value * 10 + Int64(d)
+        }
+        return value
+    }
+
+    static func daysInMonth(_ year: Int64, _ month: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    static func daysFromCivil(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}
