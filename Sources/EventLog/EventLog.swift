@@ -33,6 +33,9 @@ public final class EventLog {
     let lockFile: (any StorageFile)?
     let keyring: LogKeyring
     private var lastFrameOffset: UInt64
+    /// Where the next frame goes: past `committed` while a transaction has written frames.
+    private var written: LogPosition
+    private var writtenLastFrameOffset: UInt64
     private var failed = false
 
     private init(
@@ -45,6 +48,8 @@ public final class EventLog {
         self.mode = mode
         self.committed = committed
         self.lastFrameOffset = lastFrameOffset
+        self.written = committed
+        self.writtenLastFrameOffset = lastFrameOffset
         self.tornTail = tornTail
         self.fileSystem = fileSystem
         self.file = file
@@ -215,21 +220,46 @@ public final class EventLog {
     /// writes: reopen to recover.
     @discardableResult
     public func append(_ batch: EventBatch) throws -> LogPosition {
+        var transaction = try beginTransaction()
+        transaction.pending = batch
+        return try commit(&transaction)
+    }
+
+    /// Starts a commit that may be larger than memory: events added to it are sealed into frames
+    /// and written (without the commit flag, unsynced) whenever a frame's worth has gathered;
+    /// `commit` writes the rest with the commit flag and makes it all durable. Until then readers
+    /// ignore the frames, and a crash leaves them as a torn tail that the next writer cuts.
+    public func beginTransaction() throws -> LogTransaction {
         guard mode == .readWrite else { throw EventLogError.readOnly }
         guard !failed else { throw EventLogError.writerFailed }
-        guard !batch.isEmpty else { return committed }
-        let (bytes, newPosition, newLastFrameOffset) = seal(batch)
+        guard written == committed else { throw EventLogError.writerFailed }
+        return LogTransaction(log: ObjectIdentifier(self))
+    }
+
+    /// Adds one event to a transaction, writing full frames as they fill.
+    public func append(_ event: UnsafeRawBufferPointer, to transaction: inout LogTransaction) throws {
+        precondition(transaction.log == ObjectIdentifier(self), "a transaction belongs to the log that began it")
+        try transaction.pending.append(event)
+        if transaction.pending.byteCount >= targetFrameSize {
+            try write(&transaction.pending, commit: false)
+        }
+    }
+
+    /// Makes a transaction durable: the remaining events (or an empty commit marker frame) go
+    /// out with the commit flag, then `fdatasync`, then the head record.
+    @discardableResult
+    public func commit(_ transaction: inout LogTransaction) throws -> LogPosition {
+        precondition(transaction.log == ObjectIdentifier(self), "a transaction belongs to the log that began it")
+        guard written != committed || !transaction.pending.isEmpty else { return committed }
+        try write(&transaction.pending, commit: true)
         do {
-            try bytes.withUnsafeBytes { try file.write(at: committed.offset, $0) }
             try file.sync()
         } catch {
-            failed = true
-            // Best effort: leave no partial batch for the next reader; recovery cuts it otherwise.
-            try? file.truncate(to: committed.offset)
+            abandonWrites()
             throw error
         }
-        committed = newPosition
-        lastFrameOffset = newLastFrameOffset
+        committed = written
+        lastFrameOffset = writtenLastFrameOffset
         do {
             try writeHead()
         } catch {
@@ -239,20 +269,59 @@ public final class EventLog {
         return committed
     }
 
-    /// Seals a batch into consecutive frames following `committed`.
-    private func seal(_ batch: EventBatch) -> (bytes: [UInt8], position: LogPosition, lastFrameOffset: UInt64) {
-        let slices = batch.frameSlices(targetSize: targetFrameSize)
+    /// Drops a transaction's frames from the file; the log is as it was before it began.
+    public func rollback(_ transaction: inout LogTransaction) throws {
+        transaction.pending.removeAll()
+        guard written != committed else { return }
+        do {
+            try file.truncate(to: committed.offset)
+            written = committed
+            writtenLastFrameOffset = lastFrameOffset
+        } catch {
+            failed = true
+            throw error
+        }
+    }
+
+    /// Seals `pending` after what was written so far and writes it with one call.
+    private func write(_ pending: inout EventBatch, commit: Bool) throws {
+        let (bytes, position, frameOffset) = seal(pending, after: written, lastFrameOffset: writtenLastFrameOffset, commit: commit)
+        do {
+            try bytes.withUnsafeBytes { try file.write(at: written.offset, $0) }
+        } catch {
+            abandonWrites()
+            throw error
+        }
+        written = position
+        writtenLastFrameOffset = frameOffset
+        pending.removeAll()
+    }
+
+    /// After a failed write or sync nothing about the tail can be trusted: cut back to the last
+    /// commit if possible, and refuse further writes either way (recovery cuts on reopen).
+    private func abandonWrites() {
+        failed = true
+        try? file.truncate(to: committed.offset)
+        written = committed
+        writtenLastFrameOffset = lastFrameOffset
+    }
+
+    /// Seals a batch into consecutive frames following `start`. With `commit`, the last frame
+    /// carries the commit flag; an empty batch then becomes one empty commit-marker frame.
+    private func seal(_ batch: EventBatch, after start: LogPosition, lastFrameOffset: UInt64, commit: Bool) -> (bytes: [UInt8], position: LogPosition, lastFrameOffset: UInt64) {
+        var slices = batch.frameSlices(targetSize: targetFrameSize)
+        if slices.isEmpty && commit { slices = [(0..<0, 0)] }
         let overhead = LogFormat.frameHeaderSize + LogFormat.tagSize
         var output = [UInt8]()
         output.reserveCapacity(batch.byteCount + slices.count * overhead)
-        var position = committed
+        var position = start
         var frameOffset = lastFrameOffset
         let keyID = keyring.writeKeyID
         let key = keyring.frameKeys[keyID]!
         batch.payload.withUnsafeBytes { payload in
             for (index, slice) in slices.enumerated() {
                 let header = FrameHeader(
-                    flags: index == slices.count - 1 ? LogFormat.commitFlag : 0,
+                    flags: commit && index == slices.count - 1 ? LogFormat.commitFlag : 0,
                     keyID: keyID,
                     payloadLength: UInt32(slice.range.count + LogFormat.tagSize),
                     sequence: position.sequence + 1,
@@ -262,25 +331,26 @@ public final class EventLog {
                     previousHash: position.chainHash,
                     nonce: Sodium.randomBytes(LogFormat.nonceSize))
                 let headerBytes = header.encoded()
-                let start = output.count
+                let frameStart = output.count
                 output.append(contentsOf: headerBytes)
                 output.append(contentsOf: repeatElement(0, count: slice.range.count + LogFormat.tagSize))
                 let hash = output.withUnsafeMutableBytes { out -> [UInt8] in
-                    let headerRegion = UnsafeRawBufferPointer(rebasing: out[start..<start + LogFormat.frameHeaderSize])
-                    let cipherRegion = UnsafeMutableRawBufferPointer(rebasing: out[(start + LogFormat.frameHeaderSize)...])
+                    let headerRegion = UnsafeRawBufferPointer(rebasing: out[frameStart..<frameStart + LogFormat.frameHeaderSize])
+                    let cipherRegion = UnsafeMutableRawBufferPointer(rebasing: out[(frameStart + LogFormat.frameHeaderSize)...])
+                    let plaintext = slice.range.isEmpty ? UnsafeRawBufferPointer(start: nil, count: 0) : UnsafeRawBufferPointer(rebasing: payload[slice.range])
                     header.nonce.withUnsafeBytes { nonce in
                         FrameCipher.seal(
-                            UnsafeRawBufferPointer(rebasing: payload[slice.range]),
+                            plaintext,
                             header: UnsafeRawBufferPointer(rebasing: headerRegion.prefix(LogFormat.frameHeaderAuthenticatedSize)),
                             nonce: nonce, key: key, into: cipherRegion)
                     }
                     return FrameCipher.chainHash(header: headerRegion, ciphertext: UnsafeRawBufferPointer(cipherRegion))
                 }
-                frameOffset = committed.offset + UInt64(start)
+                frameOffset = start.offset + UInt64(frameStart)
                 position = LogPosition(
                     sequence: header.sequence,
                     eventCount: position.eventCount + UInt64(slice.events),
-                    offset: committed.offset + UInt64(output.count),
+                    offset: start.offset + UInt64(output.count),
                     chainHash: hash)
             }
         }
