@@ -12,6 +12,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
     ],
     targets: [
         .systemLibrary(
@@ -29,7 +30,7 @@ let package = Package(
         // SQLite read models. Takes its own small input types, never Vault's.
         .target(name: "Projections", dependencies: ["CSQLite"]),
         // The facade: samples, consent, importers, bundles.
-        .target(name: "Vault", dependencies: ["EventLog", "Projections"]),
+        .target(name: "Vault", dependencies: ["EventLog", "Projections", "ZIPFoundation"]),
         // Parses arguments and prints; everything else is in Vault.
         .executableTarget(
             name: "vaultctl",
@@ -52,7 +53,7 @@ let package = Package(
         .target(name: "FaultInjection", dependencies: ["EventLog"], path: "Tests/FaultInjection"),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "FaultInjection"]),
         .testTarget(name: "ProjectionTests", dependencies: ["Projections"]),
-        .testTarget(name: "VaultTests", dependencies: ["Vault", "EventLog", "FaultInjection"]),
+        .testTarget(name: "VaultTests", dependencies: ["Vault", "EventLog", "FaultInjection", "ZIPFoundation"]),
         .testTarget(name: "VaultctlTests", dependencies: ["vaultctl"]),
     ]
 )

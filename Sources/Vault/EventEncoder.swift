@@ -83,7 +83,8 @@ final class EventEncoder {
         case .workout(let workout):
             return encodeWorkout(workout)
         case .route(let route):
-            return (encodeRoute(route), 0)
+            let bytes = encodeRoute(route)
+            return (bytes, bytes.count)
         case .activitySummary(let a):
             var w = EventWriter(kind: .activitySummary)
             w.signed(a.day)

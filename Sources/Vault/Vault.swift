@@ -145,7 +145,7 @@ public final class Vault {
         }
     }
 
-    private var cachedEncoder: EventEncoder?
+    var cachedEncoder: EventEncoder?
 
     /// The encoder continuing the log's string and source tables (read from the log once).
     func encoder() throws -> EventEncoder {

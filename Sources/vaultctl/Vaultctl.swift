@@ -7,6 +7,6 @@ struct Vaultctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vaultctl",
         abstract: "Keep your health data in a local, encrypted, event-sourced vault.",
-        subcommands: [Init.self, Verify.self, Passwd.self, Demo.self]
+        subcommands: [Init.self, Import.self, Verify.self, Passwd.self, Demo.self]
     )
 }

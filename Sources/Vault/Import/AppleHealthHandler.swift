@@ -1,0 +1,378 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a single record was left out; the import goes on without it.
+enum RejectReason: String, Error, CaseIterable, Sendable {
+    case missingAttribute = "missing required attribute"
+    case unparseableDate = "unparseable date"
+    case dateOutOfRange = "date out of range"
+    case endBeforeStart = "ends before it starts"
+    case unparseableValue = "unparseable value"
+    case malformedReference = "malformed character reference"
+}
+
+/// Builds health events from the tokens of an Apple Health `export.xml`.
+///
+/// Records, workouts (with their events, statistics and route references), activity summaries,
+/// correlations, the `Me` characteristics and elements without a model of their own (clinical
+/// records, audiograms) become events; a record that cannot be read is rejected alone, with
+/// where it starts. Records inside a correlation are passed on marked `nested`: the export lists
+/// them at top level too.
+struct AppleHealthHandler: XMLTokenHandler {
+    var emit: (VaultEvent, _ nested: Bool) throws -> Void
+    var reject: (RejectReason, SourceLocation) -> Void
+    /// Control characters removed from attribute values.
+    private(set) var controlCharactersRemoved = 0
+
+    private enum Element { case healthData, record, workout, workoutRoute, correlation, generic, leaf }
+    private var stack: [Element] = []
+    private var pool = StringPool()
+    private var devices: [String: HealthDevice] = [:]
+    private var sample: HealthSample?
+    private var sampleNested = false
+    private var sampleRejected = false
+    private var workout: Workout?
+    private var route: WorkoutRouteReference?
+    private var correlation: Correlation?
+    private var generic: GenericRecord?
+    /// Points of a route written inline (`<Location>`, exports before iOS 12), per route of the workout.
+    private var inlinePoints: [RoutePoint] = []
+    private var inlineRoutes: [[RoutePoint]] = []
+
+    init(emit: @escaping (VaultEvent, Bool) throws -> Void, reject: @escaping (RejectReason, SourceLocation) -> Void) {
+        self.emit = emit
+        self.reject = reject
+    }
+
+    /// The root element is not `HealthData`.
+    struct NotAnExport: Error { var root: String }
+
+    // MARK: Tokens
+
+    mutating func startElement(name: UnsafeRawBufferPointer, attributes: [XMLAttribute], bytes: UnsafeRawBufferPointer, tokenizer: borrowing XMLLocator) throws {
+        let tag = Tag(bytes: bytes, attributes: attributes)
+        guard let parent = stack.last else {
+            guard eq(name, "HealthData") else { throw NotAnExport(root: String(decoding: name, as: UTF8.self)) }
+            stack.append(.healthData)
+            return
+        }
+        var pushed = Element.leaf
+        if eq(name, "Record") {
+            pushed = .record
+            sampleNested = parent == .correlation
+            sampleRejected = false
+            switch readSample(tag) {
+            case .success(let s): sample = s
+            case .failure(let reason):
+                sample = nil
+                sampleRejected = true
+                reject(reason, tokenizer.location)
+            }
+        } else if eq(name, "MetadataEntry") {
+            if let entry = readMetadata(tag) { addMetadata(entry, parent: parent) }
+        } else if eq(name, "InstantaneousBeatsPerMinute") {
+            if var s = sample, let bpm = tag.value("bpm").flatMap({ DecimalValue.parse($0) }) {
+                s.beats.append(HeartbeatEntry(bpm: bpm, time: tag.value("time").map { pool.string($0) } ?? ""))
+                sample = s
+            }
+        } else if eq(name, "Workout") && parent == .healthData {
+            pushed = .workout
+            switch readWorkout(tag) {
+            case .success(let w): workout = w
+            case .failure(let reason):
+                workout = nil
+                reject(reason, tokenizer.location)
+            }
+        } else if eq(name, "WorkoutEvent") && parent == .workout {
+            if let type = tag.value("type"), let date = tag.value("date").flatMap(HealthTimestamp.parseExportDate) {
+                let duration = quantity(tag, "duration", unit: "durationUnit")
+                workout?.events.append(WorkoutEvent(type: pool.string(type), date: date, duration: duration?.value))
+            }
+        } else if eq(name, "WorkoutStatistics") && parent == .workout {
+            if let type = tag.value("type") {
+                let unit = tag.value("unit").map { pool.string($0) }
+                let canonical = unit.flatMap { UnitNormalizer.canonical(for: $0) }
+                func stat(_ key: StaticString) -> DecimalValue? {
+                    guard let number = tag.value(key).flatMap({ DecimalValue.parse($0) }) else { return nil }
+                    return canonical.map { number.scaled(by: $0.factor) } ?? number
+                }
+                workout?.statistics.append(WorkoutStatistic(
+                    type: pool.string(type), start: tag.value("startDate").flatMap(HealthTimestamp.parseExportDate),
+                    end: tag.value("endDate").flatMap(HealthTimestamp.parseExportDate), sum: stat("sum"), average: stat("average"),
+                    minimum: stat("minimum"), maximum: stat("maximum"), unit: canonical?.unit ?? unit))
+            }
+        } else if eq(name, "WorkoutRoute") && parent == .workout {
+            pushed = .workoutRoute
+            route = WorkoutRouteReference(
+                source: readSource(tag) ?? HealthSource(name: ""),
+                start: tag.value("startDate").flatMap(HealthTimestamp.parseExportDate),
+                end: tag.value("endDate").flatMap(HealthTimestamp.parseExportDate))
+        } else if eq(name, "Location") && parent == .workoutRoute {
+            if let date = tag.value("date").flatMap(HealthTimestamp.parseExportDate),
+               let lat = tag.value("latitude").flatMap({ DecimalValue.parse($0) })?.double,
+               let lon = tag.value("longitude").flatMap({ DecimalValue.parse($0) })?.double, abs(lat) <= 90, abs(lon) <= 180 {
+                func number(_ key: StaticString) -> Double? { tag.value(key).flatMap { DecimalValue.parse($0) }?.double }
+                inlinePoints.append(RoutePoint(
+                    time: date.seconds, latitude: lat, longitude: lon, altitude: number("altitude"), speed: number("speed"),
+                    course: number("course"), horizontalAccuracy: number("horizontalAccuracy"), verticalAccuracy: number("verticalAccuracy")))
+            } else {
+                reject(.unparseableValue, tokenizer.location)
+            }
+        } else if eq(name, "FileReference") && parent == .workoutRoute {
+            route?.filePath = tag.value("path").map { pool.string($0) }
+        } else if eq(name, "ActivitySummary") && parent == .healthData {
+            if let summary = readActivitySummary(tag) { try emit(VaultEvent.activitySummary(summary), false) } else {
+                reject(.unparseableDate, tokenizer.location)
+            }
+        } else if eq(name, "Me") && parent == .healthData {
+            try emit(.characteristics(allAttributes(tag)), false)
+        } else if eq(name, "Correlation") && parent == .healthData {
+            pushed = .correlation
+            if let source = readSource(tag), let type = tag.value("type"),
+               let start = tag.value("startDate").flatMap(HealthTimestamp.parseExportDate),
+               let end = tag.value("endDate").flatMap(HealthTimestamp.parseExportDate) {
+                correlation = Correlation(type: pool.string(type), source: source, start: start, end: end)
+            } else {
+                correlation = nil
+                reject(.missingAttribute, tokenizer.location)
+            }
+        } else if eq(name, "ExportDate") && parent == .healthData {
+            // When the export was made: not a fact about the person.
+        } else if parent == .healthData {
+            pushed = .generic
+            generic = GenericRecord(element: pool.string(name), attributes: allAttributes(tag))
+        } else if parent == .generic || stack.contains(.generic) {
+            let prefix = String(decoding: name, as: UTF8.self) + "."
+            let children = allAttributes(tag).map { MetadataEntry(key: prefix + $0.key, value: $0.value) }
+            generic?.attributes += children
+        }
+        stack.append(pushed)
+    }
+
+    mutating func endElement(name: UnsafeRawBufferPointer) throws {
+        guard let element = stack.popLast() else { return }
+        switch element {
+        case .record:
+            if let s = sample, !sampleRejected { try emit(.sample(s), sampleNested) }
+            sample = nil
+        case .workout:
+            if let w = workout {
+                try emit(.workout(w), false)
+                for points in inlineRoutes {
+                    try emit(.route(WorkoutRoute(workoutStart: w.start, filePath: "", points: points)), false)
+                }
+            }
+            workout = nil
+            inlineRoutes.removeAll()
+        case .workoutRoute:
+            if let r = route { workout?.routes.append(r) }
+            if !inlinePoints.isEmpty { inlineRoutes.append(inlinePoints) }
+            inlinePoints.removeAll()
+            route = nil
+        case .correlation:
+            if let c = correlation { try emit(.correlation(c), false) }
+            correlation = nil
+        case .generic:
+            if let g = generic { try emit(.genericRecord(g), false) }
+            generic = nil
+        case .healthData, .leaf:
+            break
+        }
+    }
+
+    mutating func text(_ bytes: UnsafeRawBufferPointer) throws {}
+
+    // MARK: Records
+
+    private mutating func readSample(_ tag: Tag) -> Result<HealthSample, RejectReason> {
+        guard let type = tag.value("type"), let source = readSource(tag),
+              let startRaw = tag.value("startDate"), let endRaw = tag.value("endDate") else { return .failure(.missingAttribute) }
+        guard let start = HealthTimestamp.parseExportDate(startRaw), let end = HealthTimestamp.parseExportDate(endRaw) else {
+            return .failure(.unparseableDate)
+        }
+        guard Self.plausible(start), Self.plausible(end) else { return .failure(.dateOutOfRange) }
+        guard end.seconds >= start.seconds else { return .failure(.endBeforeStart) }
+        let typeName = pool.string(type)
+        let value: SampleValue
+        if let unitRaw = tag.value("unit") {
+            guard let raw = tag.value("value"), let number = DecimalValue.parse(raw) else { return .failure(.unparseableValue) }
+            let unit = pool.string(unitRaw)
+            if let canonical = UnitNormalizer.canonical(for: unit) {
+                value = .quantity(number.scaled(by: canonical.factor), unit: canonical.unit)
+            } else {
+                value = .quantity(number, unit: unit)
+            }
+        } else if let raw = tag.value("value") {
+            value = .category(pool.string(raw))
+        } else {
+            value = .none
+        }
+        return .success(HealthSample(type: typeName, source: source, start: start, end: end, value: value))
+    }
+
+    private mutating func readWorkout(_ tag: Tag) -> Result<Workout, RejectReason> {
+        guard let type = tag.value("workoutActivityType"), let source = readSource(tag),
+              let startRaw = tag.value("startDate"), let endRaw = tag.value("endDate") else { return .failure(.missingAttribute) }
+        guard let start = HealthTimestamp.parseExportDate(startRaw), let end = HealthTimestamp.parseExportDate(endRaw) else {
+            return .failure(.unparseableDate)
+        }
+        guard Self.plausible(start), Self.plausible(end) else { return .failure(.dateOutOfRange) }
+        guard end.seconds >= start.seconds else { return .failure(.endBeforeStart) }
+        var w = Workout(activityType: pool.string(type), source: source, start: start, end: end)
+        w.duration = quantity(tag, "duration", unit: "durationUnit", defaultUnit: "min")?.value
+        w.totalDistance = quantity(tag, "totalDistance", unit: "totalDistanceUnit")?.value
+        w.totalEnergy = quantity(tag, "totalEnergyBurned", unit: "totalEnergyBurnedUnit")?.value
+        return .success(w)
+    }
+
+    private mutating func readActivitySummary(_ tag: Tag) -> ActivitySummary? {
+        guard let day = tag.value("dateComponents").flatMap(HealthTimestamp.parseDay) else { return nil }
+        let energyUnit = tag.value("activeEnergyBurnedUnit").map { pool.string($0) } ?? "kcal"
+        let factor = UnitNormalizer.canonical(for: energyUnit)?.factor ?? .identity
+        func number(_ key: StaticString) -> DecimalValue? { tag.value(key).flatMap { DecimalValue.parse($0) } }
+        return ActivitySummary(
+            day: day, activeEnergy: number("activeEnergyBurned")?.scaled(by: factor),
+            activeEnergyGoal: number("activeEnergyBurnedGoal")?.scaled(by: factor),
+            moveTime: number("appleMoveTime"), moveTimeGoal: number("appleMoveTimeGoal"),
+            exerciseTime: number("appleExerciseTime"), exerciseTimeGoal: number("appleExerciseTimeGoal"),
+            standHours: number("appleStandHours"), standHoursGoal: number("appleStandHoursGoal"))
+    }
+
+    /// A value with its unit attribute, normalised to the canonical unit.
+    private mutating func quantity(_ tag: Tag, _ key: StaticString, unit unitKey: StaticString, defaultUnit: String? = nil) -> (value: DecimalValue, unit: String)? {
+        guard let number = tag.value(key).flatMap({ DecimalValue.parse($0) }) else { return nil }
+        guard let unit = tag.value(unitKey).map({ pool.string($0) }) ?? defaultUnit else { return (number, "") }
+        guard let canonical = UnitNormalizer.canonical(for: unit) else { return (number, unit) }
+        return (number.scaled(by: canonical.factor), canonical.unit)
+    }
+
+    private mutating func readSource(_ tag: Tag) -> HealthSource? {
+        guard let name = tag.string("sourceName", pool: &pool, removed: &controlCharactersRemoved) else { return nil }
+        let version = tag.string("sourceVersion", pool: &pool, removed: &controlCharactersRemoved)
+        var device: HealthDevice?
+        if let raw = tag.string("device", pool: &pool, removed: &controlCharactersRemoved) {
+            let key = Self.deviceKey(raw)
+            if let known = devices[key] { device = known } else {
+                let parsed = Self.parseDevice(key)
+                if devices.count > 10_000 { devices.removeAll() }
+                devices[key] = parsed
+                device = parsed
+            }
+        }
+        return HealthSource(name: name, version: version, device: device)
+    }
+
+    private mutating func readMetadata(_ tag: Tag) -> MetadataEntry? {
+        guard let key = tag.string("key", pool: &pool, removed: &controlCharactersRemoved),
+              let value = tag.string("value", pool: &pool, removed: &controlCharactersRemoved) else { return nil }
+        return MetadataEntry(key: key, value: value)
+    }
+
+    private mutating func addMetadata(_ entry: MetadataEntry, parent: Element) {
+        switch parent {
+        case .record: sample?.metadata.append(entry)
+        case .workout: workout?.metadata.append(entry)
+        case .workoutRoute: route?.metadata.append(entry)
+        case .correlation: correlation?.metadata.append(entry)
+        case .generic: generic?.attributes.append(MetadataEntry(key: "MetadataEntry." + entry.key, value: entry.value))
+        case .healthData, .leaf: break
+        }
+    }
+
+    private mutating func allAttributes(_ tag: Tag) -> [MetadataEntry] {
+        tag.attributes.compactMap { a in
+            let key = pool.string(UnsafeRawBufferPointer(rebasing: tag.bytes[a.name]))
+            guard let value = tag.string(a, pool: &pool, removed: &controlCharactersRemoved) else { return nil }
+            return MetadataEntry(key: key, value: value)
+        }
+    }
+
+    /// Years 1900–2200: anything else is a damaged or synthetic date, not a measurement.
+    static func plausible(_ t: HealthTimestamp) -> Bool {
+        t.seconds >= -2_208_988_800 && t.seconds < 7_258_118_400
+    }
+
+    // MARK: Devices
+
+    /// The device string without its leading object address, which changes from record to record.
+    static func deviceKey(_ raw: String) -> String {
+        guard raw.hasPrefix("<<HKDevice"), let close = raw.range(of: ">, ") else { return raw }
+        return String(raw[close.upperBound...])
+    }
+
+    static let deviceKeys = ["name", "manufacturer", "model", "hardware", "software", "localIdentifier", "UDIDeviceIdentifier", "FDAUDI", "firmware"]
+
+    /// Parses `name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,7, software:10.2>`.
+    static func parseDevice(_ key: String) -> HealthDevice {
+        var text = Substring(key)
+        if text.hasSuffix(">") { text = text.dropLast() }
+        var starts: [(String.Index, String)] = []
+        for k in deviceKeys {
+            var search = text.startIndex
+            while let r = text.range(of: k + ":", range: search..<text.endIndex) {
+                let atStart = r.lowerBound == text.startIndex
+                let afterSeparator = r.lowerBound >= text.index(text.startIndex, offsetBy: 2, limitedBy: text.endIndex) ?? text.endIndex
+                    && text[text.index(r.lowerBound, offsetBy: -2)..<r.lowerBound] == ", "
+                if atStart || afterSeparator {
+                    starts.append((r.lowerBound, k))
+                    break
+                }
+                search = r.upperBound
+            }
+        }
+        starts.sort { $0.0 < $1.0 }
+        var fields: [String: String] = [:]
+        for (i, (start, k)) in starts.enumerated() {
+            let valueStart = text.index(start, offsetBy: k.count + 1)
+            var valueEnd = i + 1 < starts.count ? starts[i + 1].0 : text.endIndex
+            if i + 1 < starts.count { valueEnd = text.index(valueEnd, offsetBy: -2) }
+            if valueStart <= valueEnd { fields[k] = String(text[valueStart..<valueEnd]) }
+        }
+        if fields.isEmpty { return HealthDevice(name: key) }
+        return HealthDevice(name: fields["name"], manufacturer: fields["manufacturer"], model: fields["model"],
+                            hardware: fields["hardware"], software: fields["software"])
+    }
+}
+
+/// A start tag's attributes, looked up by name.
+struct Tag {
+    let bytes: UnsafeRawBufferPointer
+    let attributes: [XMLAttribute]
+
+    func attribute(_ name: StaticString) -> XMLAttribute? {
+        let count = name.utf8CodeUnitCount
+        for a in attributes where a.name.count == count {
+            if memcmp(bytes.baseAddress! + a.name.lowerBound, name.utf8Start, count) == 0 { return a }
+        }
+        return nil
+    }
+
+    /// The raw value of a plain attribute; nil when absent or when it needs decoding (dates and
+    /// numbers never do, so such a value is malformed for them).
+    func value(_ name: StaticString) -> UnsafeRawBufferPointer? {
+        guard let a = attribute(name) else { return nil }
+        if a.needsDecoding {
+            return nil
+        }
+        return UnsafeRawBufferPointer(rebasing: bytes[a.value])
+    }
+
+    /// A decoded string value through the pool.
+    func string(_ name: StaticString, pool: inout StringPool, removed: inout Int) -> String? {
+        attribute(name).flatMap { string($0, pool: &pool, removed: &removed) }
+    }
+
+    func string(_ a: XMLAttribute, pool: inout StringPool, removed: inout Int) -> String? {
+        let raw = UnsafeRawBufferPointer(rebasing: bytes[a.value])
+        guard a.needsDecoding else { return pool.string(raw) }
+        guard let decoded = XMLText.decode(raw) else { return nil }
+        removed += decoded.controlsRemoved
+        return decoded.bytes.withUnsafeBytes { pool.string($0) }
+    }
+}
+
+@inline(__always)
+func eq(_ bytes: UnsafeRawBufferPointer, _ s: StaticString) -> Bool {
+    bytes.count == s.utf8CodeUnitCount && memcmp(bytes.baseAddress!, s.utf8Start, bytes.count) == 0
+}

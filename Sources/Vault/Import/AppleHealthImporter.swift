@@ -1,0 +1,203 @@
+import EventLog
+import Foundation
+import ZIPFoundation
+
+/// Streams an Apple Health export (the `export.zip` the Health app shares, or the `export.xml`
+/// inside it) into an import session, in constant memory.
+struct AppleHealthImporter {
+    let session: ImportSession
+    /// Called with bytes read so far and the total, for a progress bar.
+    let progress: (Int64, Int64) -> Void
+
+    static let chunkSize = 1 << 20
+
+    /// A route file a workout names, to read once the export XML is done.
+    struct RouteReference {
+        var workoutStart: HealthTimestamp
+        var path: String
+    }
+
+    // MARK: Zip
+
+    func importZip(at path: String) throws {
+        let archive: Archive
+        do {
+            archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+        } catch {
+            throw ImportError.unreadable(path: path, reason: "not a readable zip archive (\(error))")
+        }
+        let entries = archive.filter { entry in
+            entry.type == .file && !Self.isNoise(entry.path)
+        }
+        let candidates = entries.filter { Self.isExportXMLCandidate($0.path) }
+        guard let export = try candidates.first(where: { try looksLikeExport(archive, $0) }) else {
+            throw ImportError.notAnExport(path: path, reason: "the zip holds no export XML (only \(entries.count) other file(s))")
+        }
+        let name = "\(path):\(export.path)"
+        let total = Int64(export.uncompressedSize)
+        var done: Int64 = 0
+        var tokenizer = XMLTokenizer()
+        var routes: [RouteReference] = []
+        var tally = RejectionTally()
+        var handler = makeHandler(routes: { routes.append($0) }, tally: { tally.add($0, at: $1) })
+        do {
+            _ = try archive.extract(export, bufferSize: Self.chunkSize, skipCRC32: false) { data in
+                try data.withUnsafeBytes { try tokenizer.feed($0, final: false, handler: &handler) }
+                done += Int64(data.count)
+                progress(done, total)
+            }
+            try tokenizer.feed(UnsafeRawBufferPointer(start: nil, count: 0), final: true, handler: &handler)
+        } catch {
+            throw Self.translate(error, name: name)
+        }
+        finish(handler: handler, tally: tally, entry: export.path)
+
+        // Route files sit beside the XML: `<export dir>/workout-routes/...`.
+        let base = (export.path as NSString).deletingLastPathComponent
+        var missing = 0
+        for route in routes {
+            let wanted = Self.join(base, route.path)
+            guard let entry = entries.first(where: { $0.path == wanted }) else {
+                missing += 1
+                continue
+            }
+            var gpxTokenizer = XMLTokenizer()
+            var gpx = GPXHandler()
+            do {
+                _ = try archive.extract(entry, bufferSize: Self.chunkSize, skipCRC32: false) { data in
+                    try data.withUnsafeBytes { try gpxTokenizer.feed($0, final: false, handler: &gpx) }
+                }
+                try gpxTokenizer.feed(UnsafeRawBufferPointer(start: nil, count: 0), final: true, handler: &gpx)
+            } catch {
+                session.warn("route file \(entry.path) skipped: \(Self.translate(error, name: "\(path):\(entry.path)"))")
+                continue
+            }
+            try addRoute(route, gpx)
+        }
+        if missing > 0 { session.warn("\(missing) route file(s) named by workouts are missing from the zip") }
+    }
+
+    private func looksLikeExport(_ archive: Archive, _ entry: Entry) throws -> Bool {
+        struct Enough: Error {}
+        var head = Data()
+        do {
+            _ = try archive.extract(entry, bufferSize: 4096, skipCRC32: true) { data in
+                head.append(data)
+                if head.count >= 4096 { throw Enough() }
+            }
+        } catch is Enough {
+        } catch {
+            return false
+        }
+        return head.range(of: Data("<HealthData".utf8)) != nil || head.range(of: Data("DOCTYPE HealthData".utf8)) != nil
+    }
+
+    // MARK: Plain XML
+
+    func importXML(at path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ImportError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        defer { try? handle.close() }
+        let total = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
+        var done: Int64 = 0
+        var tokenizer = XMLTokenizer()
+        var routes: [RouteReference] = []
+        var tally = RejectionTally()
+        var handler = makeHandler(routes: { routes.append($0) }, tally: { tally.add($0, at: $1) })
+        do {
+            while let data = try handle.read(upToCount: Self.chunkSize), !data.isEmpty {
+                try data.withUnsafeBytes { try tokenizer.feed($0, final: false, handler: &handler) }
+                done += Int64(data.count)
+                progress(done, total)
+            }
+            try tokenizer.feed(UnsafeRawBufferPointer(start: nil, count: 0), final: true, handler: &handler)
+        } catch {
+            throw Self.translate(error, name: path)
+        }
+        finish(handler: handler, tally: tally, entry: path)
+        let base = (path as NSString).deletingLastPathComponent
+        var missing = 0
+        for route in routes {
+            let file = Self.join(base, route.path)
+            guard let gpxHandle = FileHandle(forReadingAtPath: file) else {
+                missing += 1
+                continue
+            }
+            defer { try? gpxHandle.close() }
+            var gpxTokenizer = XMLTokenizer()
+            var gpx = GPXHandler()
+            do {
+                while let data = try gpxHandle.read(upToCount: Self.chunkSize), !data.isEmpty {
+                    try data.withUnsafeBytes { try gpxTokenizer.feed($0, final: false, handler: &gpx) }
+                }
+                try gpxTokenizer.feed(UnsafeRawBufferPointer(start: nil, count: 0), final: true, handler: &gpx)
+            } catch {
+                session.warn("route file \(file) skipped: \(Self.translate(error, name: file))")
+                continue
+            }
+            try addRoute(route, gpx)
+        }
+        if missing > 0 { session.warn("\(missing) route file(s) named by workouts are missing beside \(path)") }
+    }
+
+    // MARK: Shared
+
+    private func makeHandler(routes: @escaping (RouteReference) -> Void, tally: @escaping (RejectReason, SourceLocation) -> Void) -> AppleHealthHandler {
+        let session = self.session
+        return AppleHealthHandler(
+            emit: { event, nested in
+                if case .workout(let w) = event {
+                    for r in w.routes { if let p = r.filePath { routes(RouteReference(workoutStart: w.start, path: p)) } }
+                }
+                try session.add(event, nested: nested)
+            },
+            reject: { reason, location in
+                tally(reason, location)
+                session.reject(1)
+            })
+    }
+
+    private func finish(handler: AppleHealthHandler, tally: RejectionTally, entry: String) {
+        for warning in tally.warnings(entry: entry) { session.warn(warning) }
+        if handler.controlCharactersRemoved > 0 {
+            session.warn("\(handler.controlCharactersRemoved) control character(s) removed from attribute values")
+        }
+    }
+
+    private func addRoute(_ route: RouteReference, _ gpx: GPXHandler) throws {
+        if gpx.skipped > 0 { session.warn("\(gpx.skipped) route point(s) without a readable position or time skipped in \(route.path)") }
+        try session.add(.route(WorkoutRoute(workoutStart: route.workoutStart, filePath: route.path, points: gpx.points)))
+    }
+
+    static func translate(_ error: Error, name: String) -> Error {
+        switch error {
+        case let e as XMLSyntaxError: ImportError.notWellFormed(path: name, location: e.location, message: e.message)
+        case let e as AppleHealthHandler.NotAnExport: ImportError.notAnExport(path: name, reason: "its root element is <\(e.root)>, not <HealthData>")
+        case let e as ImportError: e
+        case let e as VaultError: e
+        case let e as EventLogError: e
+        default: ImportError.unreadable(path: name, reason: "\(error)")
+        }
+    }
+
+    /// macOS metadata and Finder files in zips made on a Mac.
+    static func isNoise(_ path: String) -> Bool {
+        let name = (path as NSString).lastPathComponent
+        return path.hasPrefix("__MACOSX/") || path.contains("/__MACOSX/") || name.hasPrefix("._") || name == ".DS_Store"
+    }
+
+    /// The export XML has a localized name (`export.xml`, `exportar.xml`, `Exporter.xml`); the CDA
+    /// document and the files in sub-folders are not it.
+    static func isExportXMLCandidate(_ path: String) -> Bool {
+        let lower = path.lowercased()
+        let name = (lower as NSString).lastPathComponent
+        return lower.hasSuffix(".xml") && name != "export_cda.xml" && !lower.contains("workout-routes/")
+            && !lower.contains("electrocardiograms/") && !name.hasSuffix("_cda.xml")
+    }
+
+    static func join(_ base: String, _ path: String) -> String {
+        let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
+        return base.isEmpty ? trimmed : base + "/" + trimmed
+    }
+}

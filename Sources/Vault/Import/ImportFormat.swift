@@ -1,0 +1,28 @@
+import Foundation
+
+/// The kinds of file `import` reads, told apart by extension and, failing that, by content.
+enum ImportFormat: String {
+    case appleHealthZip = "apple-health-zip"
+    case appleHealthXML = "apple-health-xml"
+
+    static func detect(_ path: String) throws -> ImportFormat {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ImportError.unreadable(path: path, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else { throw ImportError.unreadable(path: path, reason: "is a directory") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ImportError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 512)) ?? Data())
+        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .appleHealthZip }
+        if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) {
+            throw ImportError.notAnExport(path: path, reason: "UTF-16 text; Apple Health exports are UTF-8")
+        }
+        let text = String(decoding: head.drop(while: { $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }), as: UTF8.self)
+        if text.drop(while: { $0.isWhitespace }).hasPrefix("<") { return .appleHealthXML }
+        if head.isEmpty { throw ImportError.notAnExport(path: path, reason: "the file is empty") }
+        throw ImportError.unsupportedFormat(path: path)
+    }
+}

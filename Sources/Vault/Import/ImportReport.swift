@@ -1,0 +1,61 @@
+/// What `import` did, per file and in total: the spec's `import --json` shape.
+public struct ImportReport: Codable, Equatable, Sendable {
+    public var added = 0
+    public var duplicates = 0
+    public var rejected = 0
+    public var files: [FileImportReport] = []
+
+    public init() {}
+}
+
+/// What importing one file did.
+public struct FileImportReport: Codable, Equatable, Sendable {
+    public var path: String
+    /// `apple-health-zip`, `apple-health-xml`, `companion-json` or `csv`.
+    public var format: String
+    public var added = 0
+    public var duplicates = 0
+    public var rejected = 0
+    /// Human-readable notes: rejected records by reason (with where the first one is), missing
+    /// route files, repaired values. Never a sample value.
+    public var warnings: [String] = []
+
+    public init(path: String, format: String) {
+        self.path = path
+        self.format = format
+    }
+}
+
+/// Why a file could not be imported. Nothing of any file of the command is kept.
+public enum ImportError: Error, Equatable, Sendable, CustomStringConvertible {
+    case unreadable(path: String, reason: String)
+    case notWellFormed(path: String, location: SourceLocation, message: String)
+    case notAnExport(path: String, reason: String)
+    case unsupportedFormat(path: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): "\(path): cannot be read: \(reason)"
+        case .notWellFormed(let path, let location, let message): "\(path):\(location): not well-formed XML: \(message); nothing was imported"
+        case .notAnExport(let path, let reason): "\(path): not an Apple Health export: \(reason)"
+        case .unsupportedFormat(let path): "\(path): unknown format (expected an Apple Health export.zip or export.xml, companion JSON or CSV)"
+        }
+    }
+}
+
+/// Counts rejected records by reason, remembering where the first of each was.
+struct RejectionTally {
+    private var counts: [RejectReason: (count: Int, first: SourceLocation)] = [:]
+
+    var total: Int { counts.values.reduce(0) { $0 + $1.count } }
+
+    mutating func add(_ reason: RejectReason, at location: SourceLocation) {
+        if let existing = counts[reason] { counts[reason] = (existing.count + 1, existing.first) } else { counts[reason] = (1, location) }
+    }
+
+    func warnings(entry: String) -> [String] {
+        RejectReason.allCases.compactMap { reason in
+            counts[reason].map { "\($0.count) record(s) rejected: \(reason.rawValue) (first at \(entry):\($0.first))" }
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import EventLog
+import Foundation
+
+extension Vault {
+    /// Imports files in one commit: all of them, or, if any fails, none. Data the vault already
+    /// holds is counted as duplicates and not added again.
+    ///
+    /// - Parameter progress: called with the file, bytes read and bytes in all (uncompressed).
+    public func importFiles(_ paths: [String], progress: @escaping (String, Int64, Int64) -> Void = { _, _, _ in }) throws -> ImportReport {
+        let (encoder, identities) = try scanForImport()
+        let session = try ImportSession(log: log, encoder: encoder, identities: identities)
+        var report = ImportReport()
+        do {
+            for path in paths {
+                let format = try ImportFormat.detect(path)
+                session.startFile(path: path, format: format.rawValue)
+                let importer = AppleHealthImporter(session: session) { progress(path, $0, $1) }
+                switch format {
+                case .appleHealthZip: try importer.importZip(at: path)
+                case .appleHealthXML: try importer.importXML(at: path)
+                }
+                let file = try session.finishFile(displayName: (path as NSString).lastPathComponent)
+                report.files.append(file)
+                report.added += file.added
+                report.duplicates += file.duplicates
+                report.rejected += file.rejected
+            }
+            try session.commit()
+        } catch {
+            session.rollback()
+            // The encoder assigned ids that never reached the log.
+            cachedEncoder = nil
+            throw error
+        }
+        return report
+    }
+
+    /// One pass over the log: the string and source tables, and the identity of every data event.
+    func scanForImport() throws -> (EventEncoder, Set<Int>) {
+        let decoder = EventDecoder()
+        var identities = Set<Int>()
+        identities.reserveCapacity(Int(log.committed.eventCount))
+        var reader = try log.reader()
+        while let frame = try reader.next() {
+            try frame.forEachEvent { index, bytes in
+                if let length = EventIdentity.length(of: bytes) {
+                    identities.insert(EventIdentity.hash(UnsafeRawBufferPointer(rebasing: bytes.prefix(length))))
+                } else if bytes.count >= 2, bytes[1] == EventCoding.Kind.defineString.rawValue || bytes[1] == EventCoding.Kind.defineSource.rawValue {
+                    _ = try decoder.decode(bytes, index: index)
+                }
+            }
+        }
+        let encoder = EventEncoder(continuing: decoder)
+        cachedEncoder = encoder
+        return (encoder, identities)
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import EventLog
+import Foundation
+import Vault
+
+extension Vaultctl {
+    struct Import: VaultCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add samples from Apple Health export.zip / export.xml files; data already in the vault is skipped.")
+
+        @OptionGroup var vault: VaultOptions
+
+        @Argument(help: ArgumentHelp("Files to import.", valueName: "FILE"))
+        var files: [String]
+
+        @Flag(help: "Print one JSON document on stdout.")
+        var json = false
+
+        func execute() throws {
+            let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+            let bar = ProgressBar()
+            let report = try opened.importFiles(files) { file, done, total in bar.update(label: (file as NSString).lastPathComponent, done: done, total: total) }
+            bar.finish()
+            if json {
+                try Console.json(report)
+                return
+            }
+            for file in report.files {
+                Console.print("\(file.path): added \(file.added), duplicates \(file.duplicates), rejected \(file.rejected) (\(file.format))")
+                for warning in file.warnings { Console.note("warning: \(file.path): \(warning)") }
+            }
+            if report.files.count > 1 {
+                Console.print("total: added \(report.added), duplicates \(report.duplicates), rejected \(report.rejected)")
+            }
+        }
+    }
+}
+
+/// Bytes, rate and time left on stderr, redrawn in place; silent unless stderr is a terminal.
+final class ProgressBar {
+    private let enabled = isatty(STDERR_FILENO) == 1
+    private let started = Date()
+    private var lastDraw = Date.distantPast
+    private var drawn = false
+
+    func update(label: String, done: Int64, total: Int64) {
+        guard enabled, Date().timeIntervalSince(lastDraw) > 0.1 else { return }
+        lastDraw = Date()
+        let elapsed = max(Date().timeIntervalSince(started), 0.001)
+        let rate = Double(done) / elapsed
+        let fraction = total > 0 ? min(Double(done) / Double(total), 1) : 0
+        let width = 24
+        let filled = Int(fraction * Double(width))
+        let eta = rate > 0 && total > done ? Double(total - done) / rate : 0
+        let line = String(format: "\r%@ [%@%@] %3.0f%% %.0f/%.0f MB %.0f MB/s ETA %.0fs ", label,
+                          String(repeating: "#", count: filled), String(repeating: "-", count: width - filled),
+                          fraction * 100, Double(done) / 1e6, Double(total) / 1e6, rate / 1e6, eta)
+        FileHandle.standardError.write(Data(line.utf8))
+        drawn = true
+    }
+
+    func finish() {
+        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+}

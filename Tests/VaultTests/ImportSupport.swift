@@ -1,0 +1,72 @@
+import EventLog
+import Foundation
+import ZIPFoundation
+@testable import Vault
+
+/// The real exports from other projects' test suites (../shared/fixtures/apple-health).
+enum Fixtures {
+    static let root: String = {
+        let here = URL(fileURLWithPath: #filePath)
+        return here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("shared/fixtures/apple-health").path
+    }()
+
+    static func path(_ name: String) -> String { root + "/" + name }
+}
+
+/// A vault opened for writing in a fresh directory.
+struct ImportTestVault {
+    let dir = TemporaryDirectory("import")
+    let vault: Vault
+
+    init() throws {
+        vault = try Vault.create(at: dir.path + "/v", passphrase: passphrase("p"), kdf: .minimumForTesting, kdfName: "test")
+    }
+
+    var path: String { dir.path + "/v" }
+
+    func write(_ name: String, _ text: String) -> String {
+        let file = dir.path + "/" + name
+        try! Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        return file
+    }
+
+    /// Builds a zip of (path, contents) entries.
+    func zip(_ name: String, _ entries: [(String, String)]) throws -> String {
+        let file = dir.path + "/" + name
+        let archive = try Archive(url: URL(fileURLWithPath: file), accessMode: .create)
+        for (path, text) in entries {
+            let data = Data(text.utf8)
+            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate) { position, size in
+                data.subdata(in: Int(position)..<Int(position) + size)
+            }
+        }
+        return file
+    }
+
+    /// Data events in the vault, in order.
+    func dataEvents() throws -> [VaultEvent] {
+        try vault.allEvents().map(\.event).filter { !$0.isAudit }
+    }
+
+    func samples() throws -> [HealthSample] {
+        try dataEvents().compactMap { if case .sample(let s) = $0 { s } else { nil } }
+    }
+}
+
+/// A minimal export around some body elements.
+func export(_ body: String, doctype: String = "") -> String {
+    """
+    <?xml version="1.0" encoding="UTF-8"?>
+    \(doctype)<HealthData locale="en_US">
+     <ExportDate value="2024-06-01 08:10:05 +0200"/>
+    \(body)
+    </HealthData>
+    """
+}
+
+func stepRecord(_ start: String, _ end: String, _ value: String, source: String = "iPhone", device: String = "model:iPhone") -> String {
+    """
+     <Record type="HKQuantityTypeIdentifierStepCount" sourceName="\(source)" sourceVersion="17.1" device="&lt;&lt;HKDevice: 0x2813&gt;, name:\(source), manufacturer:Apple Inc., \(device), hardware:iPhone14,2, software:17.1&gt;" unit="count" creationDate="\(end)" startDate="\(start)" endDate="\(end)" value="\(value)"/>
+    """
+}
