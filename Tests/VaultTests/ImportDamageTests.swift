@@ -1,0 +1,172 @@
+import EventLog
+import Foundation
+import Testing
+@testable import Vault
+
+/// The damage real exports carry, and files that are not exports at all.
+@Suite struct ImportDamageTests {
+    /// iOS 16 wrote a DTD whose `<!ATTLIST VisionPrescription` is never closed.
+    @Test func theBrokenIOS16DTDDoesNotStopTheImport() throws {
+        let t = try ImportTestVault()
+        let doctype = """
+        <!DOCTYPE HealthData [
+        <!ELEMENT HealthData (ExportDate,Me,(Record|Correlation|Workout|ActivitySummary|ClinicalRecord|Audiogram|VisionPrescription)*)>
+        <!ATTLIST VisionPrescription
+          type CDATA #REQUIRED
+          dateIssued CDATA #REQUIRED
+          expirationDate CDATA #IMPLIED
+          brand CDATA #IMPLIED
+        <!ELEMENT RightEye EMPTY>
+        ]>
+
+        """
+        let file = t.write("export.xml", export(stepRecord("2024-01-01 10:00:00 +0100", "2024-01-01 10:10:00 +0100", "500"), doctype: doctype))
+        let report = try t.vault.importFiles([file])
+        #expect(report.added == 1 && report.rejected == 0)
+    }
+
+    @Test func controlCharactersInAttributesAreRemovedAndReported() throws {
+        let t = try ImportTestVault()
+        let record = stepRecord("2024-01-01 10:00:00 +0100", "2024-01-01 10:10:00 +0100", "500", source: "Jo\u{0B}’s iPhone")
+        let report = try t.vault.importFiles([t.write("export.xml", export(record))])
+        #expect(report.added == 1)
+        #expect(report.files[0].warnings == ["2 control character(s) removed from attribute values"])
+        #expect(try t.samples()[0].source.name == "Jo’s iPhone")
+    }
+
+    @Test func aBadRecordIsRejectedAloneWithItsPlace() throws {
+        let t = try ImportTestVault()
+        let body = [
+            stepRecord("2024-01-01 10:00:00 +0100", "2024-01-01 10:10:00 +0100", "500"),
+            stepRecord("2024-13-01 10:00:00 +0100", "2024-01-01 10:10:00 +0100", "1"),
+            stepRecord("2024-01-01 11:00:00 +0100", "2024-01-01 11:10:00 +0100", "NaN"),
+            stepRecord("2024-01-01 12:00:00 +0100", "2024-01-01 11:10:00 +0100", "7"),
+            stepRecord("1024-01-01 12:00:00 +0100", "1024-01-01 12:10:00 +0100", "7"),
+            stepRecord("2024-01-01 13:00:00 +0100", "2024-01-01 13:10:00 +0100", "600"),
+        ].joined(separator: "\n")
+        let report = try t.vault.importFiles([t.write("export.xml", export(body))])
+        #expect(report.added == 2 && report.rejected == 4)
+        let warnings = report.files[0].warnings
+        #expect(warnings.contains { $0.hasPrefix("1 record(s) rejected: unparseable date (first at ") && $0.hasSuffix("export.xml:5:2)") })
+        #expect(warnings.contains { $0.contains("unparseable value") && $0.hasSuffix(":6:2)") })
+        #expect(warnings.contains { $0.contains("ends before it starts") })
+        #expect(warnings.contains { $0.contains("date out of range") })
+        #expect(!warnings.joined().contains("NaN"))
+    }
+
+    @Test func aTruncatedExportCommitsNothingAndNamesTheFileAndPlace() throws {
+        let t = try ImportTestVault()
+        let good = t.write("good.xml", export(stepRecord("2024-01-01 10:00:00 +0100", "2024-01-01 10:10:00 +0100", "500")))
+        let full = export(stepRecord("2024-01-02 10:00:00 +0100", "2024-01-02 10:10:00 +0100", "500") + "\n" + stepRecord("2024-01-02 11:00:00 +0100", "2024-01-02 11:10:00 +0100", "9"))
+        let truncated = t.write("truncated.xml", String(full.prefix(full.count - 40)))
+        let before = try Data(contentsOf: URL(fileURLWithPath: t.path + "/events.log"))
+        #expect(throws: ImportError.self) { _ = try t.vault.importFiles([good, truncated]) }
+        do {
+            _ = try t.vault.importFiles([good, truncated])
+        } catch let error as ImportError {
+            guard case .notWellFormed(let path, let location, _) = error else { Issue.record("\(error)"); return }
+            #expect(path == truncated)
+            // Where the unfinished element starts.
+            #expect(location == SourceLocation(line: 5, column: 2))
+        }
+        // The good file before it is not kept either: a failed command changes nothing.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: t.path + "/events.log")) == before)
+        #expect(try t.samples().isEmpty)
+        // And the vault still takes the good file afterwards.
+        #expect(try t.vault.importFiles([good]).added == 1)
+    }
+
+    @Test func filesThatAreNotExportsAreRefusedClearly() throws {
+        let t = try ImportTestVault()
+        let cases: [(String, String)] = [
+            ("empty.xml", ""),
+            ("other.xml", "<gpx version=\"1.1\"><trk/></gpx>"),
+            ("mismatch.xml", "<HealthData><Record type=\"x\"></HealthData>"),
+            ("notes.txt", "just some notes"),
+        ]
+        for (name, text) in cases {
+            let file = t.write(name, text)
+            #expect(throws: ImportError.self, "\(name)") { _ = try t.vault.importFiles([file]) }
+        }
+        #expect(throws: ImportError.unreadable(path: t.dir.path + "/missing.zip", reason: "no such file")) {
+            _ = try t.vault.importFiles([t.dir.path + "/missing.zip"])
+        }
+        #expect(try t.dataEvents().isEmpty)
+    }
+
+    @Test func aLocalizedExportNameInAZipIsFoundAndNoiseIsSkipped() throws {
+        let t = try ImportTestVault()
+        let body = export(stepRecord("2024-01-01 10:00:00 +0100", "2024-01-01 10:10:00 +0100", "500"))
+        let zip = try t.zip("exportar.zip", [
+            ("__MACOSX/apple_health_export/._exportar.xml", "junk"),
+            ("apple_health_export/.DS_Store", "junk"),
+            ("apple_health_export/export_cda.xml", "<ClinicalDocument/>"),
+            ("apple_health_export/exportar.xml", body),
+        ])
+        let report = try t.vault.importFiles([zip])
+        #expect(report.added == 1 && report.files[0].format == "apple-health-zip")
+    }
+
+    @Test func aRouteFileTheZipLacksIsACountedWarning() throws {
+        let t = try ImportTestVault()
+        let workout = """
+         <Workout workoutActivityType="HKWorkoutActivityTypeWalking" duration="30" durationUnit="min" sourceName="Watch" startDate="2024-01-01 10:00:00 +0100" endDate="2024-01-01 10:30:00 +0100">
+          <WorkoutRoute sourceName="Watch" startDate="2024-01-01 10:00:00 +0100" endDate="2024-01-01 10:30:00 +0100">
+           <FileReference path="/workout-routes/route_missing.gpx"/>
+          </WorkoutRoute>
+         </Workout>
+        """
+        let zip = try t.zip("export.zip", [("apple_health_export/export.xml", export(workout))])
+        let report = try t.vault.importFiles([zip])
+        #expect(report.added == 1)
+        #expect(report.files[0].warnings == ["1 route file(s) named by workouts are missing from the zip"])
+    }
+
+    @Test func recordsRepeatedInsideACorrelationCountOnce() throws {
+        let t = try ImportTestVault()
+        func bp(_ type: String, _ value: String) -> String {
+            "<Record type=\"HKQuantityTypeIdentifier\(type)\" sourceName=\"Cuff\" unit=\"mmHg\" startDate=\"2024-01-01 08:00:00 +0100\" endDate=\"2024-01-01 08:00:00 +0100\" value=\"\(value)\"/>"
+        }
+        let body = """
+         \(bp("BloodPressureSystolic", "120"))
+         \(bp("BloodPressureDiastolic", "80"))
+         <Correlation type="HKCorrelationTypeIdentifierBloodPressure" sourceName="Cuff" startDate="2024-01-01 08:00:00 +0100" endDate="2024-01-01 08:00:00 +0100">
+          <MetadataEntry key="HKWasUserEntered" value="1"/>
+          \(bp("BloodPressureSystolic", "120"))
+          \(bp("BloodPressureDiastolic", "80"))
+         </Correlation>
+        """
+        let report = try t.vault.importFiles([t.write("export.xml", export(body))])
+        #expect(report.added == 3 && report.duplicates == 0)
+        #expect(try t.samples().count == 2)
+    }
+
+    @Test func localeUnitsAreNormalizedSoTheSameSampleIsTheSame() throws {
+        let t = try ImportTestVault()
+        func energy(_ unit: String, _ value: String) -> String {
+            "<Record type=\"HKQuantityTypeIdentifierActiveEnergyBurned\" sourceName=\"Watch\" unit=\"\(unit)\" startDate=\"2024-01-01 08:00:00 +0100\" endDate=\"2024-01-01 08:01:00 +0100\" value=\"\(value)\"/>"
+        }
+        let first = try t.vault.importFiles([t.write("a.xml", export(energy("Cal", "12.5")))])
+        let second = try t.vault.importFiles([t.write("b.xml", export(energy("kcal", "12.50")))])
+        #expect(first.added == 1 && second.duplicates == 1)
+        let third = try t.vault.importFiles([t.write("c.xml", export(energy("kJ", "52.3")))])
+        #expect(third.added == 1)
+        let values = try t.samples().map(\.value)
+        #expect(values[0] == .quantity(DecimalValue(mantissa: 125, scale: 1), unit: "kcal"))
+        if case .quantity(let v, "kcal") = values[1] { #expect(abs(v.double - 12.5) < 0.001) } else { Issue.record("kJ not converted") }
+        let distance = "<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"Watch\" unit=\"km\" startDate=\"2024-01-01 08:00:00 +0100\" endDate=\"2024-01-01 08:01:00 +0100\" value=\"0.125\"/>"
+        _ = try t.vault.importFiles([t.write("d.xml", export(distance))])
+        #expect(try t.samples().last?.value == .quantity(DecimalValue(mantissa: 125, scale: 0), unit: "m"))
+    }
+
+    @Test func storedIdentityPrefixesAgreeWithTheEncoder() throws {
+        let t = try ImportTestVault()
+        _ = try t.vault.importFiles([Fixtures.path("dogsheep/export.xml"), Fixtures.path("jshrake/export.zip")])
+        let encoder = EventEncoder()
+        for event in try t.dataEvents() {
+            let (bytes, identity) = encoder.encode(event)
+            _ = encoder.takeDefinitions()
+            #expect(bytes.withUnsafeBytes { EventIdentity.length(of: $0) } == identity)
+        }
+    }
+}
