@@ -31,11 +31,14 @@ let package = Package(
         .target(name: "Projections", dependencies: ["CSQLite"]),
         // The facade: samples, consent, importers, bundles.
         .target(name: "Vault", dependencies: ["EventLog", "Projections", "ZIPFoundation"]),
+        // Realistic synthetic Apple Health exports for tests, the demo and the benchmarks.
+        .target(name: "SyntheticHealth", dependencies: ["ZIPFoundation"]),
         // Parses arguments and prints; everything else is in Vault.
         .executableTarget(
             name: "vaultctl",
             dependencies: [
                 "Vault",
+                "SyntheticHealth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -46,6 +49,7 @@ let package = Package(
                 "EventLog",
                 "CSodium",
                 "Vault",
+                "SyntheticHealth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -53,7 +57,7 @@ let package = Package(
         .target(name: "FaultInjection", dependencies: ["EventLog"], path: "Tests/FaultInjection"),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "FaultInjection"]),
         .testTarget(name: "ProjectionTests", dependencies: ["Projections"]),
-        .testTarget(name: "VaultTests", dependencies: ["Vault", "EventLog", "FaultInjection", "ZIPFoundation"]),
+        .testTarget(name: "VaultTests", dependencies: ["Vault", "EventLog", "FaultInjection", "ZIPFoundation", "SyntheticHealth"]),
         .testTarget(name: "VaultctlTests", dependencies: ["vaultctl"]),
     ]
 )

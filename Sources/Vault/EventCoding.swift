@@ -33,7 +33,7 @@ struct EventWriter {
     var bytes: [UInt8] = []
 
     init(kind: EventCoding.Kind) {
-        bytes.reserveCapacity(32)
+        bytes.reserveCapacity(64)
         bytes.append(EventCoding.version)
         varint(kind.rawValue)
     }

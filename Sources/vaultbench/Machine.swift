@@ -11,6 +11,11 @@ enum Machine {
         return "\(date), \(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) GiB"
     }
 
+    /// Resets the peak RSS to the current RSS (Linux: writing 5 to /proc/self/clear_refs).
+    static func resetPeakRSS() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
     /// Peak resident set size of this process in MiB (VmHWM).
     static var peakRSSMiB: Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),

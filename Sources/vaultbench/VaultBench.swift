@@ -7,6 +7,12 @@ struct VaultBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vaultbench",
         abstract: "Measure healthvault against its targets and anchors.",
-        subcommands: [LogBench.self]
+        subcommands: [LogBench.self, ImportBench.self, Generate.self]
     )
+
+    /// The same process setting as vaultctl, so that the figures are vaultctl's.
+    static func main() {
+        limitMallocArenas()
+        main(nil)
+    }
 }

@@ -9,4 +9,9 @@ struct Vaultctl: ParsableCommand {
         abstract: "Keep your health data in a local, encrypted, event-sourced vault.",
         subcommands: [Init.self, Import.self, Verify.self, Passwd.self, Demo.self]
     )
+
+    static func main() {
+        limitMallocArenas()
+        main(nil)
+    }
 }

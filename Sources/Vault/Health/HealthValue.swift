@@ -13,8 +13,10 @@ public struct DecimalValue: Equatable, Hashable, Sendable, CustomStringConvertib
         self.mantissa = mantissa
         self.scale = scale
         self.exact = true
-        self.double = Double(mantissa) / pow(10, Double(scale))
+        self.double = Double(mantissa) / Self.powersOfTen[Int(min(scale, 18))]
     }
+
+    static let powersOfTen: [Double] = (0...18).map { pow(10, Double($0)) }
 
     public init(double: Double) {
         self.mantissa = 0
@@ -111,7 +113,7 @@ public struct DecimalValue: Equatable, Hashable, Sendable, CustomStringConvertib
                 result.scale += 1
                 e += 1
             }
-            result.double = Double(result.mantissa) / pow(10, Double(result.scale))
+            result.double = Double(result.mantissa) / Self.powersOfTen[Int(result.scale)]
             result.normalize()
             return result
         case .linear(let multiply, let add):

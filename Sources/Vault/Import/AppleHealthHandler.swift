@@ -251,10 +251,14 @@ struct AppleHealthHandler: XMLTokenHandler {
         guard let name = tag.string("sourceName", pool: &pool, removed: &controlCharactersRemoved) else { return nil }
         let version = tag.string("sourceVersion", pool: &pool, removed: &controlCharactersRemoved)
         var device: HealthDevice?
-        if let raw = tag.string("device", pool: &pool, removed: &controlCharactersRemoved) {
-            let key = Self.deviceKey(raw)
+        if let attribute = tag.attribute("device") {
+            // The device string repeats but for the object address at its start: look it up by
+            // the raw bytes after the address, and decode and parse only the first time.
+            let raw = UnsafeRawBufferPointer(rebasing: tag.bytes[attribute.value])
+            let key = pool.string(Self.deviceKeyBytes(raw))
             if let known = devices[key] { device = known } else {
-                let parsed = Self.parseDevice(key)
+                guard let decoded = tag.string(attribute, pool: &pool, removed: &controlCharactersRemoved) else { return nil }
+                let parsed = Self.parseDevice(Self.deviceKey(decoded))
                 if devices.count > 10_000 { devices.removeAll() }
                 devices[key] = parsed
                 device = parsed
@@ -294,6 +298,19 @@ struct AppleHealthHandler: XMLTokenHandler {
     }
 
     // MARK: Devices
+
+    /// The raw (still entity-encoded) device bytes after `&gt;, `, which ends the object address.
+    static func deviceKeyBytes(_ raw: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        let marker: StaticString = "&gt;, "
+        let m = marker.utf8CodeUnitCount
+        guard raw.count > m else { return raw }
+        for i in 0...(raw.count - m) where raw[i] == 0x26 {
+            if memcmp(raw.baseAddress! + i, marker.utf8Start, m) == 0 {
+                return UnsafeRawBufferPointer(rebasing: raw[(i + m)...])
+            }
+        }
+        return raw
+    }
 
     /// The device string without its leading object address, which changes from record to record.
     static func deviceKey(_ raw: String) -> String {

@@ -40,14 +40,21 @@ struct AppleHealthImporter {
         var routes: [RouteReference] = []
         var tally = RejectionTally()
         var handler = makeHandler(routes: { routes.append($0) }, tally: { tally.add($0, at: $1) })
+        // Inflate (and check the CRC) on another thread while this one parses.
+        let pipe = ChunkPipe()
+        let shared = UncheckedBox(value: (archive, export))
+        pipe.start { pipe in
+            _ = try shared.value.0.extract(shared.value.1, bufferSize: Self.chunkSize, skipCRC32: false) { try pipe.put($0) }
+        }
         do {
-            _ = try archive.extract(export, bufferSize: Self.chunkSize, skipCRC32: false) { data in
+            while let data = try pipe.take() {
                 try data.withUnsafeBytes { try tokenizer.feed($0, final: false, handler: &handler) }
                 done += Int64(data.count)
                 progress(done, total)
             }
             try tokenizer.feed(UnsafeRawBufferPointer(start: nil, count: 0), final: true, handler: &handler)
         } catch {
+            pipe.cancelAndDrain()
             throw Self.translate(error, name: name)
         }
         finish(handler: handler, tally: tally, entry: export.path)

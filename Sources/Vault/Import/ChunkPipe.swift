@@ -1,0 +1,79 @@
+import Foundation
+
+/// A bounded queue of chunks from one producer thread to one consumer: decompression runs on its
+/// own core while the parser works, and at most `capacity` chunks wait in memory.
+final class ChunkPipe: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var chunks: [Data] = []
+    private var finished = false
+    private var failure: Error?
+    private var cancelled = false
+    private let capacity: Int
+
+    struct Cancelled: Error {}
+
+    init(capacity: Int = 4) {
+        self.capacity = capacity
+    }
+
+    /// Producer: waits while the queue is full; throws once the consumer has given up.
+    func put(_ chunk: Data) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while chunks.count >= capacity && !cancelled { condition.wait() }
+        if cancelled { throw Cancelled() }
+        chunks.append(chunk)
+        condition.broadcast()
+    }
+
+    /// Producer: no more chunks, with the error that stopped it, if any.
+    func finish(_ error: Error?) {
+        condition.lock()
+        finished = true
+        failure = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Consumer: the next chunk, nil at the end; rethrows the producer's error.
+    func take() throws -> Data? {
+        condition.lock()
+        defer { condition.unlock() }
+        while chunks.isEmpty && !finished { condition.wait() }
+        if !chunks.isEmpty {
+            condition.broadcast()
+            return chunks.removeFirst()
+        }
+        if let failure, !(failure is Cancelled) { throw failure }
+        return nil
+    }
+
+    /// Consumer: stop the producer and wait until it has.
+    func cancelAndDrain() {
+        condition.lock()
+        cancelled = true
+        chunks.removeAll()
+        condition.broadcast()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Runs `produce` on a new thread, feeding this pipe.
+    func start(_ produce: @escaping @Sendable (ChunkPipe) throws -> Void) {
+        let thread = Thread { [self] in
+            do {
+                try produce(self)
+                finish(nil)
+            } catch {
+                finish(error)
+            }
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+}
+
+/// Carries a value that is used by one thread at a time to a producer thread.
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+}

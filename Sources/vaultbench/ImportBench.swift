@@ -1,0 +1,93 @@
+import ArgumentParser
+import EventLog
+import Foundation
+import SyntheticHealth
+import Vault
+
+extension VaultBench {
+    /// Import of a generated one-year export against healthkit-to-sqlite on the same zip.
+    struct ImportBench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "import",
+            abstract: "Import a generated export (first and again), against healthkit-to-sqlite on the same zip.")
+
+        @Option(help: "Days the generated export covers.") var days = 365
+        @Option(help: "Imports to time; the median is reported.") var passes = 3
+        @Option(help: "Work directory (the export is generated once and kept there).") var work = ".build/bench"
+        @Option(help: "healthkit-to-sqlite executable to run as the anchor (skipped when absent).") var anchor: String?
+
+        func run() throws {
+            print("vaultbench import: generated export of \(days) days")
+            print("machine: \(Machine.summary)")
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            // The anchor's XML parser stops at iOS 16's broken DTD, so the shared zip has it closed;
+            // the tests cover the broken one.
+            let zip = "\(work)/export-\(days)d-seed1-closed-dtd.zip"
+            if !FileManager.default.fileExists(atPath: zip) {
+                let summary = try SyntheticExport.writeZip(to: zip, options: .init(days: days, seed: 1, iOS16DTDBug: false))
+                print("generated \(zip): \(grouped(summary.records)) records, \(summary.xmlBytes / 1_000_000) MB of XML")
+            }
+            let zipBytes = (try FileManager.default.attributesOfItem(atPath: zip)[.size] as? NSNumber)?.int64Value ?? 0
+
+            var firstTimes: [Double] = [], againTimes: [Double] = [], peaks: [Double] = []
+            var report = ImportReport(), again = ImportReport()
+            var vaultBytes: Int64 = 0
+            for pass in 0..<passes {
+                let dir = "\(work)/vault-\(pass)"
+                try? FileManager.default.removeItem(atPath: dir)
+                var pp = Array("bench passphrase".utf8)
+                let passphrase = Passphrase(consuming: &pp)
+                _ = try Vault.create(at: dir, passphrase: passphrase, kdf: KDFPreset.interactive.parameters, kdfName: "interactive")
+                // Timed from an unlocked vault: Argon2id's memory and time are not the import's.
+                let vault = try Vault.open(at: dir, passphrase: passphrase, mode: .readWrite)
+                Machine.resetPeakRSS()
+                let (r, first) = try measure { try vault.importFiles([zip]) }
+                peaks.append(Machine.peakRSSMiB)
+                let (a, second) = try measure { try vault.importFiles([zip]) }
+                firstTimes.append(first)
+                againTimes.append(second)
+                report = r
+                again = a
+                vaultBytes = try FileManager.default.contentsOfDirectory(atPath: dir).reduce(Int64(0)) {
+                    $0 + ((try FileManager.default.attributesOfItem(atPath: dir + "/" + $1)[.size] as? NSNumber)?.int64Value ?? 0)
+                }
+                try? FileManager.default.removeItem(atPath: dir)
+            }
+            let first = median(firstTimes), second = median(againTimes)
+            print("")
+            print("import      \(first.formatted(2)) s (median of \(passes): \(firstTimes.map { $0.formatted(2) }.joined(separator: ", "))), \(grouped(report.added)) added, \(report.rejected) rejected, \(grouped(Int(Double(report.added) / first))) records/s")
+            print("re-import   \(second.formatted(2)) s (median of \(passes): \(againTimes.map { $0.formatted(2) }.joined(separator: ", "))), \(again.added) added, \(grouped(again.duplicates)) duplicates; \((second / first).formatted(2)) x the first import")
+            print("memory      \(peaks.max()!.formatted(0)) MiB peak RSS during the import (high-water mark reset after unlocking; Argon2id interactive itself takes 64 MiB)   target <= 100 MiB: \(peaks.max()! <= 100 ? "met" : "NOT MET")")
+            let perSample = Double(vaultBytes) / Double(report.added)
+            print("size        \(grouped(Int(vaultBytes))) B vault for \(grouped(report.added)) samples: \(perSample.formatted(1)) B per sample (zip \(grouped(Int(zipBytes))) B)   target <= 32 B: \(perSample <= 32 ? "met" : "NOT MET")")
+
+            guard let anchor else {
+                print("anchor      skipped (pass --anchor PATH-TO-healthkit-to-sqlite)")
+                return
+            }
+            let db = "\(work)/anchor.db"
+            try? FileManager.default.removeItem(atPath: db)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+            process.arguments = ["-f", "%e %M", anchor, zip, db]
+            let err = Pipe()
+            process.standardError = err
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let output = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            let fields = output.split(whereSeparator: \.isNewline).last?.split(separator: " ") ?? []
+            guard process.terminationStatus == 0, fields.count == 2, let seconds = Double(fields[0]), let kb = Double(fields[1]) else {
+                print("anchor      healthkit-to-sqlite failed: \(output.suffix(300))")
+                throw ExitCode.failure
+            }
+            let dbBytes = (try FileManager.default.attributesOfItem(atPath: db)[.size] as? NSNumber)?.int64Value ?? 0
+            print("anchor      healthkit-to-sqlite 1.0.1 on the same zip: \(seconds.formatted(1)) s, \((kb / 1024).formatted(0)) MiB peak RSS, \(grouped(Int(dbBytes))) B database (\((Double(dbBytes) / Double(report.added)).formatted(0)) B per record)")
+            let ratio = seconds / first
+            print("ratio       import is \(ratio.formatted(1)) x faster than the anchor   target >= 20 x: \(ratio >= 20 ? "met" : "NOT MET")")
+            try? FileManager.default.removeItem(atPath: db)
+        }
+
+        private func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    }
+}
