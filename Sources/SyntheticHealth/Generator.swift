@@ -27,7 +27,7 @@ struct Generator {
         self.root = root
         rng = SplitMix64(seed: options.seed)
         firstDay = TimeZonePlan.daysFromCivil(Int64(options.firstDay.year), Int64(options.firstDay.month), Int64(options.firstDay.day))
-        zones = TimeZonePlan(trip: (firstDay + 160)..<(firstDay + 170))
+        zones = TimeZonePlan(trip: (firstDay + Int64(options.tripStart))..<(firstDay + Int64(options.tripStart) + 10))
     }
 
     mutating func random(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &rng) }

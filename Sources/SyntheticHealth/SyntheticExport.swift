@@ -19,12 +19,16 @@ public enum SyntheticExport {
         /// Write the DTD with iOS 16's unclosed `<!ATTLIST VisionPrescription`, as real exports of
         /// that time have it (other tools' XML parsers stop there); false writes it closed.
         public var iOS16DTDBug: Bool
+        /// Day index (from `firstDay`) on which the ten-day New York trip starts.
+        public var tripStart: Int
 
-        public init(days: Int = 365, firstDay: (year: Int, month: Int, day: Int) = (2024, 1, 1), seed: UInt64 = 1, iOS16DTDBug: Bool = true) {
+        public init(days: Int = 365, firstDay: (year: Int, month: Int, day: Int) = (2024, 1, 1), seed: UInt64 = 1,
+                    iOS16DTDBug: Bool = true, tripStart: Int = 160) {
             self.days = days
             self.firstDay = firstDay
             self.seed = seed
             self.iOS16DTDBug = iOS16DTDBug
+            self.tripStart = tripStart
         }
     }
 

@@ -25,9 +25,14 @@ final class EventDecoder {
             event = .passphraseChanged(at: try r.date())
         case .importRecorded:
             let at = try r.date()
-            event = .importRecorded(at: at, ImportRecord(
-                file: try r.string(), format: try r.string(), added: try r.count(limit: Int.max),
-                duplicates: try r.count(limit: Int.max), rejected: try r.count(limit: Int.max)))
+            // Plain numbers, not element counts: no bound from the bytes left.
+            func number() throws -> Int {
+                let n = try r.varint()
+                guard n <= UInt64(Int.max) else { throw r.fail("number out of range") }
+                return Int(n)
+            }
+            let file = try r.string(), format = try r.string()
+            event = .importRecorded(at: at, ImportRecord(file: file, format: format, added: try number(), duplicates: try number(), rejected: try number()))
         case .defineString:
             strings.append(try r.string())
         case .defineSource:

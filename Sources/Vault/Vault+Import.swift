@@ -6,7 +6,8 @@ extension Vault {
     /// holds is counted as duplicates and not added again.
     ///
     /// - Parameter progress: called with the file, bytes read and bytes in all (uncompressed).
-    public func importFiles(_ paths: [String], progress: @escaping (String, Int64, Int64) -> Void = { _, _, _ in }) throws -> ImportReport {
+    /// - Parameter timeZone: where times written without an offset (companion JSON, CSV) were local.
+    public func importFiles(_ paths: [String], timeZone: TimeZone = .current, progress: @escaping (String, Int64, Int64) -> Void = { _, _, _ in }) throws -> ImportReport {
         let (encoder, identities) = try scanForImport()
         let session = try ImportSession(log: log, encoder: encoder, identities: identities)
         var report = ImportReport()
@@ -18,6 +19,8 @@ extension Vault {
                 switch format {
                 case .appleHealthZip: try importer.importZip(at: path)
                 case .appleHealthXML: try importer.importXML(at: path)
+                case .companionJSON: try CompanionJSONImporter(session: session, timeZone: timeZone).importFile(at: path)
+                case .csv: try CSVImporter(session: session, timeZone: timeZone) { progress(path, $0, $1) }.importFile(at: path)
                 }
                 let file = try session.finishFile(displayName: (path as NSString).lastPathComponent)
                 report.files.append(file)

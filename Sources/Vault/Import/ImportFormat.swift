@@ -4,6 +4,8 @@ import Foundation
 enum ImportFormat: String {
     case appleHealthZip = "apple-health-zip"
     case appleHealthXML = "apple-health-xml"
+    case companionJSON = "companion-json"
+    case csv = "csv"
 
     static func detect(_ path: String) throws -> ImportFormat {
         var isDirectory: ObjCBool = false
@@ -21,7 +23,10 @@ enum ImportFormat: String {
             throw ImportError.notAnExport(path: path, reason: "UTF-16 text; Apple Health exports are UTF-8")
         }
         let text = String(decoding: head.drop(while: { $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }), as: UTF8.self)
-        if text.drop(while: { $0.isWhitespace }).hasPrefix("<") { return .appleHealthXML }
+        let trimmed = text.drop(while: { $0.isWhitespace })
+        if trimmed.hasPrefix("<") { return .appleHealthXML }
+        if trimmed.hasPrefix("{") || trimmed.hasPrefix("[") { return .companionJSON }
+        if path.lowercased().hasSuffix(".csv") || trimmed.lowercased().hasPrefix("type,") { return .csv }
         if head.isEmpty { throw ImportError.notAnExport(path: path, reason: "the file is empty") }
         throw ImportError.unsupportedFormat(path: path)
     }

@@ -1,0 +1,46 @@
+/// Short metric names (`steps`, `active-energy`) for HealthKit types, with their canonical unit:
+/// what `summary METRIC`, the CSV importer and the companion JSON use. A HealthKit identifier is
+/// accepted wherever a short name is.
+public enum MetricNames {
+    public struct Metric: Equatable, Sendable {
+        public var identifier: String
+        public var unit: String
+    }
+
+    public static let table: [String: Metric] = [
+        "steps": .init(identifier: "HKQuantityTypeIdentifierStepCount", unit: "count"),
+        "distance": .init(identifier: "HKQuantityTypeIdentifierDistanceWalkingRunning", unit: "m"),
+        "cycling-distance": .init(identifier: "HKQuantityTypeIdentifierDistanceCycling", unit: "m"),
+        "active-energy": .init(identifier: "HKQuantityTypeIdentifierActiveEnergyBurned", unit: "kcal"),
+        "basal-energy": .init(identifier: "HKQuantityTypeIdentifierBasalEnergyBurned", unit: "kcal"),
+        "exercise-time": .init(identifier: "HKQuantityTypeIdentifierAppleExerciseTime", unit: "min"),
+        "stand-time": .init(identifier: "HKQuantityTypeIdentifierAppleStandTime", unit: "min"),
+        "flights": .init(identifier: "HKQuantityTypeIdentifierFlightsClimbed", unit: "count"),
+        "heart-rate": .init(identifier: "HKQuantityTypeIdentifierHeartRate", unit: "count/min"),
+        "resting-heart-rate": .init(identifier: "HKQuantityTypeIdentifierRestingHeartRate", unit: "count/min"),
+        "walking-heart-rate": .init(identifier: "HKQuantityTypeIdentifierWalkingHeartRateAverage", unit: "count/min"),
+        "hrv": .init(identifier: "HKQuantityTypeIdentifierHeartRateVariabilitySDNN", unit: "ms"),
+        "body-mass": .init(identifier: "HKQuantityTypeIdentifierBodyMass", unit: "kg"),
+        "body-fat": .init(identifier: "HKQuantityTypeIdentifierBodyFatPercentage", unit: "%"),
+        "height": .init(identifier: "HKQuantityTypeIdentifierHeight", unit: "m"),
+        "respiratory-rate": .init(identifier: "HKQuantityTypeIdentifierRespiratoryRate", unit: "count/min"),
+        "oxygen-saturation": .init(identifier: "HKQuantityTypeIdentifierOxygenSaturation", unit: "%"),
+        "vo2max": .init(identifier: "HKQuantityTypeIdentifierVO2Max", unit: "mL/min·kg"),
+    ]
+
+    /// The metric a name or HealthKit identifier stands for; nil when unknown.
+    public static func metric(_ name: String) -> Metric? {
+        if let m = table[name.lowercased()] { return m }
+        return table.values.first { $0.identifier == name }
+    }
+
+    /// Companion apps name metrics in capitals with underscores (`STEPS`, `HEART_RATE`).
+    static func companion(_ name: String) -> Metric? {
+        let normalized = name.lowercased().replacingOccurrences(of: "_", with: "-")
+        switch normalized {
+        case "calories", "active-calories": return table["active-energy"]
+        case "step": return table["steps"]
+        default: return metric(normalized)
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// Reads what a phone companion app posts:
+/// `{"metric":"STEPS","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 09:00","value":38}]}`,
+/// or an array of such objects. Times are local. A metric without a known HealthKit type is kept
+/// under `other` with its own name. Each entry that cannot be read is rejected alone.
+struct CompanionJSONImporter {
+    let session: ImportSession
+    let timeZone: TimeZone
+    /// Companion posts are small; a larger file is refused rather than read whole.
+    static let maxBytes = 64 << 20
+
+    func importFile(at path: String) throws {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= Self.maxBytes else { throw ImportError.unreadable(path: path, reason: "larger than \(Self.maxBytes >> 20) MiB; split it") }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw ImportError.unreadable(path: path, reason: "\(error.localizedDescription)")
+        }
+        let posts: [Post]
+        do {
+            if let many = try? JSONDecoder().decode([Post].self, from: data) { posts = many } else {
+                posts = [try JSONDecoder().decode(Post.self, from: data)]
+            }
+        } catch DecodingError.dataCorrupted(let context) {
+            throw ImportError.notWellFormed(path: path, location: Self.location(of: context.underlyingError ?? DecodingError.dataCorrupted(context), in: data), message: "not valid JSON")
+        } catch {
+            throw ImportError.notAnExport(path: path, reason: "expected {\"metric\":…,\"data\":[…]} or an array of them")
+        }
+        var tally: [String: (count: Int, first: String)] = [:]
+        func reject(_ reason: String, _ place: String) {
+            tally[reason] = tally[reason].map { ($0.count + 1, $0.first) } ?? (1, place)
+            session.reject(1)
+        }
+        let source = HealthSource(name: "Companion app", version: nil, device: HealthDevice(model: "iPhone"))
+        for (p, post) in posts.enumerated() {
+            let metricName = post.metric, entries = post.data
+            let metric = MetricNames.companion(metricName)
+            for (i, entry) in entries.enumerated() {
+                let place = posts.count > 1 ? "[\(p)].data[\(i)]" : "data[\(i)]"
+                guard let range = entry.timeRange, let slash = range.firstIndex(of: "/"),
+                      let start = LocalTime.parse(range[..<slash], timeZone: timeZone),
+                      let end = LocalTime.parse(range[range.index(after: slash)...], timeZone: timeZone) else {
+                    reject("unparseable timeRange", place)
+                    continue
+                }
+                guard end.seconds >= start.seconds else { reject("ends before it starts", place); continue }
+                guard let number = entry.value?.number, number.isFinite else {
+                    reject("unparseable value", place)
+                    continue
+                }
+                let value = number == number.rounded() && abs(number) < 1e15
+                    ? DecimalValue(mantissa: Int64(number), scale: 0) : DecimalValue(double: number)
+                let type = metric?.identifier ?? metricName
+                try session.add(.sample(HealthSample(type: type, source: source, start: start, end: end,
+                                                     value: .quantity(value, unit: metric?.unit ?? ""))))
+            }
+        }
+        for (reason, t) in tally.sorted(by: { $0.key < $1.key }) {
+            session.warn("\(t.count) entr\(t.count == 1 ? "y" : "ies") rejected: \(reason) (first at \(t.first))")
+        }
+    }
+
+    struct Post: Decodable {
+        var metric: String
+        var data: [Entry]
+    }
+
+    /// Fields are read leniently so that one bad entry is rejected alone, not the whole post.
+    struct Entry: Decodable {
+        var timeRange: String?
+        var value: LenientNumber?
+    }
+
+    /// A JSON number, or nil for anything else (strings, booleans, null).
+    struct LenientNumber: Decodable {
+        var number: Double?
+        init(from decoder: Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if (try? container.decode(Bool.self)) != nil { number = nil } else { number = try? container.decode(Double.self) }
+        }
+    }
+
+    /// Line and column of a JSON parse error, when it says where ("around line 3, column 7").
+    static func location(of error: Error, in data: Data) -> SourceLocation {
+        let text = "\(error)"
+        if let r = text.range(of: #"line (\d+), column (\d+)"#, options: .regularExpression) {
+            let numbers = text[r].split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+            if numbers.count == 2 { return SourceLocation(line: numbers[0], column: numbers[1]) }
+        }
+        return SourceLocation(line: 1, column: 1)
+    }
+}
