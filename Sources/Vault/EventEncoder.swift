@@ -26,7 +26,19 @@ final class EventEncoder {
         return pending
     }
 
+    /// The last string and source looked up: consecutive records nearly always share their type,
+    /// unit and source, and a hit costs a comparison instead of hashing (a source hashes 7 strings).
+    private var lastString: (String, UInt64)?
+    private var lastSource: (HealthSource, UInt64)?
+
     func id(_ s: String) -> UInt64 {
+        if let last = lastString, last.0 == s { return last.1 }
+        let id = internedID(s)
+        lastString = (s, id)
+        return id
+    }
+
+    private func internedID(_ s: String) -> UInt64 {
         if let id = strings[s] { return id }
         let id = nextString
         nextString += 1
@@ -40,6 +52,13 @@ final class EventEncoder {
     func id(_ s: String?) -> UInt64 { s.map { id($0) } ?? 0 }
 
     func id(_ source: HealthSource) -> UInt64 {
+        if let last = lastSource, last.0 == source { return last.1 }
+        let id = internedID(source)
+        lastSource = (source, id)
+        return id
+    }
+
+    private func internedID(_ source: HealthSource) -> UInt64 {
         if let id = sources[source] { return id }
         let fields = [id(source.name), id(source.version), id(source.device?.name), id(source.device?.manufacturer),
                       id(source.device?.model), id(source.device?.hardware), id(source.device?.software)]

@@ -39,15 +39,14 @@ extension Vault {
     }
 
     /// One pass over the log: the string and source tables, and the identity of every data event.
-    func scanForImport() throws -> (EventEncoder, Set<Int>) {
+    func scanForImport() throws -> (EventEncoder, IdentitySet) {
         let decoder = EventDecoder()
-        var identities = Set<Int>()
-        identities.reserveCapacity(Int(log.committed.eventCount))
+        var identities = IdentitySet(expected: Int(log.committed.eventCount))
         var reader = try log.reader()
         while let frame = try reader.next() {
             try frame.forEachEvent { index, bytes in
                 if let length = EventIdentity.length(of: bytes) {
-                    identities.insert(EventIdentity.hash(UnsafeRawBufferPointer(rebasing: bytes.prefix(length))))
+                    _ = identities.insert(UnsafeRawBufferPointer(rebasing: bytes.prefix(length)))
                 } else if bytes.count >= 2, bytes[1] == EventCoding.Kind.defineString.rawValue || bytes[1] == EventCoding.Kind.defineSource.rawValue {
                     _ = try decoder.decode(bytes, index: index)
                 }

@@ -46,11 +46,4 @@ enum EventIdentity {
         _ = try r.signed()
         if try r.varint() == 1 { _ = try r.utcOffset() }
     }
-
-    /// A per-process hash of an identity prefix (Swift's seeded hasher: not predictable from outside).
-    static func hash(_ prefix: UnsafeRawBufferPointer) -> Int {
-        var hasher = Hasher()
-        hasher.combine(bytes: prefix)
-        return hasher.finalize()
-    }
 }

@@ -5,17 +5,16 @@ import Foundation
 /// the vault as it was, and the identities of every data event already in the vault, so that
 /// importing the same data again adds nothing.
 ///
-/// Identities are 64-bit hashes of each event's identifying prefix, rebuilt from the log when the
-/// session starts (about 8 bytes per stored event in memory). Two different samples share a hash
-/// with probability about n²/2⁶⁴: around 10⁻⁸ for a vault of ten million samples.
+/// Identities are 64-bit hashes of each event's identifying prefix (`IdentitySet`), rebuilt from
+/// the log when the session starts: 8–16 bytes of memory per event in the vault.
 final class ImportSession {
     let log: EventLog
     let encoder: EventEncoder
-    private var identities: Set<Int>
+    private var identities: IdentitySet
     private var transaction: LogTransaction
     private(set) var file = FileImportReport(path: "", format: "")
 
-    init(log: EventLog, encoder: EventEncoder, identities: Set<Int>) throws {
+    init(log: EventLog, encoder: EventEncoder, identities: IdentitySet) throws {
         self.log = log
         self.encoder = encoder
         self.identities = identities
@@ -35,8 +34,8 @@ final class ImportSession {
             try definition.withUnsafeBytes { try log.append($0, to: &transaction) }
         }
         if !event.isAudit {
-            let id = bytes.withUnsafeBytes { EventIdentity.hash(UnsafeRawBufferPointer(rebasing: $0.prefix(identityLength))) }
-            guard identities.insert(id).inserted else {
+            let isNew = bytes.withUnsafeBytes { identities.insert(UnsafeRawBufferPointer(rebasing: $0.prefix(identityLength))) }
+            guard isNew else {
                 if !nested { file.duplicates += 1 }
                 return
             }

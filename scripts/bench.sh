@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The benchmarks recorded in docs/benchmarks.md: the event log, and the import of a generated
+# one-year export against healthkit-to-sqlite 1.0.1 (installed from PyPI into a virtualenv under
+# .build/, so that both run on this machine in the same session).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-swift}
+
+venv=.build/anchor-venv
+if [ ! -x "$venv/bin/healthkit-to-sqlite" ]; then
+    echo "installing healthkit-to-sqlite 1.0.1 into $venv (the import benchmark's anchor)" >&2
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q healthkit-to-sqlite==1.0.1
+fi
+
+$SWIFT build -c release --product vaultbench
+.build/release/vaultbench log
+echo
+.build/release/vaultbench import --anchor "$venv/bin/healthkit-to-sqlite"
