@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventLog
 import Foundation
+import SyntheticHealth
 import Vault
 
 extension Vaultctl {
@@ -10,6 +11,9 @@ extension Vaultctl {
 
         @Flag(help: "Keep the temporary vault instead of deleting it at the end.")
         var keep = false
+
+        @Option(help: "Days of generated data to import.")
+        var days = 30
 
         func execute() throws {
             let directory = FileManager.default.temporaryDirectory
@@ -25,6 +29,20 @@ extension Vaultctl {
             try step("init: master key wrapped with Argon2id (interactive preset)") {
                 _ = try Vault.create(at: directory, passphrase: first, kdf: KDFPreset.interactive.parameters, kdfName: "interactive")
                 return "created; files: " + (try FileManager.default.contentsOfDirectory(atPath: directory).sorted().joined(separator: ", "))
+            }
+            let export = directory + "-export.zip"
+            defer { try? FileManager.default.removeItem(atPath: export) }
+            try step("generate: \(days) days of synthetic Apple Health data (iPhone + Watch, DST, a trip, runs with routes)") {
+                let summary = try SyntheticExport.writeZip(to: export, options: .init(days: days, tripStart: days / 2))
+                return "\(summary.records) records, \(summary.routeFiles) route files, \(summary.xmlBytes / 1_000_000) MB of XML"
+            }
+            try step("import export.zip") {
+                let report = try Vault.open(at: directory, passphrase: first, mode: .readWrite).importFiles([export])
+                return "added \(report.added), duplicates \(report.duplicates), rejected \(report.rejected)"
+            }
+            try step("import it again: nothing is added twice") {
+                let report = try Vault.open(at: directory, passphrase: first, mode: .readWrite).importFiles([export])
+                return "added \(report.added), duplicates \(report.duplicates)"
             }
             try step("verify: every frame authenticated, chained and matched to the head record") {
                 describe(try Vault.verify(at: directory, passphrase: first))
@@ -45,7 +63,7 @@ extension Vaultctl {
                 describe(try Vault.verify(at: directory, passphrase: second))
             }
             try step("audit trail") {
-                let events = try Vault.open(at: directory, passphrase: second).allEvents()
+                let events = try Vault.open(at: directory, passphrase: second).allEvents().filter { $0.event.isAudit }
                 let formatter = ISO8601DateFormatter()
                 return events.map { "#\($0.index) \($0.event.kind) at \($0.event.date.map(formatter.string) ?? "-")" }
                     .joined(separator: "; ")

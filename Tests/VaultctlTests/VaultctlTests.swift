@@ -101,11 +101,32 @@ import Testing
     }
 
     @Test func demoRunsTheWholeFlow() throws {
-        let result = try cli.run(["demo"])
+        let result = try cli.run(["demo", "--days", "3"])
         #expect(result.status == 0, "\(result.stderr)")
-        for step in ["init", "verify", "passwd", "old passphrase", "audit trail"] {
+        for step in ["init", "generate", "import export.zip", "verify", "passwd", "old passphrase", "audit trail"] {
             #expect(result.stdout.contains(step))
         }
+        #expect(result.stdout.contains("added 0, duplicates"))
         #expect(result.stdout.contains("refused: wrong passphrase"))
+    }
+
+    @Test func importPrintsTheSpecJSONAndNamesABrokenFileWithItsPlace() throws {
+        let dir = TemporaryDirectory()
+        let (vault, pass) = try initVault(dir)
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("shared/fixtures/apple-health/jshrake/export.zip").path
+        let result = try cli.run(["import", "--vault", vault, "--passphrase-file", pass, "--json", fixture])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(json["added"] as? Int == 13 && json["duplicates"] as? Int == 0 && json["rejected"] as? Int == 0)
+        let files = try #require(json["files"] as? [[String: Any]])
+        #expect(files.first?["format"] as? String == "apple-health-zip" && files.first?["warnings"] as? [String] == [])
+
+        let broken = dir.path + "/broken.xml"
+        try Data("<HealthData>\n <Record type=\"x\" sourceName=\"s\"\n".utf8).write(to: URL(fileURLWithPath: broken))
+        let failed = try cli.run(["import", "--vault", vault, "--passphrase-file", pass, broken])
+        #expect(failed.status != 0 && failed.stdout.isEmpty)
+        #expect(failed.stderr.split(separator: "\n").count == 1)
+        #expect(failed.stderr.contains("\(broken):2:2"))
     }
 }
