@@ -32,7 +32,7 @@ let package = Package(
         // The facade: samples, consent, importers, bundles.
         .target(name: "Vault", dependencies: ["EventLog", "Projections", "ZIPFoundation"]),
         // Realistic synthetic Apple Health exports for tests, the demo and the benchmarks.
-        .target(name: "SyntheticHealth", dependencies: ["ZIPFoundation"]),
+        .target(name: "SyntheticHealth", dependencies: ["Projections", "ZIPFoundation"]),
         // Parses arguments and prints; everything else is in Vault.
         .executableTarget(
             name: "vaultctl",
@@ -53,11 +53,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // A file system that crashes at a chosen step, for the tests' crash-point loops.
-        .target(name: "FaultInjection", dependencies: ["EventLog"], path: "Tests/FaultInjection"),
-        .testTarget(name: "EventLogTests", dependencies: ["EventLog", "FaultInjection"]),
+        // Shared by the tests: temporary directories and a file system that crashes at a chosen step.
+        .target(name: "TestSupport", dependencies: ["EventLog"], path: "Tests/TestSupport"),
+        .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"]),
         .testTarget(name: "ProjectionTests", dependencies: ["Projections"]),
-        .testTarget(name: "VaultTests", dependencies: ["Vault", "EventLog", "FaultInjection", "ZIPFoundation", "SyntheticHealth"]),
-        .testTarget(name: "VaultctlTests", dependencies: ["vaultctl"]),
+        .testTarget(name: "VaultTests", dependencies: ["Vault", "EventLog", "TestSupport", "ZIPFoundation", "SyntheticHealth"]),
+        .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "TestSupport"]),
     ]
 )

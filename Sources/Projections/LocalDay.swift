@@ -15,28 +15,45 @@ public struct LocalDay: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// The day with this proleptic Gregorian date.
     public init(year: Int, month: Int, day: Int) {
-        // Howard Hinnant's days_from_civil.
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = Self.floorDivide(y, 400)
-        let yoe = y - era * 400
-        let m = Int64(month)
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        dayNumber = era * 146_097 + doe - 719_468
+        dayNumber = Self.daysFromCivil(Int64(year), Int64(month), Int64(day))
     }
 
     /// Year, month (1–12) and day (1–31).
     public var date: (year: Int, month: Int, day: Int) {
-        // Howard Hinnant's civil_from_days.
+        let (y, m, d) = Self.civil(fromDays: dayNumber)
+        return (Int(y), Int(m), Int(d))
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+    public static func daysFromCivil(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = floorDivide(y, 400)
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// Year, month and day of a day number (Howard Hinnant's civil_from_days).
+    public static func civil(fromDays dayNumber: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = dayNumber + 719_468
-        let era = Self.floorDivide(z, 146_097)
+        let era = floorDivide(z, 146_097)
         let doe = z - era * 146_097
         let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
         let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
         let mp = (5 * doy + 2) / 153
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
-        return (Int(yoe + era * 400 + (month <= 2 ? 1 : 0)), Int(month), Int(day))
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// Days in a month of the proleptic Gregorian calendar.
+    public static func daysInMonth(_ year: Int64, _ month: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     /// The UTC instant at which this day starts at `utcOffset`.
@@ -52,7 +69,8 @@ public struct LocalDay: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     public static func < (a: LocalDay, b: LocalDay) -> Bool { a.dayNumber < b.dayNumber }
 
-    static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+    /// Division rounding towards negative infinity (days before 1970 are negative).
+    public static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }

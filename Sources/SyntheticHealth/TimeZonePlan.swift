@@ -1,3 +1,5 @@
+import Projections
+
 /// Where the synthetic person is: Berlin with its DST rule, except for a trip to New York.
 struct TimeZonePlan {
     /// Days since 1970 of the trip (inclusive start, exclusive end).
@@ -24,27 +26,11 @@ struct TimeZonePlan {
         return day * 86_400 + secondOfDay - Int64(offset(at: guess))
     }
 
-    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : (a - b + 1) / b }
+    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { LocalDay.floorDivide(a, b) }
 
-    static func daysFromCivil(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        return era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
-    }
+    static func daysFromCivil(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 { LocalDay.daysFromCivil(year, month, day) }
 
-    static func civil(_ dayNumber: Int64) -> (Int64, Int64, Int64) {
-        let z = dayNumber + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
+    static func civil(_ dayNumber: Int64) -> (Int64, Int64, Int64) { LocalDay.civil(fromDays: dayNumber) }
 
     static func year(ofDay day: Int64) -> Int64 { civil(day).0 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Vault
 
 /// `vaultbench`: the benchmarks whose output docs/benchmarks.md records. Each compares the
 /// project against an anchor measured in the same run, and prints the machine it ran on.
@@ -12,7 +13,7 @@ struct VaultBench: ParsableCommand {
 
     /// The same process setting as vaultctl, so that the figures are vaultctl's.
     static func main() {
-        limitMallocArenas()
+        ProcessTuning.limitMallocArenas()
         main(nil)
     }
 }

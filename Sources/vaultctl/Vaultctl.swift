@@ -1,4 +1,5 @@
 import ArgumentParser
+import Vault
 
 /// `vaultctl`: the command-line face of a healthvault. Parses arguments and prints; the work is
 /// done by the `Vault` module.
@@ -11,7 +12,7 @@ struct Vaultctl: ParsableCommand {
     )
 
     static func main() {
-        limitMallocArenas()
+        ProcessTuning.limitMallocArenas()
         main(nil)
     }
 }

@@ -1,4 +1,4 @@
-import FaultInjection
+import TestSupport
 import Testing
 @testable import EventLog
 

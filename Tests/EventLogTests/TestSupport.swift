@@ -1,21 +1,6 @@
 import Foundation
+@_exported import TestSupport
 @testable import EventLog
-
-/// A fresh directory per test, removed when the value goes away.
-final class TemporaryDirectory {
-    let path: String
-
-    init(_ label: String = #function) {
-        let safe = label.filter { $0.isLetter || $0.isNumber }
-        path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("hv-\(safe.prefix(40))-\(UUID().uuidString.prefix(8))").path
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
 
 /// Raw file helpers for damaging a log the way disks, crashes and attackers do.
 enum Disk {

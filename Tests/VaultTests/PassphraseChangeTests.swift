@@ -1,5 +1,5 @@
 import EventLog
-import FaultInjection
+import TestSupport
 import Foundation
 import Testing
 @testable import Vault

@@ -1,20 +1,7 @@
 import EventLog
 import Foundation
+@_exported import TestSupport
 @testable import Vault
-
-/// A fresh directory per test, removed when the value goes away.
-final class TemporaryDirectory {
-    let path: String
-
-    init(_ label: String = #function) {
-        let safe = label.filter { $0.isLetter || $0.isNumber }
-        path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("hvv-\(safe.prefix(40))-\(UUID().uuidString.prefix(8))").path
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
 
 func passphrase(_ text: String) -> Passphrase {
     var bytes = Array(text.utf8)

@@ -1,4 +1,5 @@
 import Foundation
+@_exported import TestSupport
 
 /// Runs the built `vaultctl` as a user would: arguments, environment, no terminal.
 struct CLIRunner {
@@ -38,22 +39,10 @@ struct CLIRunner {
     }
 }
 
-/// A fresh directory per test, removed when the value goes away.
-final class TemporaryDirectory {
-    let path: String
-
-    init(_ label: String = #function) {
-        let safe = label.filter { $0.isLetter || $0.isNumber }
-        path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("hvc-\(safe.prefix(40))-\(UUID().uuidString.prefix(8))").path
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
+extension TemporaryDirectory {
     /// Writes a passphrase file (mode 0600) and returns its path.
     func passphraseFile(_ name: String, _ text: String) -> String {
-        let path = self.path + "/" + name
+        let path = file(name)
         _ = FileManager.default.createFile(atPath: path, contents: Data((text + "\n").utf8), attributes: [.posixPermissions: 0o600])
         return path
     }

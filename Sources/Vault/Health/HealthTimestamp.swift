@@ -1,3 +1,5 @@
+import Projections
+
 /// An instant with the UTC offset it was written with, as Apple's exports give them
 /// (`2024-01-01 01:01:36 +0200`): the offset decides which local day a sample belongs to.
 public struct HealthTimestamp: Equatable, Hashable, Sendable {
@@ -65,8 +67,9 @@ public struct HealthTimestamp: Equatable, Hashable, Sendable {
         return daysFromCivil(year, month, day)
     }
 
+    /// The decimal number in `count` ASCII digits from `start`; nil if any is not a digit.
     @inline(__always)
-    private static func digits(_ b: UnsafeRawBufferPointer, _ start: Int, _ count: Int) -> Int64? {
+    static func digits(_ b: UnsafeRawBufferPointer, _ start: Int, _ count: Int) -> Int64? {
         var value: Int64 = 0
         for i in start..<(start + count) {
             let d = b[i] &- 0x30
@@ -76,21 +79,7 @@ public struct HealthTimestamp: Equatable, Hashable, Sendable {
         return value
     }
 
-    static func daysInMonth(_ year: Int64, _ month: Int64) -> Int64 {
-        switch month {
-        case 2: (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
+    static func daysInMonth(_ year: Int64, _ month: Int64) -> Int64 { LocalDay.daysInMonth(year, month) }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
+    static func daysFromCivil(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 { LocalDay.daysFromCivil(year, month, day) }
 }

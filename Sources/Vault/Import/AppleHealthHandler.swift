@@ -186,13 +186,12 @@ struct AppleHealthHandler: XMLTokenHandler {
     // MARK: Records
 
     private mutating func readSample(_ tag: Tag) -> Result<HealthSample, RejectReason> {
-        guard let type = tag.value("type"), let source = readSource(tag),
-              let startRaw = tag.value("startDate"), let endRaw = tag.value("endDate") else { return .failure(.missingAttribute) }
-        guard let start = HealthTimestamp.parseExportDate(startRaw), let end = HealthTimestamp.parseExportDate(endRaw) else {
-            return .failure(.unparseableDate)
+        guard let type = tag.value("type"), let source = readSource(tag) else { return .failure(.missingAttribute) }
+        let start: HealthTimestamp, end: HealthTimestamp
+        switch Self.readSpan(tag) {
+        case .success(let span): (start, end) = span
+        case .failure(let reason): return .failure(reason)
         }
-        guard Self.plausible(start), Self.plausible(end) else { return .failure(.dateOutOfRange) }
-        guard end.seconds >= start.seconds else { return .failure(.endBeforeStart) }
         let typeName = pool.string(type)
         let value: SampleValue
         if let unitRaw = tag.value("unit") {
@@ -212,13 +211,12 @@ struct AppleHealthHandler: XMLTokenHandler {
     }
 
     private mutating func readWorkout(_ tag: Tag) -> Result<Workout, RejectReason> {
-        guard let type = tag.value("workoutActivityType"), let source = readSource(tag),
-              let startRaw = tag.value("startDate"), let endRaw = tag.value("endDate") else { return .failure(.missingAttribute) }
-        guard let start = HealthTimestamp.parseExportDate(startRaw), let end = HealthTimestamp.parseExportDate(endRaw) else {
-            return .failure(.unparseableDate)
+        guard let type = tag.value("workoutActivityType"), let source = readSource(tag) else { return .failure(.missingAttribute) }
+        let start: HealthTimestamp, end: HealthTimestamp
+        switch Self.readSpan(tag) {
+        case .success(let span): (start, end) = span
+        case .failure(let reason): return .failure(reason)
         }
-        guard Self.plausible(start), Self.plausible(end) else { return .failure(.dateOutOfRange) }
-        guard end.seconds >= start.seconds else { return .failure(.endBeforeStart) }
         var w = Workout(activityType: pool.string(type), source: source, start: start, end: end)
         w.duration = quantity(tag, "duration", unit: "durationUnit", defaultUnit: "min")?.value
         w.totalDistance = quantity(tag, "totalDistance", unit: "totalDistanceUnit")?.value
@@ -290,6 +288,17 @@ struct AppleHealthHandler: XMLTokenHandler {
             guard let value = tag.string(a, pool: &pool, removed: &controlCharactersRemoved) else { return nil }
             return MetadataEntry(key: key, value: value)
         }
+    }
+
+    /// `startDate` and `endDate`, checked: both present, readable, plausible and in order.
+    static func readSpan(_ tag: Tag) -> Result<(HealthTimestamp, HealthTimestamp), RejectReason> {
+        guard let startRaw = tag.value("startDate"), let endRaw = tag.value("endDate") else { return .failure(.missingAttribute) }
+        guard let start = HealthTimestamp.parseExportDate(startRaw), let end = HealthTimestamp.parseExportDate(endRaw) else {
+            return .failure(.unparseableDate)
+        }
+        guard plausible(start), plausible(end) else { return .failure(.dateOutOfRange) }
+        guard end.seconds >= start.seconds else { return .failure(.endBeforeStart) }
+        return .success((start, end))
     }
 
     /// Years 1900–2200: anything else is a damaged or synthetic date, not a measurement.

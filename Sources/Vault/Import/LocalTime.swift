@@ -5,29 +5,26 @@ import Foundation
 enum LocalTime {
     /// Parses `YYYY-MM-DD HH:MM(:SS)?` or `YYYY-MM-DDTHH:MM(:SS)?`, local.
     static func parse(_ text: Substring, timeZone: TimeZone) -> HealthTimestamp? {
-        let b = Array(text.utf8)
-        guard b.count == 16 || b.count == 19, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x20 || b[10] == 0x54, b[13] == 0x3A else { return nil }
-        func num(_ s: Int, _ n: Int) -> Int64? {
-            var v: Int64 = 0
-            for i in s..<(s + n) {
-                let d = b[i] &- 0x30
-                guard d < 10 else { return nil }
-                v = v * 10 + Int64(d)
-            }
-            return v
-        }
-        guard let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
-              (1...12).contains(mo), (1...HealthTimestamp.daysInMonth(y, mo)).contains(d), h < 24, mi < 60 else { return nil }
-        var s: Int64 = 0
-        if b.count == 19 {
-            guard b[16] == 0x3A, let sec = num(17, 2), sec < 61 else { return nil }
-            s = sec
-        }
-        let local = HealthTimestamp.daysFromCivil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s
+        let bytes = Array(text.utf8)
+        guard let local = bytes.withUnsafeBytes(localSeconds) else { return nil }
         // The offset in force at that wall-clock time: try the offset at the naive instant, then settle.
         var offset = Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(local))))
         offset = Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(local - offset))))
         return HealthTimestamp(seconds: local - offset, utcOffset: Int32(offset))
+    }
+
+    /// Seconds since 1970 of the wall-clock time, as if it were UTC.
+    private static func localSeconds(_ b: UnsafeRawBufferPointer) -> Int64? {
+        guard b.count == 16 || b.count == 19, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x20 || b[10] == 0x54, b[13] == 0x3A,
+              let y = HealthTimestamp.digits(b, 0, 4), let mo = HealthTimestamp.digits(b, 5, 2), let d = HealthTimestamp.digits(b, 8, 2),
+              let h = HealthTimestamp.digits(b, 11, 2), let mi = HealthTimestamp.digits(b, 14, 2),
+              (1...12).contains(mo), (1...HealthTimestamp.daysInMonth(y, mo)).contains(d), h < 24, mi < 60 else { return nil }
+        var s: Int64 = 0
+        if b.count == 19 {
+            guard b[16] == 0x3A, let sec = HealthTimestamp.digits(b, 17, 2), sec < 61 else { return nil }
+            s = sec
+        }
+        return HealthTimestamp.daysFromCivil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s
     }
 
     /// Any timestamp form the CSV accepts: Apple's, ISO 8601 with an offset, or local.
