@@ -8,7 +8,13 @@ extension Vault {
     /// - Parameter progress: called with the file, bytes read and bytes in all (uncompressed).
     /// - Parameter timeZone: where times written without an offset (companion JSON, CSV) were local.
     public func importFiles(_ paths: [String], timeZone: TimeZone = .current, progress: @escaping (String, Int64, Int64) -> Void = { _, _, _ in }) throws -> ImportReport {
-        let (encoder, identities) = try scanForImport()
+        // Sized for the vault and the files up front (Apple's XML runs ~400 bytes a record; zips
+        // are counted at ten times their size), so the table does not grow with old and new alive.
+        let expectedNew = paths.reduce(0) { total, path in
+            let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+            return total + (path.lowercased().hasSuffix(".zip") ? bytes * 10 : bytes) / 400
+        }
+        let (encoder, identities) = try scanForImport(expectingNew: expectedNew)
         let session = try ImportSession(log: log, encoder: encoder, identities: identities)
         var report = ImportReport()
         do {
@@ -39,9 +45,9 @@ extension Vault {
     }
 
     /// One pass over the log: the string and source tables, and the identity of every data event.
-    func scanForImport() throws -> (EventEncoder, IdentitySet) {
+    func scanForImport(expectingNew: Int = 0) throws -> (EventEncoder, IdentitySet) {
         let decoder = EventDecoder()
-        var identities = IdentitySet(expected: Int(log.committed.eventCount))
+        var identities = IdentitySet(expected: Int(log.committed.eventCount) + expectingNew)
         var reader = try log.reader()
         while let frame = try reader.next() {
             try frame.forEachEvent { index, bytes in
