@@ -78,16 +78,25 @@ final class EventEncoder {
     /// correlation's, its type, source, start and end. Metadata is not part of it, so a later
     /// export that adds a metadata key does not duplicate a sample.
     func encode(_ event: VaultEvent) -> (bytes: [UInt8], identityLength: Int) {
+        var writer = encodeIdentity(event)
+        let identityLength = writer.bytes.count
+        encodeRest(event, into: &writer)
+        return (writer.bytes, identityLength)
+    }
+
+    /// The identifying prefix of an event; `encodeRest` completes it. An importer checks the
+    /// prefix first and encodes the rest (metadata, beat lists) only for events it keeps.
+    func encodeIdentity(_ event: VaultEvent) -> EventWriter {
         switch event {
         case .vaultCreated(let at, let kdf):
             var w = EventWriter(kind: .vaultCreated)
             w.date(at)
             w.string(kdf)
-            return (w.bytes, w.bytes.count)
+            return w
         case .passphraseChanged(let at):
             var w = EventWriter(kind: .passphraseChanged)
             w.date(at)
-            return (w.bytes, w.bytes.count)
+            return w
         case .importRecorded(let at, let record):
             var w = EventWriter(kind: .importRecorded)
             w.date(at)
@@ -96,14 +105,17 @@ final class EventEncoder {
             w.varint(record.added)
             w.varint(record.duplicates)
             w.varint(record.rejected)
-            return (w.bytes, w.bytes.count)
+            return w
         case .sample(let s):
-            return encodeSample(s)
-        case .workout(let workout):
-            return encodeWorkout(workout)
+            return sampleIdentity(s)
+        case .workout(let x):
+            var w = EventWriter(kind: .workout)
+            w.varint(id(x.activityType))
+            w.varint(id(x.source))
+            span(x.start, x.end, into: &w)
+            return w
         case .route(let route):
-            let bytes = encodeRoute(route)
-            return (bytes, bytes.count)
+            return encodeRoute(route)
         case .activitySummary(let a):
             var w = EventWriter(kind: .activitySummary)
             w.signed(a.day)
@@ -112,24 +124,44 @@ final class EventEncoder {
             for (i, v) in values.enumerated() where v != nil { flags |= 1 << i }
             w.varint(flags)
             for v in values { if let v { w.decimal(v) } }
-            return (w.bytes, w.bytes.count)
+            return w
         case .characteristics(let entries):
             var w = EventWriter(kind: .characteristics)
             metadata(entries, into: &w)
-            return (w.bytes, w.bytes.count)
+            return w
         case .correlation(let c):
             var w = EventWriter(kind: .correlation)
             w.varint(id(c.type))
             w.varint(id(c.source))
             span(c.start, c.end, into: &w)
-            let identity = w.bytes.count
-            metadata(c.metadata, into: &w)
-            return (w.bytes, identity)
+            return w
         case .genericRecord(let g):
             var w = EventWriter(kind: .genericRecord)
             w.varint(id(g.element))
             metadata(g.attributes, into: &w)
-            return (w.bytes, w.bytes.count)
+            return w
+        }
+    }
+
+    /// Appends what follows the identity: a sample's metadata and beats, a workout's totals,
+    /// events, statistics and routes, a correlation's metadata; nothing for other kinds.
+    func encodeRest(_ event: VaultEvent, into w: inout EventWriter) {
+        switch event {
+        case .sample(let s):
+            if !s.metadata.isEmpty { metadata(s.metadata, into: &w) }
+            if !s.beats.isEmpty {
+                w.varint(s.beats.count)
+                for beat in s.beats {
+                    w.decimal(beat.bpm)
+                    w.string(beat.time)
+                }
+            }
+        case .workout(let x):
+            workoutRest(x, into: &w)
+        case .correlation(let c):
+            metadata(c.metadata, into: &w)
+        default:
+            break
         }
     }
 
@@ -152,7 +184,7 @@ final class EventEncoder {
         }
     }
 
-    private func encodeSample(_ s: HealthSample) -> ([UInt8], Int) {
+    private func sampleIdentity(_ s: HealthSample) -> EventWriter {
         var w = EventWriter(kind: .sample)
         var flags = 0
         switch s.value {
@@ -174,24 +206,10 @@ final class EventEncoder {
         case .category(let value):
             w.varint(id(value))
         }
-        let identity = w.bytes.count
-        if !s.metadata.isEmpty { metadata(s.metadata, into: &w) }
-        if !s.beats.isEmpty {
-            w.varint(s.beats.count)
-            for beat in s.beats {
-                w.decimal(beat.bpm)
-                w.string(beat.time)
-            }
-        }
-        return (w.bytes, identity)
+        return w
     }
 
-    private func encodeWorkout(_ x: Workout) -> ([UInt8], Int) {
-        var w = EventWriter(kind: .workout)
-        w.varint(id(x.activityType))
-        w.varint(id(x.source))
-        span(x.start, x.end, into: &w)
-        let identity = w.bytes.count
+    private func workoutRest(_ x: Workout, into w: inout EventWriter) {
         let totals = [x.duration, x.totalDistance, x.totalEnergy]
         var flags = 0
         for (i, v) in totals.enumerated() where v != nil { flags |= 1 << i }
@@ -230,11 +248,10 @@ final class EventEncoder {
             if let p = r.filePath { w.varint(id(p)) }
             metadata(r.metadata, into: &w)
         }
-        return (w.bytes, identity)
     }
 
     /// Route points, delta-encoded: seconds, 1e-7 degrees, millimetres, mm/s, centidegrees.
-    private func encodeRoute(_ r: WorkoutRoute) -> [UInt8] {
+    private func encodeRoute(_ r: WorkoutRoute) -> EventWriter {
         var w = EventWriter(kind: .route)
         w.timestamp(r.workoutStart)
         w.varint(id(r.filePath))
@@ -259,6 +276,6 @@ final class EventEncoder {
             if let v = p.verticalAccuracy { w.signed(Int64((v * 1000).rounded())) }
             previous = (p.time, lat, lon, previous.alt)
         }
-        return w.bytes
+        return w
     }
 }

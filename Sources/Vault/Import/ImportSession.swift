@@ -28,20 +28,27 @@ final class ImportSession {
     /// Adds an event unless the vault already has it. Records nested in a correlation that are
     /// already present (as they are: the export repeats them at top level) are not counted.
     func add(_ event: VaultEvent, nested: Bool = false) throws {
-        let (bytes, identityLength) = encoder.encode(event)
-        // Definitions go out whatever happens to the event: the encoder has assigned their ids.
-        for definition in encoder.takeDefinitions() {
-            try definition.withUnsafeBytes { try log.append($0, to: &transaction) }
-        }
+        var writer = encoder.encodeIdentity(event)
         if !event.isAudit {
-            let isNew = bytes.withUnsafeBytes { identities.insert(UnsafeRawBufferPointer(rebasing: $0.prefix(identityLength))) }
+            let isNew = writer.bytes.withUnsafeBytes { identities.insert($0) }
             guard isNew else {
                 if !nested { file.duplicates += 1 }
+                try flushDefinitions()
                 return
             }
             file.added += 1
         }
-        try bytes.withUnsafeBytes { try log.append($0, to: &transaction) }
+        encoder.encodeRest(event, into: &writer)
+        // Definitions go out before the event that needs them, and whatever happens to it:
+        // the encoder has assigned their ids.
+        try flushDefinitions()
+        try writer.bytes.withUnsafeBytes { try log.append($0, to: &transaction) }
+    }
+
+    private func flushDefinitions() throws {
+        for definition in encoder.takeDefinitions() {
+            try definition.withUnsafeBytes { try log.append($0, to: &transaction) }
+        }
     }
 
     func reject(_ count: Int) { file.rejected += count }
