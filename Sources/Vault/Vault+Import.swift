@@ -14,8 +14,7 @@ extension Vault {
             let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
             return total + (path.lowercased().hasSuffix(".zip") ? bytes * 10 : bytes) / 400
         }
-        let (encoder, identities) = try scanForImport(expectingNew: expectedNew)
-        let session = try ImportSession(log: log, encoder: encoder, identities: identities)
+        let session = try startImportSession(expectingNew: expectedNew)
         var report = ImportReport()
         do {
             for path in paths {
@@ -45,21 +44,26 @@ extension Vault {
     }
 
     /// One pass over the log: the string and source tables, and the identity of every data event.
-    func scanForImport(expectingNew: Int = 0) throws -> (EventEncoder, IdentitySet) {
+    func startImportSession(expectingNew: Int = 0) throws -> ImportSession {
         let decoder = EventDecoder()
-        var identities = IdentitySet(expected: Int(log.committed.eventCount) + expectingNew)
+        // The encoder must continue the tables, which are complete only after the scan; the
+        // session's identities fill during it.
+        let session = try ImportSession(
+            log: log, encoder: EventEncoder(), expected: Int(log.committed.eventCount) + expectingNew,
+            scratchDirectory: directory, memoryBudgetSlots: importIdentityBudgetSlots)
         var reader = try log.reader()
         while let frame = try reader.next() {
             try frame.forEachEvent { index, bytes in
                 if let length = EventIdentity.length(of: bytes) {
-                    _ = identities.insert(UnsafeRawBufferPointer(rebasing: bytes.prefix(length)))
+                    try session.addExisting(identity: UnsafeRawBufferPointer(rebasing: bytes.prefix(length)))
                 } else if bytes.count >= 2, bytes[1] == EventCoding.Kind.defineString.rawValue || bytes[1] == EventCoding.Kind.defineSource.rawValue {
                     _ = try decoder.decode(bytes, index: index)
                 }
             }
         }
         let encoder = EventEncoder(continuing: decoder)
+        session.use(encoder)
         cachedEncoder = encoder
-        return (encoder, identities)
+        return session
     }
 }

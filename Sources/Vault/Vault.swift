@@ -147,6 +147,10 @@ public final class Vault {
 
     var cachedEncoder: EventEncoder?
 
+    /// Slots of the in-memory identity table an import may use (8 bytes each) before it
+    /// deduplicates through sealed scratch files instead. Tests lower it to exercise that path.
+    var importIdentityBudgetSlots = 1 << 21
+
     /// The encoder continuing the log's string and source tables (read from the log once).
     func encoder() throws -> EventEncoder {
         if let cachedEncoder { return cachedEncoder }

@@ -11,9 +11,9 @@ struct IdentitySet {
     private(set) var count = 0
     private let seed: UInt64
 
-    init(expected: Int = 0) {
+    init(expected: Int = 0, maximumSlots: Int = .max) {
         var capacity = 1024
-        while capacity * 7 / 10 < expected { capacity <<= 1 }
+        while capacity * 7 / 10 < expected && capacity < maximumSlots { capacity <<= 1 }
         slots = [UInt64](repeating: 0, count: capacity)
         mask = capacity - 1
         seed = UInt64.random(in: 1...UInt64.max)
@@ -21,8 +21,12 @@ struct IdentitySet {
 
     /// Adds the identity of `prefix`; false when it was already there.
     mutating func insert(_ prefix: UnsafeRawBufferPointer) -> Bool {
-        var h = hash(prefix)
-        if h == 0 { h = 1 }  // 0 marks an empty slot
+        insert(hash: hash(prefix))
+    }
+
+    /// Adds an identity hash (from `hash(_:)`); false when it was already there.
+    mutating func insert(hash value: UInt64) -> Bool {
+        let h = value == 0 ? 1 : value  // 0 marks an empty slot
         if (count + 1) * 10 > slots.count * 7 { grow() }
         var i = Int(truncatingIfNeeded: h) & mask
         while true {
@@ -48,8 +52,38 @@ struct IdentitySet {
         }
     }
 
+    /// Every identity in the table, sorted: where the external deduplication starts from.
+    func sortedHashes() -> [UInt64] {
+        var all = [UInt64]()
+        all.reserveCapacity(count)
+        for h in slots where h != 0 { all.append(h) }
+        all.sort()
+        return all
+    }
+
+    /// Slots the table has now (8 bytes each).
+    var capacity: Int { slots.count }
+
+    /// Whether one more insert would grow the table past `slots` slots.
+    func wouldGrow(beyond slotLimit: Int) -> Bool {
+        (count + 1) * 10 > slots.count * 7 && slots.count >= slotLimit
+    }
+
+    /// Frees the table, keeping the seed so that `hash(_:)` stays the same.
+    mutating func releaseStorage() {
+        slots = [UInt64](repeating: 0, count: 1)
+        mask = 0
+        count = 0
+    }
+
     /// A 64-bit multiply-xorshift hash over 8-byte words (wyhash-style mixing), seeded.
-    private func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    /// Never 0 (that marks an empty slot), so hashes compare the same inside and outside the table.
+    func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let h = rawHash(bytes)
+        return h == 0 ? 1 : h
+    }
+
+    private func rawHash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var h = seed ^ (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15)
         var i = 0
         while i + 8 <= bytes.count {

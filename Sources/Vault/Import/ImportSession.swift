@@ -5,20 +5,50 @@ import Foundation
 /// the vault as it was, and the identities of every data event already in the vault, so that
 /// importing the same data again adds nothing.
 ///
-/// Identities are 64-bit hashes of each event's identifying prefix (`IdentitySet`), rebuilt from
-/// the log when the session starts: 8–16 bytes of memory per event in the vault.
+/// Identities are 64-bit hashes of each event's identifying prefix, rebuilt from the log when the
+/// session starts. They live in an in-memory table (`IdentitySet`) up to `memoryBudgetSlots`
+/// slots (16 MiB by default, about 1.4 million events); past that the session moves them to an
+/// `ExternalDeduplicator`, which sets events aside in sealed scratch files and decides at the end
+/// of each file, in bounded memory.
 final class ImportSession {
     let log: EventLog
-    let encoder: EventEncoder
+    private(set) var encoder: EventEncoder
+    let scratchDirectory: String
+    let memoryBudgetSlots: Int
     private var identities: IdentitySet
+    private var external: ExternalDeduplicator?
     private var transaction: LogTransaction
     private(set) var file = FileImportReport(path: "", format: "")
 
-    init(log: EventLog, encoder: EventEncoder, identities: IdentitySet) throws {
+    init(log: EventLog, encoder: EventEncoder, expected: Int, scratchDirectory: String, memoryBudgetSlots: Int) throws {
         self.log = log
         self.encoder = encoder
-        self.identities = identities
+        self.scratchDirectory = scratchDirectory
+        self.memoryBudgetSlots = memoryBudgetSlots
+        self.identities = IdentitySet(expected: expected, maximumSlots: memoryBudgetSlots)
         self.transaction = try log.beginTransaction()
+    }
+
+    /// The encoder to continue the vault's tables with, once the log has been read.
+    func use(_ encoder: EventEncoder) { self.encoder = encoder }
+
+    /// Whether identities have moved out of memory.
+    var isExternal: Bool { external != nil }
+
+    /// Records the identity of an event already in the vault.
+    func addExisting(identity prefix: UnsafeRawBufferPointer) throws {
+        let hash = identities.hash(prefix)
+        if let external {
+            try external.addExisting(hash: hash)
+            return
+        }
+        if identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
+        if let external { try external.addExisting(hash: hash) } else { _ = identities.insert(hash: hash) }
+    }
+
+    private func moveIdentitiesOutOfMemory() throws {
+        external = try ExternalDeduplicator(directory: scratchDirectory, existing: identities.sortedHashes())
+        identities.releaseStorage()
     }
 
     func startFile(path: String, format: String) {
@@ -30,6 +60,15 @@ final class ImportSession {
     func add(_ event: VaultEvent, nested: Bool = false) throws {
         var writer = encoder.encodeIdentity(event)
         if !event.isAudit {
+            if external == nil && identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
+            if let external {
+                // Decided when the file ends; definitions go out now, ahead of the event.
+                let hash = writer.bytes.withUnsafeBytes { identities.hash($0) }
+                encoder.encodeRest(event, into: &writer)
+                try flushDefinitions()
+                try external.add(hash: hash, nested: nested, bytes: writer.bytes)
+                return
+            }
             let isNew = writer.bytes.withUnsafeBytes { identities.insert($0) }
             guard isNew else {
                 if !nested { file.duplicates += 1 }
@@ -56,6 +95,13 @@ final class ImportSession {
 
     /// Records the file in the audit trail and returns its report.
     func finishFile(displayName: String) throws -> FileImportReport {
+        if let external {
+            let (added, duplicates) = try external.resolve { bytes in
+                try bytes.withUnsafeBytes { try log.append($0, to: &transaction) }
+            }
+            file.added += added
+            file.duplicates += duplicates
+        }
         try add(.importRecorded(at: Date(), ImportRecord(
             file: displayName, format: file.format, added: file.added, duplicates: file.duplicates, rejected: file.rejected)))
         return file
