@@ -5,9 +5,11 @@
 /// Used where an operation's working set must not grow with its input (the importer's
 /// deduplication of very large exports). Records are appended, then read back in order.
 public final class ScratchFile {
-    static let blockSize = 1 << 20
+    /// Plaintext bytes per sealed block, unless a file asks for another size.
+    public static let blockSize = 1 << 20
 
     private let file: any StorageFile
+    private let blockSize: Int
     private let key = SecretKey.random()
     private var pending: [UInt8] = []
     private var writeOffset: UInt64 = 0
@@ -16,11 +18,13 @@ public final class ScratchFile {
     public private(set) var count = 0
 
     /// Creates the file in `directory` (best on the vault's own file system) and unlinks it.
-    public init(in directory: String, fileSystem: any FileSystem = POSIXFileSystem()) throws {
+    /// A reader holds one block in memory: files read side by side want small blocks.
+    public init(in directory: String, blockSize: Int = ScratchFile.blockSize, fileSystem: any FileSystem = POSIXFileSystem()) throws {
+        self.blockSize = blockSize
         let path = directory + "/.scratch-" + Sodium.randomBytes(8).map { String($0, radix: 16) }.joined()
         file = try fileSystem.open(path, mode: .createNew)
         try fileSystem.remove(path)
-        pending.reserveCapacity(Self.blockSize + 64)
+        pending.reserveCapacity(blockSize + 64)
     }
 
     /// Appends one record.
@@ -28,7 +32,7 @@ public final class ScratchFile {
         Varint.encode(UInt64(record.count), into: &pending)
         pending.append(contentsOf: record)
         count += 1
-        if pending.count >= Self.blockSize { try flush() }
+        if pending.count >= blockSize { try flush() }
     }
 
     /// Appends one record.

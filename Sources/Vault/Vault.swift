@@ -149,7 +149,7 @@ public final class Vault {
 
     /// Slots of the in-memory identity table an import may use (8 bytes each) before it
     /// deduplicates through sealed scratch files instead. Tests lower it to exercise that path.
-    var importIdentityBudgetSlots = 1 << 21
+    var importIdentityBudgetSlots = 1 << 20
 
     /// The encoder continuing the log's string and source tables (read from the log once).
     func encoder() throws -> EventEncoder {

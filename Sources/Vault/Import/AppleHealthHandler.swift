@@ -73,7 +73,8 @@ struct AppleHealthHandler: XMLTokenHandler {
             if let entry = readMetadata(tag) { addMetadata(entry, parent: parent) }
         } else if eq(name, "InstantaneousBeatsPerMinute") {
             if var s = sample, let bpm = tag.value("bpm").flatMap({ DecimalValue.parse($0) }) {
-                s.beats.append(HeartbeatEntry(bpm: bpm, time: tag.value("time").map { pool.string($0) } ?? ""))
+                // Beat times are all different: pooling them would only fill the pool.
+                s.beats.append(HeartbeatEntry(bpm: bpm, time: tag.value("time").map { String(decoding: $0, as: UTF8.self) } ?? ""))
                 sample = s
             }
         } else if eq(name, "Workout") && parent == .healthData {

@@ -8,6 +8,9 @@ import EventLog
 /// Memory: one run buffer (16 bytes a hash), one block per run while merging, and two bits per
 /// spilled event. The scratch files hold only sealed bytes and are unlinked from the start.
 final class ExternalDeduplicator {
+    /// Runs are merged side by side, one block of each in memory: 64 KiB keeps that small.
+    static let runBlockSize = 64 << 10
+
     let directory: String
     let runLength: Int
     /// Sorted runs of hashes already in the vault (or kept earlier in this command).
@@ -44,7 +47,7 @@ final class ExternalDeduplicator {
 
     private func writeExistingRun(_ sortedHashes: [UInt64]) throws {
         guard !sortedHashes.isEmpty else { return }
-        let run = try ScratchFile(in: directory)
+        let run = try ScratchFile(in: directory, blockSize: Self.runBlockSize)
         var record = [UInt8](repeating: 0, count: 8)
         for h in sortedHashes {
             withUnsafeBytes(of: h.littleEndian) { record.replaceSubrange(0..<8, with: $0) }
@@ -66,7 +69,7 @@ final class ExternalDeduplicator {
     private func writeRun() throws {
         guard !buffer.isEmpty else { return }
         buffer.sort { $0.hash != $1.hash ? $0.hash < $1.hash : $0.sequence < $1.sequence }
-        let run = try ScratchFile(in: directory)
+        let run = try ScratchFile(in: directory, blockSize: Self.runBlockSize)
         var record = [UInt8](repeating: 0, count: 16)
         for entry in buffer {
             withUnsafeBytes(of: entry.hash.littleEndian) { record.replaceSubrange(0..<8, with: $0) }

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Identities are 64-bit hashes of each event's identifying prefix, rebuilt from the log when the
 /// session starts. They live in an in-memory table (`IdentitySet`) up to `memoryBudgetSlots`
-/// slots (16 MiB by default, about 1.4 million events); past that the session moves them to an
+/// slots (8 MiB by default, about 730,000 events); past that the session moves them to an
 /// `ExternalDeduplicator`, which sets events aside in sealed scratch files and decides at the end
 /// of each file, in bounded memory.
 final class ImportSession {

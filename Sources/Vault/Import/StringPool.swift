@@ -9,7 +9,8 @@ struct StringPool {
     private var buckets: [UInt64: [(bytes: [UInt8], string: String)]] = [:]
     private var count = 0
     /// Unique values (sync identifiers) would grow the pool without bound; it starts over instead.
-    static let capacity = 200_000
+    /// 50,000 strings is about 7 MiB, far more than the types, sources and keys that repeat.
+    static let capacity = 50_000
 
     mutating func string(_ raw: UnsafeRawBufferPointer) -> String {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
