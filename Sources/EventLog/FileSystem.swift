@@ -54,10 +54,6 @@ extension StorageFile {
         }
     }
 
-    /// The whole file.
-    func readAll() throws -> [UInt8] {
-        try readBytes(at: 0, count: Int(try size()))
-    }
 }
 
 extension FileSystem {
