@@ -143,14 +143,23 @@ struct EventReader {
     }
 
     mutating func timestamp() throws -> HealthTimestamp {
-        let seconds = try signed() + EventCoding.epoch
+        let (seconds, overflow) = try signed().addingReportingOverflow(EventCoding.epoch)
+        guard !overflow else { throw fail("timestamp out of range") }
         return HealthTimestamp(seconds: seconds, utcOffset: try utcOffset())
+    }
+
+    /// `a + b`, or a decoding error instead of a trap when corrupted bytes overflow.
+    func sum(_ a: Int64, _ b: Int64) throws -> Int64 {
+        let (s, overflow) = a.addingReportingOverflow(b)
+        guard !overflow else { throw fail("value out of range") }
+        return s
     }
 
     mutating func utcOffset() throws -> Int32 {
         let code = try varint()
         let zig = code >> 1
         let value = Int64(bitPattern: (zig >> 1) ^ (0 &- (zig & 1)))
+        guard abs(value) <= 18 * 60 else { throw fail("UTC offset out of range") }
         let seconds = code & 1 == 0 ? value * 900 : value * 60
         guard abs(seconds) <= 18 * 3600 else { throw fail("UTC offset out of range") }
         return Int32(seconds)

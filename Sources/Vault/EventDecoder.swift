@@ -91,7 +91,7 @@ final class EventDecoder {
         let start = try r.timestamp()
         let duration = try r.signed()
         let endOffset = try r.varint() == 1 ? try r.utcOffset() : start.utcOffset
-        return (start, HealthTimestamp(seconds: start.seconds + duration, utcOffset: endOffset))
+        return (start, HealthTimestamp(seconds: try r.sum(start.seconds, duration), utcOffset: endOffset))
     }
 
     private func metadata(_ r: inout EventReader) throws -> [MetadataEntry] {
@@ -103,19 +103,20 @@ final class EventDecoder {
     }
 
     private func sample(_ r: inout EventReader) throws -> HealthSample {
-        let flags = try r.varint()
+        let valueKind = try r.varint()
         let type = try string(&r), source = try self.source(&r)
         let (start, end) = try span(&r)
         let value: SampleValue
-        switch flags & 3 {
+        switch valueKind {
         case 0: value = .none
         case 1: value = .quantity(try r.decimal(), unit: try string(&r))
         case 2: value = .category(try string(&r))
         default: throw r.fail("unknown value kind")
         }
         var s = HealthSample(type: type, source: source, start: start, end: end, value: value)
-        if flags & 4 != 0 { s.metadata = try metadata(&r) }
-        if flags & 8 != 0 {
+        let extras = try r.varint()
+        if extras & 1 != 0 { s.metadata = try metadata(&r) }
+        if extras & 2 != 0 {
             let n = try r.count()
             for _ in 0..<n { s.beats.append(HeartbeatEntry(bpm: try r.decimal(), time: try r.string())) }
         }
@@ -169,11 +170,11 @@ final class EventDecoder {
         var previous = (time: start.seconds, lat: Int64(0), lon: Int64(0), alt: Int64(0))
         for _ in 0..<n {
             let f = try r.varint()
-            let time = previous.time + (try r.signed())
-            let lat = previous.lat + (try r.signed()), lon = previous.lon + (try r.signed())
+            let time = try r.sum(previous.time, try r.signed())
+            let lat = try r.sum(previous.lat, try r.signed()), lon = try r.sum(previous.lon, try r.signed())
             var p = RoutePoint(time: time, latitude: Double(lat) / 1e7, longitude: Double(lon) / 1e7)
             if f & 1 != 0 {
-                previous.alt += try r.signed()
+                previous.alt = try r.sum(previous.alt, try r.signed())
                 p.altitude = Double(previous.alt) / 1000
             }
             if f & 2 != 0 { p.speed = Double(try r.signed()) / 1000 }

@@ -148,6 +148,7 @@ final class EventEncoder {
     func encodeRest(_ event: VaultEvent, into w: inout EventWriter) {
         switch event {
         case .sample(let s):
+            w.varint((s.metadata.isEmpty ? 0 : 1) | (s.beats.isEmpty ? 0 : 2))
             if !s.metadata.isEmpty { metadata(s.metadata, into: &w) }
             if !s.beats.isEmpty {
                 w.varint(s.beats.count)
@@ -186,15 +187,12 @@ final class EventEncoder {
 
     private func sampleIdentity(_ s: HealthSample) -> EventWriter {
         var w = EventWriter(kind: .sample)
-        var flags = 0
+        // Only the value's kind here: whether metadata or beats follow is not part of the identity.
         switch s.value {
-        case .none: flags = 0
-        case .quantity: flags = 1
-        case .category: flags = 2
+        case .none: w.varint(0)
+        case .quantity: w.varint(1)
+        case .category: w.varint(2)
         }
-        if !s.metadata.isEmpty { flags |= 4 }
-        if !s.beats.isEmpty { flags |= 8 }
-        w.varint(flags)
         w.varint(id(s.type))
         w.varint(id(s.source))
         span(s.start, s.end, into: &w)
@@ -250,6 +248,14 @@ final class EventEncoder {
         }
     }
 
+    /// A route value in fixed point, clamped to ±10¹² units (importers keep values far inside
+    /// physical ranges; this only guarantees the conversion cannot trap).
+    static func fixedPoint(_ value: Double, _ scale: Double) -> Int64 {
+        let scaled = (value * scale).rounded()
+        guard scaled.isFinite else { return 0 }
+        return Int64(max(-1e12, min(1e12, scaled)))
+    }
+
     /// Route points, delta-encoded: seconds, 1e-7 degrees, millimetres, mm/s, centidegrees.
     private func encodeRoute(_ r: WorkoutRoute) -> EventWriter {
         var w = EventWriter(kind: .route)
@@ -258,7 +264,7 @@ final class EventEncoder {
         w.varint(r.points.count)
         var previous = (time: r.workoutStart.seconds, lat: Int64(0), lon: Int64(0), alt: Int64(0))
         for p in r.points {
-            let lat = Int64((p.latitude * 1e7).rounded()), lon = Int64((p.longitude * 1e7).rounded())
+            let lat = Self.fixedPoint(p.latitude, 1e7), lon = Self.fixedPoint(p.longitude, 1e7)
             var f = 0
             for (i, v) in [p.altitude, p.speed, p.course, p.horizontalAccuracy, p.verticalAccuracy].enumerated() where v != nil { f |= 1 << i }
             w.varint(f)
@@ -266,14 +272,14 @@ final class EventEncoder {
             w.signed(lat - previous.lat)
             w.signed(lon - previous.lon)
             if let a = p.altitude {
-                let mm = Int64((a * 1000).rounded())
+                let mm = Self.fixedPoint(a, 1000)
                 w.signed(mm - previous.alt)
                 previous.alt = mm
             }
-            if let v = p.speed { w.signed(Int64((v * 1000).rounded())) }
-            if let v = p.course { w.signed(Int64((v * 100).rounded())) }
-            if let v = p.horizontalAccuracy { w.signed(Int64((v * 1000).rounded())) }
-            if let v = p.verticalAccuracy { w.signed(Int64((v * 1000).rounded())) }
+            if let v = p.speed { w.signed(Self.fixedPoint(v, 1000)) }
+            if let v = p.course { w.signed(Self.fixedPoint(v, 100)) }
+            if let v = p.horizontalAccuracy { w.signed(Self.fixedPoint(v, 1000)) }
+            if let v = p.verticalAccuracy { w.signed(Self.fixedPoint(v, 1000)) }
             previous = (p.time, lat, lon, previous.alt)
         }
         return w

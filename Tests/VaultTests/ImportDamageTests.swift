@@ -170,3 +170,60 @@ import Testing
         }
     }
 }
+
+/// Findings of the importer review, each pinned.
+@Suite struct ImportReviewTests {
+    @Test func anOffsetBeyondFourteenHoursIsRejectedAndTheVaultStaysReadable() throws {
+        let t = try ImportTestVault()
+        let file = t.write("bad.csv", "type,start,end,value\nsteps,2025-08-06T08:00:00+99:00,2025-08-06T09:00:00+99:00,38\nsteps,2025-08-06T08:00:00+02:00,2025-08-06T09:00:00+02:00,38\n")
+        let report = try t.vault.importFiles([file])
+        #expect(report.added == 1 && report.rejected == 1)
+        #expect(try Vault.verify(at: t.path, passphrase: passphrase("p")).isOK)
+        #expect(try t.samples().count == 1)
+    }
+
+    @Test func absurdRouteValuesAreDroppedNotTrapped() throws {
+        let t = try ImportTestVault()
+        let workout = """
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="Watch" startDate="2024-01-01 10:00:00 +0100" endDate="2024-01-01 10:30:00 +0100">
+          <WorkoutRoute sourceName="Watch">
+           <Location date="2024-01-01 10:00:00 +0100" latitude="52.5" longitude="13.4" altitude="1e20" speed="-9e15" course="400" horizontalAccuracy="3"/>
+           <Location date="2024-01-01 10:00:05 +0100" latitude="52.5001" longitude="13.4001" altitude="-9e15"/>
+          </WorkoutRoute>
+         </Workout>
+        """
+        _ = try t.vault.importFiles([t.write("export.xml", export(workout))])
+        let routes = try t.dataEvents().compactMap { if case .route(let r) = $0 { r } else { nil } }
+        #expect(routes.count == 1 && routes[0].points.count == 2)
+        #expect(routes[0].points[0].altitude == nil && routes[0].points[0].speed == nil && routes[0].points[0].course == nil)
+        #expect(routes[0].points[0].horizontalAccuracy == 3)
+    }
+
+    @Test func aSampleThatGainsMetadataInALaterExportIsNotAddedTwice() throws {
+        let t = try ImportTestVault()
+        let bare = "<Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"iPhone\" unit=\"count\" startDate=\"2024-01-01 10:00:00 +0100\" endDate=\"2024-01-01 10:10:00 +0100\" value=\"500\"/>"
+        let withMetadata = "<Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"iPhone\" unit=\"count\" startDate=\"2024-01-01 10:00:00 +0100\" endDate=\"2024-01-01 10:10:00 +0100\" value=\"500\"><MetadataEntry key=\"HKMetadataKeySyncVersion\" value=\"2\"/></Record>"
+        #expect(try t.vault.importFiles([t.write("a.xml", export(bare))]).added == 1)
+        let later = try t.vault.importFiles([t.write("b.xml", export(withMetadata))])
+        #expect(later.added == 0 && later.duplicates == 1)
+    }
+
+    @Test func damagedEndTagsDoNotEchoTheirBytes() throws {
+        let t = try ImportTestVault()
+        let file = t.write("route.xml", "<HealthData>\n <Record type=\"x\"></Recor lat=\"37.77\" lon=\"-122.41\">\n</HealthData>\n")
+        do {
+            _ = try t.vault.importFiles([file])
+            Issue.record("a mismatched end tag was accepted")
+        } catch {
+            #expect(!"\(error)".contains("37.77") && "\(error)".contains(":2:"))
+        }
+    }
+
+    @Test func aByteOrderMarkIsNotAnError() throws {
+        let t = try ImportTestVault()
+        let xml = "\u{FEFF}" + export(stepRecord("2024-01-01 10:00:00 +0100", "2024-01-01 10:10:00 +0100", "500"))
+        #expect(try t.vault.importFiles([t.write("bom.xml", xml)]).added == 1)
+        let csv = t.write("bom.csv", "\u{FEFF}type,start,end,value\nsteps,2025-08-06 08:00,2025-08-06 09:00,38\n")
+        #expect(try t.vault.importFiles([csv]).added == 1)
+    }
+}

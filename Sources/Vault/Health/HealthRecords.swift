@@ -126,6 +126,17 @@ public struct RoutePoint: Hashable, Sendable {
     public var verticalAccuracy: Double?
 }
 
+extension RoutePoint {
+    /// Metres, from the Dead Sea shore to an airliner's ceiling, with room to spare.
+    static func plausible(altitude v: Double) -> Double? { (-1_000...20_000).contains(v) ? v : nil }
+    /// m/s; Apple writes -1 for "unknown".
+    static func plausible(speed v: Double) -> Double? { (-1...1_000).contains(v) ? v : nil }
+    /// Degrees; Apple writes -1 for "unknown".
+    static func plausible(course v: Double) -> Double? { (-1...360).contains(v) ? v : nil }
+    /// Metres; Apple writes -1 for "unknown".
+    static func plausible(accuracy v: Double) -> Double? { (-1...100_000).contains(v) ? v : nil }
+}
+
 /// The points of one route file, tied to its workout by the workout's start and the file path.
 public struct WorkoutRoute: Hashable, Sendable {
     public var workoutStart: HealthTimestamp

@@ -48,7 +48,7 @@ public struct HealthTimestamp: Equatable, Hashable, Sendable {
         if i < b.count, b[i] == 0x5A {
             i += 1
         } else if i + 6 == b.count, b[i] == 0x2B || b[i] == 0x2D, b[i + 3] == 0x3A,
-                  let oh = digits(b, i + 1, 2), let om = digits(b, i + 4, 2) {
+                  let oh = digits(b, i + 1, 2), let om = digits(b, i + 4, 2), oh <= 14, om < 60 {
             offset = (b[i] == 0x2B ? 1 : -1) * (oh * 3600 + om * 60)
             i += 6
         } else {

@@ -115,8 +115,12 @@ struct AppleHealthHandler: XMLTokenHandler {
                let lon = tag.value("longitude").flatMap({ DecimalValue.parse($0) })?.double, abs(lat) <= 90, abs(lon) <= 180 {
                 func number(_ key: StaticString) -> Double? { tag.value(key).flatMap { DecimalValue.parse($0) }?.double }
                 inlinePoints.append(RoutePoint(
-                    time: date.seconds, latitude: lat, longitude: lon, altitude: number("altitude"), speed: number("speed"),
-                    course: number("course"), horizontalAccuracy: number("horizontalAccuracy"), verticalAccuracy: number("verticalAccuracy")))
+                    time: date.seconds, latitude: lat, longitude: lon,
+                    altitude: number("altitude").flatMap(RoutePoint.plausible(altitude:)),
+                    speed: number("speed").flatMap(RoutePoint.plausible(speed:)),
+                    course: number("course").flatMap(RoutePoint.plausible(course:)),
+                    horizontalAccuracy: number("horizontalAccuracy").flatMap(RoutePoint.plausible(accuracy:)),
+                    verticalAccuracy: number("verticalAccuracy").flatMap(RoutePoint.plausible(accuracy:))))
             } else {
                 reject(.unparseableValue, tokenizer.location)
             }
@@ -302,9 +306,10 @@ struct AppleHealthHandler: XMLTokenHandler {
         return .success((start, end))
     }
 
-    /// Years 1900–2200: anything else is a damaged or synthetic date, not a measurement.
+    /// Years 1900–2200 and a real UTC offset (at most 14 hours): anything else is a damaged or
+    /// synthetic date, not a measurement.
     static func plausible(_ t: HealthTimestamp) -> Bool {
-        t.seconds >= -2_208_988_800 && t.seconds < 7_258_118_400
+        t.seconds >= -2_208_988_800 && t.seconds < 7_258_118_400 && abs(t.utcOffset) <= 14 * 3600
     }
 
     // MARK: Devices

@@ -34,7 +34,7 @@ struct AppleHealthImporter {
             throw ImportError.notAnExport(path: path, reason: "the zip holds no export XML (only \(entries.count) other file(s))")
         }
         let name = "\(path):\(export.path)"
-        let total = Int64(export.uncompressedSize)
+        let total = Int64(clamping: export.uncompressedSize)
         var done: Int64 = 0
         var tokenizer = XMLTokenizer()
         var routes: [RouteReference] = []

@@ -32,7 +32,8 @@ struct CSVImporter {
         }
         func row(_ fields: [String], line: Int) throws {
             guard let map = columns else {
-                let names = fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                var names = fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                if let first = names.first, first.hasPrefix("\u{FEFF}") { names[0] = String(first.dropFirst()) }
                 let missing = Self.required.filter { !names.contains($0) }
                 guard missing.isEmpty else {
                     throw ImportError.notWellFormed(path: path, location: SourceLocation(line: line, column: 1),
@@ -54,6 +55,7 @@ struct CSVImporter {
                 reject("unparseable date", line)
                 return
             }
+            guard AppleHealthHandler.plausible(start), AppleHealthHandler.plausible(end) else { reject("date out of range", line); return }
             guard end.seconds >= start.seconds else { reject("ends before it starts", line); return }
             let metric = MetricNames.metric(typeName)
             let type = metric?.identifier ?? typeName

@@ -44,6 +44,7 @@ struct CompanionJSONImporter {
                     reject("unparseable timeRange", place)
                     continue
                 }
+                guard AppleHealthHandler.plausible(start), AppleHealthHandler.plausible(end) else { reject("date out of range", place); continue }
                 guard end.seconds >= start.seconds else { reject("ends before it starts", place); continue }
                 guard let number = entry.value?.number, number.isFinite else {
                     reject("unparseable value", place)

@@ -17,11 +17,11 @@ enum EventIdentity {
             case .route, .activitySummary, .characteristics, .genericRecord:
                 return bytes.count
             case .sample:
-                let flags = try r.varint()
+                let valueKind = try r.varint()
                 _ = try r.varint()  // type
                 _ = try r.varint()  // source
                 try skipSpan(&r)
-                switch flags & 3 {
+                switch valueKind {
                 case 1:
                     _ = try r.decimal()
                     _ = try r.varint()  // unit

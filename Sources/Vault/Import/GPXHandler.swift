@@ -42,12 +42,13 @@ struct GPXHandler: XMLTokenHandler {
             return
         }
         guard let value = DecimalValue.parse(trimmed)?.double else { return }
+        // Values outside what a phone can measure are dropped, not stored.
         switch field {
-        case .elevation: current!.altitude = value
-        case .speed: current!.speed = value
-        case .course: current!.course = value
-        case .horizontalAccuracy: current!.horizontalAccuracy = value
-        case .verticalAccuracy: current!.verticalAccuracy = value
+        case .elevation: current!.altitude = RoutePoint.plausible(altitude: value)
+        case .speed: current!.speed = RoutePoint.plausible(speed: value)
+        case .course: current!.course = RoutePoint.plausible(course: value)
+        case .horizontalAccuracy: current!.horizontalAccuracy = RoutePoint.plausible(accuracy: value)
+        case .verticalAccuracy: current!.verticalAccuracy = RoutePoint.plausible(accuracy: value)
         case .time: break
         }
     }

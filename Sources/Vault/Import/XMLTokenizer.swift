@@ -68,6 +68,8 @@ struct XMLTokenizer {
     private var openNames: [UInt64] = []
     private var attributes: [XMLAttribute] = []
     private(set) var sawRoot = false
+    /// Whether the first bytes (a possible byte-order mark) have been looked at.
+    private var sawStart = false
     private var rootClosed = false
 
     /// Feeds the next chunk. `final` says no more input follows.
@@ -75,6 +77,11 @@ struct XMLTokenizer {
         var buffer: [UInt8] = []
         swap(&buffer, &carry)
         buffer.append(contentsOf: chunk)
+        if !sawStart, buffer.count >= 3 || final {
+            sawStart = true
+            // Not counted in columns: editors do not show it.
+            if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { buffer.removeFirst(3) }
+        }
         let consumed = try buffer.withUnsafeBytes { try parse($0, final: final, handler: &handler) }
         // Keep only the unfinished tail, accounting for the lines dropped.
         buffer.withUnsafeBytes { advanceLocation(over: UnsafeRawBufferPointer(rebasing: $0[..<consumed])) }
@@ -173,7 +180,8 @@ struct XMLTokenizer {
                 let name = UnsafeRawBufferPointer(rebasing: buffer[(i + 2)..<nameEnd])
                 guard let open = openNames.popLast() else { throw fail("end tag with no element open", at: i) }
                 guard open == Self.hash(name) else {
-                    throw fail("end tag </\(String(decoding: name, as: UTF8.self))> does not match the open element", at: i)
+                    // The bytes are not shown: in damaged input they may be a record's values.
+                    throw fail("end tag does not match the open element", at: i)
                 }
                 try handler.endElement(name: name)
                 if openNames.isEmpty { rootClosed = true }
