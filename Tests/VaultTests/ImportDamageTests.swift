@@ -227,3 +227,61 @@ import Testing
         #expect(try t.vault.importFiles([csv]).added == 1)
     }
 }
+
+/// The second half of the importer review's findings.
+@Suite struct ImportLimitsTests {
+    @Test func aRecordWithTooManyChildrenIsRejectedAloneWithItsPlace() throws {
+        let t = try ImportTestVault()
+        let beats = String(repeating: "<InstantaneousBeatsPerMinute bpm=\"60\" time=\"1:00:00.00 PM\"/>", count: ElementLimits.beats + 1)
+        let body = """
+         <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Watch" unit="ms" startDate="2024-01-01 10:00:00 +0100" endDate="2024-01-01 10:01:00 +0100" value="40">
+          <HeartRateVariabilityMetadataList>\(beats)</HeartRateVariabilityMetadataList>
+         </Record>
+        \(stepRecord("2024-01-01 10:00:00 +0100", "2024-01-01 10:10:00 +0100", "500"))
+        """
+        let report = try t.vault.importFiles([t.write("export.xml", export(body))])
+        #expect(report.added == 1 && report.rejected == 1)
+        #expect(report.files[0].warnings.contains { $0.contains("too many child elements (first at ") && !$0.contains(":0:0)") })
+    }
+
+    @Test func anUnclosedQuoteOrEndlessRowInACSVIsRefusedNotBuffered() throws {
+        let t = try ImportTestVault()
+        let quote = t.write("quote.csv", "type,start,end,value\n\"" + String(repeating: "x", count: (1 << 20) + 10))
+        #expect(throws: ImportError.self) { _ = try t.vault.importFiles([quote]) }
+        let commas = t.write("commas.csv", "type,start,end,value\n" + String(repeating: ",", count: 2000))
+        #expect(throws: ImportError.self) { _ = try t.vault.importFiles([commas]) }
+    }
+
+    @Test func referencesInUnitsAndValuesAreDecodedNotMisread() throws {
+        let t = try ImportTestVault()
+        let body = """
+         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" unit="count&#47;min" startDate="2024-01-01 10:00:00 +0100" endDate="2024-01-01 10:00:00 +0100" value="&#55;2"/>
+         <Record type="HKCategoryTypeIdentifierMindfulSession" sourceName="Watch" startDate="2024-01-01 11:00:00 +0100" endDate="2024-01-01 11:10:00 +0100" value="Calm &amp; quiet"/>
+        """
+        let report = try t.vault.importFiles([t.write("export.xml", export(body))])
+        #expect(report.added == 2 && report.rejected == 0)
+        let samples = try t.samples()
+        #expect(samples[0].value == .quantity(DecimalValue(mantissa: 72, scale: 0), unit: "count/min"))
+        #expect(samples[1].value == .category("Calm & quiet"))
+    }
+
+    @Test func badRoutePointsAreAWarningAndABadNestedRecordCountsOnce() throws {
+        let t = try ImportTestVault()
+        let bad = "<Record type=\"HKQuantityTypeIdentifierBloodPressureSystolic\" sourceName=\"Cuff\" unit=\"mmHg\" startDate=\"2024-01-01 08:00:00 +0100\" endDate=\"2024-01-01 08:00:00 +0100\" value=\"high\"/>"
+        let body = """
+         \(bad)
+         <Correlation type="HKCorrelationTypeIdentifierBloodPressure" sourceName="Cuff" startDate="2024-01-01 08:00:00 +0100" endDate="2024-01-01 08:00:00 +0100">
+          \(bad)
+         </Correlation>
+         <Workout workoutActivityType="HKWorkoutActivityTypeWalking" sourceName="Watch" startDate="2024-01-01 10:00:00 +0100" endDate="2024-01-01 10:30:00 +0100">
+          <WorkoutRoute sourceName="Watch"><Location date="never" latitude="1" longitude="2"/><Location date="2024-01-01 10:00:00 +0100" latitude="52.5" longitude="13.4"/></WorkoutRoute>
+         </Workout>
+         <ActivitySummary dateComponents="2024-01-01" activeEnergyBurned="lots" activeEnergyBurnedUnit="kcal"/>
+        """
+        let report = try t.vault.importFiles([t.write("export.xml", export(body))])
+        // The systolic record once, the summary with an unreadable number; the correlation, the
+        // workout and its one good point are kept.
+        #expect(report.rejected == 2 && report.added == 3)
+        #expect(report.files[0].warnings.contains("1 route point(s) without a readable position or time skipped"))
+    }
+}

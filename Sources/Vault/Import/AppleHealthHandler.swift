@@ -10,6 +10,16 @@ enum RejectReason: String, Error, CaseIterable, Sendable {
     case endBeforeStart = "ends before it starts"
     case unparseableValue = "unparseable value"
     case malformedReference = "malformed character reference"
+    case tooManyChildren = "too many child elements"
+}
+
+/// Most children one element may have before the record is rejected: memory stays bounded and
+/// every event stays far below the log's frame cap.
+enum ElementLimits {
+    static let beats = 10_000
+    static let routePoints = 200_000
+    static let workoutParts = 10_000
+    static let attributes = 10_000
 }
 
 /// Builds health events from the tokens of an Apple Health `export.xml`.
@@ -39,10 +49,28 @@ struct AppleHealthHandler: XMLTokenHandler {
     /// Points of a route written inline (`<Location>`, exports before iOS 12), per route of the workout.
     private var inlinePoints: [RoutePoint] = []
     private var inlineRoutes: [[RoutePoint]] = []
+    /// Reasons already reported with a place: finding a line:column scans the buffer, so only the
+    /// first reject of each reason pays for it.
+    private var reasonsLocated = Set<RejectReason>()
+    /// Route points without a readable position or time, skipped (they are not records).
+    private(set) var routePointsSkipped = 0
+    private var sampleOverflow = false
+    private var overflowLocation = SourceLocation(line: 0, column: 0)
+
+    /// Marks the record being read as too large, remembering where for the first such record.
+    private mutating func overflow(_ locator: borrowing XMLLocator) {
+        if !sampleOverflow, !reasonsLocated.contains(.tooManyChildren) { overflowLocation = locator.location }
+        sampleOverflow = true
+    }
 
     init(emit: @escaping (VaultEvent, Bool) throws -> Void, reject: @escaping (RejectReason, SourceLocation) -> Void) {
         self.emit = emit
         self.reject = reject
+    }
+
+    private mutating func rejectRecord(_ reason: RejectReason, _ locator: borrowing XMLLocator) {
+        let location = reasonsLocated.insert(reason).inserted ? locator.location : SourceLocation(line: 0, column: 0)
+        reject(reason, location)
     }
 
     /// The root element is not `HealthData`.
@@ -67,15 +95,22 @@ struct AppleHealthHandler: XMLTokenHandler {
             case .failure(let reason):
                 sample = nil
                 sampleRejected = true
-                reject(reason, tokenizer.location)
+                // A bad record inside a correlation is counted where the export repeats it.
+                if !sampleNested { rejectRecord(reason, tokenizer) }
             }
+            sampleOverflow = false
         } else if eq(name, "MetadataEntry") {
-            if let entry = readMetadata(tag) { addMetadata(entry, parent: parent) }
+            if let entry = readMetadata(tag) {
+                if parent == .record, (sample?.metadata.count ?? 0) >= ElementLimits.attributes { overflow(tokenizer) } else { addMetadata(entry, parent: parent) }
+            }
         } else if eq(name, "InstantaneousBeatsPerMinute") {
-            if var s = sample, let bpm = tag.value("bpm").flatMap({ DecimalValue.parse($0) }) {
-                // Beat times are all different: pooling them would only fill the pool.
-                s.beats.append(HeartbeatEntry(bpm: bpm, time: tag.value("time").map { String(decoding: $0, as: UTF8.self) } ?? ""))
-                sample = s
+            if sample != nil, let bpm = tag.value("bpm").flatMap({ DecimalValue.parse($0) }) {
+                if sample!.beats.count >= ElementLimits.beats {
+                    overflow(tokenizer)
+                } else {
+                    // Beat times are all different: pooling them would only fill the pool.
+                    sample!.beats.append(HeartbeatEntry(bpm: bpm, time: tag.value("time").map { String(decoding: $0, as: UTF8.self) } ?? ""))
+                }
             }
         } else if eq(name, "Workout") && parent == .healthData {
             pushed = .workout
@@ -83,15 +118,17 @@ struct AppleHealthHandler: XMLTokenHandler {
             case .success(let w): workout = w
             case .failure(let reason):
                 workout = nil
-                reject(reason, tokenizer.location)
+                rejectRecord(reason, tokenizer)
             }
         } else if eq(name, "WorkoutEvent") && parent == .workout {
-            if let type = tag.value("type"), let date = tag.value("date").flatMap(HealthTimestamp.parseExportDate) {
+            if (workout?.events.count ?? 0) >= ElementLimits.workoutParts {
+            } else if let type = tag.value("type"), let date = tag.value("date").flatMap(HealthTimestamp.parseExportDate) {
                 let duration = quantity(tag, "duration", unit: "durationUnit")
                 workout?.events.append(WorkoutEvent(type: pool.string(type), date: date, duration: duration?.value))
             }
         } else if eq(name, "WorkoutStatistics") && parent == .workout {
-            if let type = tag.value("type") {
+            if (workout?.statistics.count ?? 0) >= ElementLimits.workoutParts {
+            } else if let type = tag.value("type") {
                 let unit = tag.value("unit").map { pool.string($0) }
                 let canonical = unit.flatMap { UnitNormalizer.canonical(for: $0) }
                 func stat(_ key: StaticString) -> DecimalValue? {
@@ -110,7 +147,9 @@ struct AppleHealthHandler: XMLTokenHandler {
                 start: tag.value("startDate").flatMap(HealthTimestamp.parseExportDate),
                 end: tag.value("endDate").flatMap(HealthTimestamp.parseExportDate))
         } else if eq(name, "Location") && parent == .workoutRoute {
-            if let date = tag.value("date").flatMap(HealthTimestamp.parseExportDate),
+            if inlinePoints.count >= ElementLimits.routePoints {
+                routePointsSkipped += 1
+            } else if let date = tag.value("date").flatMap(HealthTimestamp.parseExportDate),
                let lat = tag.value("latitude").flatMap({ DecimalValue.parse($0) })?.double,
                let lon = tag.value("longitude").flatMap({ DecimalValue.parse($0) })?.double, abs(lat) <= 90, abs(lon) <= 180 {
                 func number(_ key: StaticString) -> Double? { tag.value(key).flatMap { DecimalValue.parse($0) }?.double }
@@ -122,13 +161,13 @@ struct AppleHealthHandler: XMLTokenHandler {
                     horizontalAccuracy: number("horizontalAccuracy").flatMap(RoutePoint.plausible(accuracy:)),
                     verticalAccuracy: number("verticalAccuracy").flatMap(RoutePoint.plausible(accuracy:))))
             } else {
-                reject(.unparseableValue, tokenizer.location)
+                routePointsSkipped += 1
             }
         } else if eq(name, "FileReference") && parent == .workoutRoute {
             route?.filePath = tag.value("path").map { pool.string($0) }
         } else if eq(name, "ActivitySummary") && parent == .healthData {
             if let summary = readActivitySummary(tag) { try emit(VaultEvent.activitySummary(summary), false) } else {
-                reject(.unparseableDate, tokenizer.location)
+                rejectRecord(.unparseableValue, tokenizer)
             }
         } else if eq(name, "Me") && parent == .healthData {
             try emit(.characteristics(allAttributes(tag)), false)
@@ -140,7 +179,7 @@ struct AppleHealthHandler: XMLTokenHandler {
                 correlation = Correlation(type: pool.string(type), source: source, start: start, end: end)
             } else {
                 correlation = nil
-                reject(.missingAttribute, tokenizer.location)
+                rejectRecord(.missingAttribute, tokenizer)
             }
         } else if eq(name, "ExportDate") && parent == .healthData {
             // When the export was made: not a fact about the person.
@@ -150,7 +189,7 @@ struct AppleHealthHandler: XMLTokenHandler {
         } else if parent == .generic || stack.contains(.generic) {
             let prefix = String(decoding: name, as: UTF8.self) + "."
             let children = allAttributes(tag).map { MetadataEntry(key: prefix + $0.key, value: $0.value) }
-            generic?.attributes += children
+            if (generic?.attributes.count ?? 0) + children.count <= ElementLimits.attributes { generic?.attributes += children }
         }
         stack.append(pushed)
     }
@@ -159,7 +198,12 @@ struct AppleHealthHandler: XMLTokenHandler {
         guard let element = stack.popLast() else { return }
         switch element {
         case .record:
-            if let s = sample, !sampleRejected { try emit(.sample(s), sampleNested) }
+            if sampleOverflow, !sampleRejected, !sampleNested {
+                reasonsLocated.insert(.tooManyChildren)
+                reject(.tooManyChildren, overflowLocation)
+            } else if let s = sample, !sampleRejected {
+                try emit(.sample(s), sampleNested)
+            }
             sample = nil
         case .workout:
             if let w = workout {
@@ -199,16 +243,17 @@ struct AppleHealthHandler: XMLTokenHandler {
         }
         let typeName = pool.string(type)
         let value: SampleValue
-        if let unitRaw = tag.value("unit") {
-            guard let raw = tag.value("value"), let number = DecimalValue.parse(raw) else { return .failure(.unparseableValue) }
-            let unit = pool.string(unitRaw)
+        if tag.attribute("unit") != nil {
+            guard let unit = tag.string("unit", pool: &pool, removed: &controlCharactersRemoved) else { return .failure(.malformedReference) }
+            guard let number = tag.number("value") else { return .failure(.unparseableValue) }
             if let canonical = UnitNormalizer.canonical(for: unit) {
                 value = .quantity(number.scaled(by: canonical.factor), unit: canonical.unit)
             } else {
                 value = .quantity(number, unit: unit)
             }
-        } else if let raw = tag.value("value") {
-            value = .category(pool.string(raw))
+        } else if tag.attribute("value") != nil {
+            guard let category = tag.string("value", pool: &pool, removed: &controlCharactersRemoved) else { return .failure(.malformedReference) }
+            value = .category(category)
         } else {
             value = .none
         }
@@ -233,7 +278,10 @@ struct AppleHealthHandler: XMLTokenHandler {
         guard let day = tag.value("dateComponents").flatMap(HealthTimestamp.parseDay) else { return nil }
         let energyUnit = tag.value("activeEnergyBurnedUnit").map { pool.string($0) } ?? "kcal"
         let factor = UnitNormalizer.canonical(for: energyUnit)?.factor ?? .identity
-        func number(_ key: StaticString) -> DecimalValue? { tag.value(key).flatMap { DecimalValue.parse($0) } }
+        let keys: [StaticString] = ["activeEnergyBurned", "activeEnergyBurnedGoal", "appleMoveTime", "appleMoveTimeGoal",
+                                    "appleExerciseTime", "appleExerciseTimeGoal", "appleStandHours", "appleStandHoursGoal"]
+        for key in keys where tag.attribute(key) != nil && tag.number(key) == nil { return nil }
+        func number(_ key: StaticString) -> DecimalValue? { tag.number(key) }
         return ActivitySummary(
             day: day, activeEnergy: number("activeEnergyBurned")?.scaled(by: factor),
             activeEnergyGoal: number("activeEnergyBurnedGoal")?.scaled(by: factor),
@@ -388,6 +436,14 @@ struct Tag {
             return nil
         }
         return UnsafeRawBufferPointer(rebasing: bytes[a.value])
+    }
+
+    /// A number, decoding character references first when the value has any.
+    func number(_ name: StaticString) -> DecimalValue? {
+        guard let a = attribute(name) else { return nil }
+        let raw = UnsafeRawBufferPointer(rebasing: bytes[a.value])
+        guard a.needsDecoding else { return DecimalValue.parse(raw) }
+        return XMLText.decode(raw).flatMap { decoded in decoded.bytes.withUnsafeBytes { DecimalValue.parse($0) } }
     }
 
     /// A decoded string value through the pool.

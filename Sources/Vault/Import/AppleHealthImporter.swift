@@ -167,6 +167,9 @@ struct AppleHealthImporter {
 
     private func finish(handler: AppleHealthHandler, tally: RejectionTally, entry: String) {
         for warning in tally.warnings(entry: entry) { session.warn(warning) }
+        if handler.routePointsSkipped > 0 {
+            session.warn("\(handler.routePointsSkipped) route point(s) without a readable position or time skipped")
+        }
         if handler.controlCharactersRemoved > 0 {
             session.warn("\(handler.controlCharactersRemoved) control character(s) removed from attribute values")
         }

@@ -101,6 +101,7 @@ struct CSVRowReader {
     private var line = 1
     private var rowLine = 1
     static let maxField = 1 << 20
+    static let maxFields = 1_000
 
     mutating func feed(_ data: Data, row: ([String], Int) throws -> Void) throws {
         for byte in data {
@@ -108,6 +109,7 @@ struct CSVRowReader {
                 if byte == 0x22 { inQuotes = false; quoteJustClosed = true } else {
                     if byte == 0x0A { line += 1 }
                     field.append(byte)
+                    if field.count > Self.maxField { throw ImportError.unreadable(path: "CSV line \(rowLine)", reason: "a field longer than 1 MiB (an unclosed quote?)") }
                 }
                 continue
             }
@@ -117,9 +119,9 @@ struct CSVRowReader {
                 inQuotes = true
                 quoteJustClosed = false
             case 0x2C:
-                endField()
+                try endField()
             case 0x0A:
-                endField()
+                try endField()
                 if field.isEmpty && fields.last?.hasSuffix("\r") == true { fields[fields.count - 1].removeLast() }
                 try row(fields, rowLine)
                 fields.removeAll(keepingCapacity: true)
@@ -133,7 +135,10 @@ struct CSVRowReader {
         }
     }
 
-    private mutating func endField() {
+    private mutating func endField() throws {
+        guard fields.count < Self.maxFields else {
+            throw ImportError.unreadable(path: "CSV line \(rowLine)", reason: "more than \(Self.maxFields) fields in a row")
+        }
         fields.append(String(decoding: field, as: UTF8.self))
         field.removeAll(keepingCapacity: true)
         quoteJustClosed = false
@@ -141,7 +146,7 @@ struct CSVRowReader {
 
     mutating func finish(row: ([String], Int) throws -> Void) throws {
         if !field.isEmpty || !fields.isEmpty {
-            endField()
+            try endField()
             try row(fields, rowLine)
         }
     }

@@ -26,7 +26,7 @@ struct GPXHandler: XMLTokenHandler {
     mutating func endElement(name: UnsafeRawBufferPointer) throws {
         field = nil
         if eq(name, "trkpt"), let point = current {
-            if currentValid && point.time != 0 { points.append(point) } else { skipped += 1 }
+            if currentValid && point.time != 0 && points.count < ElementLimits.routePoints { points.append(point) } else { skipped += 1 }
             current = nil
         }
     }
