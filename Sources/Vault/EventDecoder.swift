@@ -98,7 +98,24 @@ final class EventDecoder {
         let n = try r.count()
         var entries: [MetadataEntry] = []
         entries.reserveCapacity(n)
-        for _ in 0..<n { entries.append(MetadataEntry(key: try string(&r), value: try string(&r))) }
+        for _ in 0..<n {
+            let key = try string(&r)
+            let code = try r.varint()
+            let value: String
+            if code & 1 == 0 {
+                let id = code >> 1
+                guard id > 0, id < UInt64(strings.count) else { throw r.fail("string id \(id) is not defined") }
+                value = strings[Int(id)]
+            } else {
+                let length = code >> 1
+                guard length <= UInt64(r.bytes.count - r.offset) else { throw r.fail("truncated string") }
+                let slice = UnsafeRawBufferPointer(rebasing: r.bytes[r.offset..<(r.offset + Int(length))])
+                r.offset += Int(length)
+                guard let text = String(validating: slice, as: UTF8.self) else { throw r.fail("invalid UTF-8") }
+                value = text
+            }
+            entries.append(MetadataEntry(key: key, value: value))
+        }
         return entries
     }
 

@@ -177,11 +177,21 @@ final class EventEncoder {
         }
     }
 
+    /// Values up to this many bytes are interned; longer ones (sync identifiers, UUIDs, links)
+    /// are nearly always unique and go inline, so the string table does not grow with the data.
+    static let internedValueLimit = 16
+
     private func metadata(_ entries: [MetadataEntry], into w: inout EventWriter) {
         w.varint(entries.count)
         for e in entries {
             w.varint(id(e.key))
-            w.varint(id(e.value))
+            // Even: an interned value's id; odd: an inline value's length, then its bytes.
+            if e.value.utf8.count <= Self.internedValueLimit {
+                w.varint(id(e.value) << 1)
+            } else {
+                w.varint(UInt64(e.value.utf8.count) << 1 | 1)
+                w.bytes.append(contentsOf: e.value.utf8)
+            }
         }
     }
 

@@ -284,4 +284,19 @@ import Testing
         #expect(report.rejected == 2 && report.added == 3)
         #expect(report.files[0].warnings.contains("1 route point(s) without a readable position or time skipped"))
     }
+
+    @Test func uniqueMetadataValuesDoNotGrowTheStringTable() throws {
+        let t = try ImportTestVault()
+        let records = (0..<200).map { i in
+            "<Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"iPhone\" unit=\"count\" startDate=\"2024-01-01 10:\(String(format: "%02d", i % 60)):00 +0100\" endDate=\"2024-01-01 11:00:00 +0100\" value=\"\(i)\"><MetadataEntry key=\"HKMetadataKeySyncIdentifier\" value=\"\(UUID().uuidString)\"/><MetadataEntry key=\"HKWasUserEntered\" value=\"0\"/></Record>"
+        }.joined(separator: "\n")
+        #expect(try t.vault.importFiles([t.write("export.xml", export(records))]).added == 200)
+        var definitions = 0
+        var reader = try t.vault.log.reader()
+        while let frame = try reader.next() {
+            frame.forEachEvent { _, bytes in if bytes[1] == EventCoding.Kind.defineString.rawValue { definitions += 1 } }
+        }
+        #expect(definitions < 20)
+        #expect(try t.samples().allSatisfy { $0.metadata.count == 2 && $0.metadata[0].value.count == 36 })
+    }
 }
