@@ -130,7 +130,11 @@ struct EventReader {
     }
 
     mutating func string() throws -> String {
-        let n = try varint()
+        try inlineString(length: try varint())
+    }
+
+    /// `length` bytes of UTF-8 at the current offset.
+    mutating func inlineString(length n: UInt64) throws -> String {
         guard n <= UInt64(bytes.count - offset) else { throw fail("truncated string") }
         let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(n)])
         offset += Int(n)

@@ -107,12 +107,7 @@ final class EventDecoder {
                 guard id > 0, id < UInt64(strings.count) else { throw r.fail("string id \(id) is not defined") }
                 value = strings[Int(id)]
             } else {
-                let length = code >> 1
-                guard length <= UInt64(r.bytes.count - r.offset) else { throw r.fail("truncated string") }
-                let slice = UnsafeRawBufferPointer(rebasing: r.bytes[r.offset..<(r.offset + Int(length))])
-                r.offset += Int(length)
-                guard let text = String(validating: slice, as: UTF8.self) else { throw r.fail("invalid UTF-8") }
-                value = text
+                value = try r.inlineString(length: code >> 1)
             }
             entries.append(MetadataEntry(key: key, value: value))
         }
