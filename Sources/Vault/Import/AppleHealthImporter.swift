@@ -36,7 +36,6 @@ struct AppleHealthImporter {
         let name = "\(path):\(export.path)"
         let total = Int64(clamping: export.uncompressedSize)
         var done: Int64 = 0
-        var tokenizer = XMLTokenizer()
         var routes: [RouteReference] = []
         var tally = RejectionTally()
         var handler = makeHandler(routes: { routes.append($0) }, tally: { tally.add($0, at: $1) })
@@ -47,12 +46,13 @@ struct AppleHealthImporter {
             _ = try shared.value.0.extract(shared.value.1, bufferSize: Self.chunkSize, skipCRC32: false) { try pipe.put($0) }
         }
         do {
-            while let data = try pipe.take() {
-                try data.withUnsafeBytes { try tokenizer.feed($0, final: false, handler: &handler) }
-                done += Int64(data.count)
-                progress(done, total)
+            try Self.parse(into: &handler) { feed in
+                while let data = try pipe.take() {
+                    try feed(data)
+                    done += Int64(data.count)
+                    progress(done, total)
+                }
             }
-            try tokenizer.feed(UnsafeRawBufferPointer(start: nil, count: 0), final: true, handler: &handler)
         } catch {
             pipe.cancelAndDrain()
             throw Self.translate(error, name: name)
@@ -60,28 +60,13 @@ struct AppleHealthImporter {
         finish(handler: handler, tally: tally, entry: export.path)
 
         // Route files sit beside the XML: `<export dir>/workout-routes/...`.
-        let base = (export.path as NSString).deletingLastPathComponent
-        var missing = 0
-        for route in routes {
-            let wanted = Self.join(base, route.path)
-            guard let entry = entries.first(where: { $0.path == wanted }) else {
-                missing += 1
-                continue
-            }
-            var gpxTokenizer = XMLTokenizer()
-            var gpx = GPXHandler()
-            do {
-                _ = try archive.extract(entry, bufferSize: Self.chunkSize, skipCRC32: false) { data in
-                    try data.withUnsafeBytes { try gpxTokenizer.feed($0, final: false, handler: &gpx) }
+        try importRoutes(routes, base: (export.path as NSString).deletingLastPathComponent, missing: "from the zip") { wanted in
+            entries.first(where: { $0.path == wanted }).map { entry in
+                RouteFile(label: entry.path, name: "\(path):\(entry.path)") { feed in
+                    _ = try archive.extract(entry, bufferSize: Self.chunkSize, skipCRC32: false) { try feed($0) }
                 }
-                try gpxTokenizer.feed(UnsafeRawBufferPointer(start: nil, count: 0), final: true, handler: &gpx)
-            } catch {
-                session.warn("route file \(entry.path) skipped: \(Self.translate(error, name: "\(path):\(entry.path)"))")
-                continue
             }
-            try addRoute(route, gpx)
         }
-        if missing > 0 { session.warn("\(missing) route file(s) named by workouts are missing from the zip") }
     }
 
     private func looksLikeExport(_ archive: Archive, _ entry: Entry) throws -> Bool {
@@ -108,47 +93,72 @@ struct AppleHealthImporter {
         defer { try? handle.close() }
         let total = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
         var done: Int64 = 0
-        var tokenizer = XMLTokenizer()
         var routes: [RouteReference] = []
         var tally = RejectionTally()
         var handler = makeHandler(routes: { routes.append($0) }, tally: { tally.add($0, at: $1) })
         do {
-            while let data = try handle.read(upToCount: Self.chunkSize), !data.isEmpty {
-                try data.withUnsafeBytes { try tokenizer.feed($0, final: false, handler: &handler) }
-                done += Int64(data.count)
-                progress(done, total)
+            try Self.parse(into: &handler) { feed in
+                try Self.readChunks(handle) { data in
+                    try feed(data)
+                    done += Int64(data.count)
+                    progress(done, total)
+                }
             }
-            try tokenizer.feed(UnsafeRawBufferPointer(start: nil, count: 0), final: true, handler: &handler)
         } catch {
             throw Self.translate(error, name: path)
         }
         finish(handler: handler, tally: tally, entry: path)
-        let base = (path as NSString).deletingLastPathComponent
+        try importRoutes(routes, base: (path as NSString).deletingLastPathComponent, missing: "beside \(path)") { file in
+            FileHandle(forReadingAtPath: file).map { gpxHandle in
+                RouteFile(label: file, name: file) { feed in
+                    defer { try? gpxHandle.close() }
+                    try Self.readChunks(gpxHandle, feed)
+                }
+            }
+        }
+    }
+
+    // MARK: Shared
+
+    /// Runs a tokenizer over the chunks `produce` hands to `feed`, then ends the document.
+    static func parse<H: XMLTokenHandler>(into handler: inout H, _ produce: ((Data) throws -> Void) throws -> Void) throws {
+        var tokenizer = XMLTokenizer()
+        try produce { data in try data.withUnsafeBytes { try tokenizer.feed($0, final: false, handler: &handler) } }
+        try tokenizer.feed(UnsafeRawBufferPointer(start: nil, count: 0), final: true, handler: &handler)
+    }
+
+    /// Hands a file's contents to `body` in chunks of `chunkSize`.
+    static func readChunks(_ handle: FileHandle, _ body: (Data) throws -> Void) throws {
+        while let data = try handle.read(upToCount: chunkSize), !data.isEmpty { try body(data) }
+    }
+
+    /// A route file found for a workout: how to name it in a warning, in an error, and how to read it.
+    struct RouteFile {
+        var label: String
+        var name: String
+        var produce: ((Data) throws -> Void) throws -> Void
+    }
+
+    /// Reads the route files workouts named. `find` looks one up (nil when it is missing); a file
+    /// that does not parse is skipped with a warning, missing ones are counted in one.
+    private func importRoutes(_ routes: [RouteReference], base: String, missing place: String, find: (String) -> RouteFile?) throws {
         var missing = 0
         for route in routes {
-            let file = Self.join(base, route.path)
-            guard let gpxHandle = FileHandle(forReadingAtPath: file) else {
+            guard let file = find(Self.join(base, route.path)) else {
                 missing += 1
                 continue
             }
-            defer { try? gpxHandle.close() }
-            var gpxTokenizer = XMLTokenizer()
             var gpx = GPXHandler()
             do {
-                while let data = try gpxHandle.read(upToCount: Self.chunkSize), !data.isEmpty {
-                    try data.withUnsafeBytes { try gpxTokenizer.feed($0, final: false, handler: &gpx) }
-                }
-                try gpxTokenizer.feed(UnsafeRawBufferPointer(start: nil, count: 0), final: true, handler: &gpx)
+                try Self.parse(into: &gpx, file.produce)
             } catch {
-                session.warn("route file \(file) skipped: \(Self.translate(error, name: file))")
+                session.warn("route file \(file.label) skipped: \(Self.translate(error, name: file.name))")
                 continue
             }
             try addRoute(route, gpx)
         }
-        if missing > 0 { session.warn("\(missing) route file(s) named by workouts are missing beside \(path)") }
+        if missing > 0 { session.warn("\(missing) route file(s) named by workouts are missing \(place)") }
     }
-
-    // MARK: Shared
 
     private func makeHandler(routes: @escaping (RouteReference) -> Void, tally: @escaping (RejectReason, SourceLocation) -> Void) -> AppleHealthHandler {
         let session = self.session

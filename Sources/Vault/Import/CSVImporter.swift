@@ -76,7 +76,7 @@ struct CSVImporter {
             let source = HealthSource(name: field("source") ?? "CSV import")
             try session.add(.sample(HealthSample(type: type, source: source, start: start, end: end, value: value)))
         }
-        while let data = try handle.read(upToCount: 1 << 20), !data.isEmpty {
+        try AppleHealthImporter.readChunks(handle) { data in
             try reader.feed(data, row: row)
             done += Int64(data.count)
             progress(done, total)
