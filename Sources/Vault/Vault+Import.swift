@@ -43,27 +43,20 @@ extension Vault {
         return report
     }
 
-    /// One pass over the log: the string and source tables, and the identity of every data event.
+    /// One pass over the log (`rebuildEncoder`): the string and source tables, and the identity of
+    /// every data event.
     func startImportSession(expectingNew: Int = 0) throws -> ImportSession {
-        let decoder = EventDecoder()
         // The encoder must continue the tables, which are complete only after the scan; the
         // session's identities fill during it.
         let session = try ImportSession(
             log: log, encoder: EventEncoder(), expected: Int(log.committed.eventCount) + expectingNew,
             scratchDirectory: directory, memoryBudgetSlots: importIdentityBudgetSlots)
-        var reader = try log.reader()
-        while let frame = try reader.next() {
-            try frame.forEachEvent { index, bytes in
-                if let length = EventIdentity.length(of: bytes) {
-                    try session.addExisting(identity: UnsafeRawBufferPointer(rebasing: bytes.prefix(length)))
-                } else if bytes.count >= 2, bytes[1] == EventCoding.Kind.defineString.rawValue || bytes[1] == EventCoding.Kind.defineSource.rawValue {
-                    _ = try decoder.decode(bytes, index: index)
-                }
+        let encoder = try rebuildEncoder { _, bytes in
+            if let length = EventIdentity.length(of: bytes) {
+                try session.addExisting(identity: UnsafeRawBufferPointer(rebasing: bytes.prefix(length)))
             }
         }
-        let encoder = EventEncoder(continuing: decoder)
         session.use(encoder)
-        cachedEncoder = encoder
         return session
     }
 }

@@ -154,10 +154,29 @@ public final class Vault {
     /// The encoder continuing the log's string and source tables (read from the log once).
     func encoder() throws -> EventEncoder {
         if let cachedEncoder { return cachedEncoder }
+        return try rebuildEncoder { _, _ in }
+    }
+
+    /// Reads the log once, decoding only the string and source definitions (the tables an
+    /// encoder continues), and shows every event's bytes to `visit` on the way. Caches and
+    /// returns the encoder.
+    func rebuildEncoder(visiting visit: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws -> EventEncoder {
         let decoder = EventDecoder()
         var reader = try log.reader()
         while let frame = try reader.next() {
-            try frame.forEachEvent { index, bytes in _ = try decoder.decode(bytes, index: index) }
+            try frame.forEachEvent { index, bytes in
+                if bytes.count >= 2, bytes[1] == EventCoding.Kind.defineString.rawValue || bytes[1] == EventCoding.Kind.defineSource.rawValue {
+                    _ = try decoder.decode(bytes, index: index)
+                } else {
+                    // An unknown version or kind may be a newer build's definition: continuing the
+                    // tables past it could assign ids twice, so it is refused as a full decode would.
+                    guard bytes.count >= 2, bytes[0] == EventCoding.version, bytes[1] < 0x80,
+                          EventCoding.Kind(rawValue: UInt64(bytes[1])) != nil else {
+                        throw VaultError.undecodableEvent(index: index, reason: "unknown encoding version or event kind (written by a newer build?)")
+                    }
+                    try visit(index, bytes)
+                }
+            }
         }
         let encoder = EventEncoder(continuing: decoder)
         cachedEncoder = encoder
