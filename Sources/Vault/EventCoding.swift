@@ -22,6 +22,8 @@ enum EventCoding {
         case importRecorded = 10
         case correlation = 11
         case genericRecord = 12
+        case goalSet = 13
+        case sourceOrderSet = 14
     }
 
     /// Seconds of 2001-01-01T00:00:00Z (Apple's reference date): timestamps are stored relative to it.

@@ -1,4 +1,5 @@
 import Foundation
+import Projections
 
 /// Decodes events in log order, learning the interned strings and sources as it meets their
 /// definitions. Refuses unknown versions and kinds, truncated fields and trailing bytes.
@@ -33,6 +34,19 @@ final class EventDecoder {
             }
             let file = try r.string(), format = try r.string()
             event = .importRecorded(at: at, ImportRecord(file: file, format: format, added: try number(), duplicates: try number(), rejected: try number()))
+        case .goalSet:
+            let at = try r.date()
+            guard let ring = Ring(rawValue: try r.string()) else { throw r.fail("unknown ring") }
+            event = .goalSet(GoalSetting(at: at, ring: ring, value: try r.decimal(), from: LocalDay(dayNumber: try r.signed())))
+        case .sourceOrderSet:
+            let at = try r.date()
+            var keys: [SourceKey] = []
+            for _ in 0..<(try r.count()) {
+                let name = try r.string()
+                guard let deviceClass = DeviceClass(name: try r.string()) else { throw r.fail("unknown device class") }
+                keys.append(SourceKey(name: name, deviceClass: deviceClass))
+            }
+            event = .sourceOrderSet(at: at, keys)
         case .defineString:
             strings.append(try r.string())
         case .defineSource:

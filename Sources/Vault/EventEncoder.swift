@@ -1,4 +1,5 @@
 import Foundation
+import Projections
 
 /// Encodes events, interning strings and sources. Definitions an event needs are returned with
 /// it and must be appended to the log before it, in order: ids are assigned here.
@@ -105,6 +106,22 @@ final class EventEncoder {
             w.varint(record.added)
             w.varint(record.duplicates)
             w.varint(record.rejected)
+            return w
+        case .goalSet(let goal):
+            var w = EventWriter(kind: .goalSet)
+            w.date(goal.at)
+            w.string(goal.ring.rawValue)
+            w.decimal(goal.value)
+            w.signed(goal.from.dayNumber)
+            return w
+        case .sourceOrderSet(let at, let keys):
+            var w = EventWriter(kind: .sourceOrderSet)
+            w.date(at)
+            w.varint(keys.count)
+            for key in keys {
+                w.string(key.name)
+                w.string(key.deviceClass.description)
+            }
             return w
         case .sample(let s):
             return sampleIdentity(s)

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import Projections
 
 /// A person's vault: one directory holding the keyslot and the encrypted event log.
 ///
@@ -147,6 +148,13 @@ public final class Vault {
 
     var cachedEncoder: EventEncoder?
 
+    /// The read models and the log position they reflect, once loaded.
+    var cachedProjections: (models: ReadModels, position: LogPosition)?
+
+    /// Why the read models were last rebuilt instead of loaded, for a warning; nil when they
+    /// loaded normally.
+    public internal(set) var projectionNotice: String?
+
     /// Slots of the in-memory identity table an import may use (8 bytes each) before it
     /// deduplicates through sealed scratch files instead. Tests lower it to exercise that path.
     var importIdentityBudgetSlots = 1 << 20
@@ -165,7 +173,7 @@ public final class Vault {
         var reader = try log.reader()
         while let frame = try reader.next() {
             try frame.forEachEvent { index, bytes in
-                if bytes.count >= 2, bytes[1] == EventCoding.Kind.defineString.rawValue || bytes[1] == EventCoding.Kind.defineSource.rawValue {
+                if Self.isDefinition(bytes) {
                     _ = try decoder.decode(bytes, index: index)
                 } else {
                     // An unknown version or kind may be a newer build's definition: continuing the
@@ -181,6 +189,36 @@ public final class Vault {
         let encoder = EventEncoder(continuing: decoder)
         cachedEncoder = encoder
         return encoder
+    }
+
+    /// Reads the log from the start. String and source definitions are always learned; the events
+    /// from log index `first` on are decoded and given to `body`. When `expected` is given, the log
+    /// must pass through that position, else `ProjectionMismatch.logDiffers` is thrown. Caches the
+    /// encoder continuing the tables, and returns the position read up to.
+    func scanLog(decodingFrom first: UInt64, expecting expected: LogPosition? = nil,
+                 _ body: (UInt64, VaultEvent) throws -> Void) throws -> LogPosition {
+        let decoder = EventDecoder()
+        var reader = try log.reader()
+        if let expected, expected.sequence == 0, expected != log.genesis { throw ProjectionMismatch.logDiffers }
+        while let frame = try reader.next() {
+            try frame.forEachEvent { index, bytes in
+                if index >= first {
+                    if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
+                } else if Self.isDefinition(bytes) {
+                    _ = try decoder.decode(bytes, index: index)
+                }
+            }
+            if let expected, reader.position.sequence == expected.sequence, reader.position != expected {
+                throw ProjectionMismatch.logDiffers
+            }
+        }
+        if let expected, expected.sequence > reader.position.sequence { throw ProjectionMismatch.logDiffers }
+        cachedEncoder = EventEncoder(continuing: decoder)
+        return reader.position
+    }
+
+    static func isDefinition(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count >= 2 && (bytes[1] == EventCoding.Kind.defineString.rawValue || bytes[1] == EventCoding.Kind.defineSource.rawValue)
     }
 
     /// The last committed position of the log.

@@ -8,6 +8,16 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case undecodableEvent(index: UInt64, reason: String)
     /// The passphrase given is empty.
     case emptyPassphrase
+    /// A metric name that is neither a known short name nor a HealthKit identifier.
+    case unknownMetric(name: String, known: [String])
+    /// A ring goal outside what a person could set.
+    case invalidGoal(ring: String, limit: Double)
+    /// No imported source carries this name.
+    case unknownSource(name: String)
+    /// A plaintext copy was asked for inside the vault directory, where nothing may be readable.
+    case plaintextInsideVault(path: String)
+    /// The output file exists; nothing is overwritten.
+    case fileExists(path: String)
 
     public var description: String {
         switch self {
@@ -19,6 +29,16 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
             "event #\(index) cannot be decoded: \(reason)"
         case .emptyPassphrase:
             "the passphrase is empty"
+        case .unknownMetric(let name, let known):
+            "unknown metric '\(name)'; use a HealthKit identifier (HKQuantityTypeIdentifier...) or one of: \(known.joined(separator: ", "))"
+        case .invalidGoal(let ring, let limit):
+            "a \(ring) goal must be a number above 0 and at most \(Int(limit))"
+        case .unknownSource(let name):
+            "no imported source is named '\(name)' (see `vaultctl sources`)"
+        case .plaintextInsideVault(let path):
+            "\(path) is inside the vault directory; a plaintext copy must be written elsewhere"
+        case .fileExists(let path):
+            "\(path) already exists; choose a new file name"
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Projections
 
 /// Everything the vault records, one event per fact. Samples, goals, consents and exports join
 /// this family as they are built; the encoding gives each kind a stable number.
@@ -23,6 +24,10 @@ public enum VaultEvent: Equatable, Sendable {
     case genericRecord(GenericRecord)
     /// A file was imported.
     case importRecorded(at: Date, ImportRecord)
+    /// The person set a ring goal, in force from a day on.
+    case goalSet(GoalSetting)
+    /// The person set which sources count first when several cover the same time.
+    case sourceOrderSet(at: Date, [SourceKey])
 
     /// The kind name used in the audit trail (`history --json`).
     public var kind: String {
@@ -30,6 +35,8 @@ public enum VaultEvent: Equatable, Sendable {
         case .vaultCreated: "init"
         case .passphraseChanged: "passwd"
         case .importRecorded: "import"
+        case .goalSet: "goal"
+        case .sourceOrderSet: "sources"
         case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .genericRecord: "data"
         }
     }
@@ -40,8 +47,26 @@ public enum VaultEvent: Equatable, Sendable {
     /// When the event was recorded, for audit events.
     public var date: Date? {
         switch self {
-        case .vaultCreated(let at, _), .passphraseChanged(let at), .importRecorded(let at, _): at
+        case .vaultCreated(let at, _), .passphraseChanged(let at), .importRecorded(let at, _), .sourceOrderSet(let at, _): at
+        case .goalSet(let goal): goal.at
         default: nil
         }
+    }
+}
+
+/// A ring goal the person set (`vaultctl goals set`).
+public struct GoalSetting: Hashable, Sendable {
+    public var at: Date
+    public var ring: Ring
+    /// kcal, minutes or hours.
+    public var value: DecimalValue
+    /// The first day it is in force.
+    public var from: LocalDay
+
+    public init(at: Date, ring: Ring, value: DecimalValue, from: LocalDay) {
+        self.at = at
+        self.ring = ring
+        self.value = value
+        self.from = from
     }
 }

@@ -12,7 +12,7 @@ enum EventIdentity {
         r.offset = 2
         do {
             switch kind {
-            case .defineString, .defineSource, .vaultCreated, .passphraseChanged, .importRecorded:
+            case .defineString, .defineSource, .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet:
                 return nil
             case .route, .activitySummary, .characteristics, .genericRecord:
                 return bytes.count

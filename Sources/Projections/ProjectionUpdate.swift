@@ -1,0 +1,243 @@
+/// One update of the read models, inside `ReadModels.update`'s transaction: inputs are gathered
+/// in memory per metric and day, then merged into the stored days, whose totals are recomputed
+/// from all their intervals. A day's figures are therefore a function of the samples it holds,
+/// whatever order and batches they came in: a rebuild gives exactly the incremental result.
+public struct ProjectionUpdate {
+    struct DayKey: Hashable {
+        var metric: Int64
+        var day: Int64
+    }
+
+    /// Discrete readings of one metric-day. Sums are kept in exact millionths, so that they do
+    /// not depend on the order readings are added in.
+    struct DiscreteStats {
+        var samples: Int64 = 0
+        var microSum: Int64 = 0
+        var min: Double = .infinity
+        var max: Double = -.infinity
+
+        mutating func add(microSum s: Int64, samples n: Int64, min lo: Double, max hi: Double) {
+            let (sum, overflow) = microSum.addingReportingOverflow(s)
+            microSum = overflow ? (s < 0 ? .min : .max) : sum
+            samples += n
+            min = Swift.min(min, lo)
+            max = Swift.max(max, hi)
+        }
+    }
+
+    /// Inputs held in memory before they are merged into the database.
+    static let flushThreshold = 2_000_000
+
+    let db: SQLiteConnection
+    var metrics: [MetricKey: (id: Int64, cumulative: Bool)] = [:]
+    var sources: SourceTable
+    var pendingIntervals: [DayKey: [Interval]] = [:]
+    var pendingDiscrete: [DayKey: DiscreteStats] = [:]
+    var pendingStand: [Int64: Set<Int64>] = [:]
+    var pendingAppleRings: [Int64: AppleRings] = [:]
+    var pendingCount = 0
+    var orderChanged = false
+
+    struct MetricKey: Hashable {
+        var identifier: String
+        var unit: String
+    }
+
+    init(db: SQLiteConnection) throws {
+        self.db = db
+        let statement = try db.prepare("SELECT id, identifier, unit, cumulative FROM metrics")
+        while try statement.step() {
+            metrics[MetricKey(identifier: statement.text(1) ?? "", unit: statement.text(2) ?? "")] = (statement.int64(0), statement.int64(3) != 0)
+        }
+        sources = try SourceTable(db: db)
+    }
+
+    /// Adds what one event teaches.
+    public mutating func add(_ input: ProjectionInput) throws {
+        switch input {
+        case .cumulative(let s):
+            let metric = try metricID(s.metric, unit: s.unit, cumulative: true)
+            let source = try sources.id(for: s.source)
+            let firstDay = LocalDay(instant: s.start, utcOffset: s.utcOffset)
+            if s.end <= s.start || s.end <= firstDay.startInstant(utcOffset: s.utcOffset) + 86_400 {
+                pendingIntervals[DayKey(metric: metric, day: firstDay.dayNumber), default: []]
+                    .append(Interval(start: s.start, end: max(s.start, s.end), value: s.value, source: source))
+            } else {
+                // Across midnight: each day gets its part of the span and its share of the value.
+                var cursor = s.start
+                for part in splitAcrossLocalDays(start: s.start, end: s.end, utcOffset: s.utcOffset, value: s.value) {
+                    let end = min(s.end, part.day.startInstant(utcOffset: s.utcOffset) + 86_400)
+                    pendingIntervals[DayKey(metric: metric, day: part.day.dayNumber), default: []]
+                        .append(Interval(start: cursor, end: end, value: part.value, source: source))
+                    cursor = end
+                }
+            }
+        case .discrete(let s):
+            let metric = try metricID(s.metric, unit: s.unit, cumulative: false)
+            let day = LocalDay(instant: s.start, utcOffset: s.utcOffset).dayNumber
+            let micro = (s.value * 1_000_000).rounded()
+            let microValue = abs(micro) < 9.2e18 ? Int64(micro) : (micro < 0 ? Int64.min : Int64.max)
+            pendingDiscrete[DayKey(metric: metric, day: day), default: DiscreteStats()]
+                .add(microSum: microValue, samples: 1, min: s.value, max: s.value)
+        case .standHour(let start, let offset, let stood):
+            let day = LocalDay(instant: start, utcOffset: offset).dayNumber
+            // An idle hour still makes a day with ring data.
+            pendingStand[day, default: []].formUnion(stood ? [LocalDay.floorDivide(start, 3600)] : [])
+        case .appleRings(let rings):
+            pendingAppleRings[rings.day.dayNumber] = rings
+        case .goalSet(let ring, let value, let from):
+            let statement = try db.prepare("INSERT INTO goal_changes(ring, value, from_day) VALUES (?, ?, ?)")
+            try statement.bind(1, ring.rawValue)
+            try statement.bind(2, value)
+            try statement.bind(3, from.dayNumber)
+            try statement.run()
+        case .sourceOrder(let keys):
+            try flush()
+            try sources.setOrder(keys)
+            orderChanged = true
+        }
+        pendingCount += 1
+        if pendingCount >= Self.flushThreshold { try flush() }
+    }
+
+    private mutating func metricID(_ identifier: String, unit: String, cumulative: Bool) throws -> Int64 {
+        let key = MetricKey(identifier: identifier, unit: unit)
+        if let known = metrics[key] { return known.id }
+        let statement = try db.prepare("INSERT INTO metrics(identifier, unit, cumulative) VALUES (?, ?, ?)")
+        try statement.bind(1, identifier)
+        try statement.bind(2, unit)
+        try statement.bind(3, Int64(cumulative ? 1 : 0))
+        try statement.run()
+        let id = db.lastInsertRowID
+        metrics[key] = (id, cumulative)
+        return id
+    }
+
+    /// Merges what is pending into the stored days.
+    mutating func flush() throws {
+        let rank = sources.ranks()
+        let readIntervals = try db.prepare("SELECT data FROM day_intervals WHERE metric_id = ? AND day = ?")
+        let writeIntervals = try db.prepare("INSERT OR REPLACE INTO day_intervals(metric_id, day, data) VALUES (?, ?, ?)")
+        let writeTotal = try db.prepare("INSERT OR REPLACE INTO daily(metric_id, day, samples, total) VALUES (?, ?, ?, ?)")
+        for (key, added) in pendingIntervals {
+            var intervals: [Interval] = []
+            try readIntervals.bind(1, key.metric)
+            try readIntervals.bind(2, key.day)
+            if try readIntervals.step() { try IntervalBlob.decode(readIntervals.blob(0), into: &intervals) }
+            readIntervals.reset()
+            intervals.append(contentsOf: added)
+            intervals.sort(by: Interval.precedes)
+            try writeIntervals.bind(1, key.metric)
+            try writeIntervals.bind(2, key.day)
+            try writeIntervals.bind(3, IntervalBlob.encode(intervals))
+            try writeIntervals.run()
+            try writeTotal.bind(1, key.metric)
+            try writeTotal.bind(2, key.day)
+            try writeTotal.bind(3, Int64(intervals.count))
+            try writeTotal.bind(4, Deduplication.total(intervals, rank: { rank[Int($0)] }))
+            try writeTotal.run()
+        }
+        pendingIntervals = [:]
+
+        let readStats = try db.prepare("SELECT samples, micro_sum, min, max FROM daily WHERE metric_id = ? AND day = ?")
+        let writeStats = try db.prepare("INSERT OR REPLACE INTO daily(metric_id, day, samples, micro_sum, min, max) VALUES (?, ?, ?, ?, ?, ?)")
+        for (key, added) in pendingDiscrete {
+            var stats = DiscreteStats()
+            try readStats.bind(1, key.metric)
+            try readStats.bind(2, key.day)
+            if try readStats.step() {
+                stats.add(microSum: readStats.int64(1), samples: readStats.int64(0), min: readStats.double(2), max: readStats.double(3))
+            }
+            readStats.reset()
+            stats.add(microSum: added.microSum, samples: added.samples, min: added.min, max: added.max)
+            try writeStats.bind(1, key.metric)
+            try writeStats.bind(2, key.day)
+            try writeStats.bind(3, stats.samples)
+            try writeStats.bind(4, stats.microSum)
+            try writeStats.bind(5, stats.min)
+            try writeStats.bind(6, stats.max)
+            try writeStats.run()
+        }
+        pendingDiscrete = [:]
+
+        let readStand = try db.prepare("SELECT data FROM stand_hours WHERE day = ?")
+        let writeStand = try db.prepare("INSERT OR REPLACE INTO stand_hours(day, hours, data) VALUES (?, ?, ?)")
+        for (day, added) in pendingStand {
+            var hours = added
+            try readStand.bind(1, day)
+            if try readStand.step() { hours.formUnion(try HourBlob.decode(readStand.blob(0))) }
+            readStand.reset()
+            try writeStand.bind(1, day)
+            try writeStand.bind(2, Int64(hours.count))
+            try writeStand.bind(3, HourBlob.encode(hours))
+            try writeStand.run()
+        }
+        pendingStand = [:]
+
+        let writeApple = try db.prepare("""
+            INSERT OR REPLACE INTO apple_rings(day, move, move_goal, exercise, exercise_goal, stand, stand_goal)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        for (day, r) in pendingAppleRings {
+            try writeApple.bind(1, day)
+            for (i, v) in [r.move, r.moveGoal, r.exercise, r.exerciseGoal, r.stand, r.standGoal].enumerated() {
+                try writeApple.bind(Int32(i + 2), v)
+            }
+            try writeApple.run()
+        }
+        pendingAppleRings = [:]
+        try sources.saveSampleCounts()
+        pendingCount = 0
+    }
+
+    /// Flushes, recomputes what depends on everything (source ranks, rings), and ends.
+    mutating func finish() throws {
+        try flush()
+        if orderChanged { try recomputeAllCumulativeTotals() }
+        try RingTable.refresh(db)
+    }
+
+    /// After the source order changed, every day's totals are recomputed with the new ranks.
+    private func recomputeAllCumulativeTotals() throws {
+        let rank = sources.ranks()
+        let all = try db.prepare("SELECT metric_id, day, data FROM day_intervals")
+        let writeTotal = try db.prepare("UPDATE daily SET total = ? WHERE metric_id = ? AND day = ?")
+        while try all.step() {
+            var intervals: [Interval] = []
+            try IntervalBlob.decode(all.blob(2), into: &intervals)
+            try writeTotal.bind(1, Deduplication.total(intervals, rank: { rank[Int($0)] }))
+            try writeTotal.bind(2, all.int64(0))
+            try writeTotal.bind(3, all.int64(1))
+            try writeTotal.run()
+        }
+    }
+}
+
+@available(*, unavailable)
+extension ProjectionUpdate: Sendable {}
+
+/// Stand hours of a day: format byte 1, then the hour numbers (hours since 1970, UTC) that had a
+/// "stood" record, 8 bytes little-endian each, ascending.
+enum HourBlob {
+    static func encode(_ hours: Set<Int64>) -> [UInt8] {
+        var out: [UInt8] = [1]
+        for h in hours.sorted() {
+            for k in 0..<8 { out.append(UInt8(truncatingIfNeeded: UInt64(bitPattern: h) >> (8 * UInt64(k)))) }
+        }
+        return out
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> Set<Int64> {
+        guard let first = bytes.first else { return [] }
+        guard first == 1, (bytes.count - 1) % 8 == 0 else { throw ProjectionError.corruptBlob(table: "stand_hours") }
+        var hours = Set<Int64>()
+        var p = 1
+        while p < bytes.count {
+            var v: UInt64 = 0
+            for k in 0..<8 { v |= UInt64(bytes[p + k]) << (8 * UInt64(k)) }
+            hours.insert(Int64(bitPattern: v))
+            p += 8
+        }
+        return hours
+    }
+}

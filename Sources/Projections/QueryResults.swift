@@ -1,0 +1,109 @@
+/// One day of rings: computed values, the goals in force, and Apple's own values when imported.
+public struct RingDay: Equatable, Sendable {
+    public var day: LocalDay
+    /// kcal.
+    public var move: Double
+    public var moveGoal: Double
+    /// Minutes.
+    public var exercise: Double
+    public var exerciseGoal: Double
+    /// Hours with a "stood" record.
+    public var stand: Int
+    public var standGoal: Double
+    /// Apple's ActivitySummary values for the day, when one was imported.
+    public var apple: AppleRings?
+
+    /// Whether the ring's value reached its goal.
+    public func closed(_ ring: Ring) -> Bool {
+        switch ring {
+        case .move: move.rounded() >= moveGoal
+        case .exercise: exercise.rounded() >= exerciseGoal
+        case .stand: Double(stand) >= standGoal
+        }
+    }
+}
+
+/// How `summary` groups days.
+public enum SummaryPeriod: String, CaseIterable, Sendable {
+    case day, week, month
+
+    /// The period key of a day: `2024-01-01`, `2024-W01` (ISO 8601 week) or `2024-01`.
+    public func key(of day: LocalDay) -> String {
+        switch self {
+        case .day:
+            return day.description
+        case .week:
+            let (year, week) = day.isoWeek
+            return "\(year)-W\(week < 10 ? "0" : "")\(week)"
+        case .month:
+            let (y, m, _) = day.date
+            return "\(y)-\(m < 10 ? "0" : "")\(m)"
+        }
+    }
+}
+
+extension LocalDay {
+    /// Monday = 0 … Sunday = 6 (1970-01-01 was a Thursday).
+    public var weekdayFromMonday: Int {
+        let r = (dayNumber + 3) % 7
+        return Int(r < 0 ? r + 7 : r)
+    }
+
+    /// ISO 8601 week-numbering year and week (the week's Thursday decides the year).
+    public var isoWeek: (year: Int, week: Int) {
+        let thursday = LocalDay(dayNumber: dayNumber - Int64(weekdayFromMonday) + 3)
+        let year = thursday.date.year
+        let januaryFirst = LocalDay(year: year, month: 1, day: 1)
+        return (year, Int((thursday.dayNumber - januaryFirst.dayNumber) / 7) + 1)
+    }
+}
+
+/// One period of a metric: for cumulative metrics the deduplicated sum; for discrete ones the
+/// average, with minimum and maximum.
+public struct SummaryRow: Equatable, Sendable {
+    public var period: String
+    public var value: Double
+    public var unit: String
+    public var samples: Int
+    public var min: Double?
+    public var max: Double?
+}
+
+/// A run of consecutive days on which a ring (or all three) closed.
+public struct Streak: Equatable, Sendable {
+    /// Length of the streak that ends on the latest day with ring data (0 if that day missed).
+    public var current: Int
+    public var longest: Int
+    public var longestFrom: LocalDay?
+    public var longestTo: LocalDay?
+}
+
+/// Streaks per ring and for all three closed on the same day.
+public struct Streaks: Equatable, Sendable {
+    public var move: Streak
+    public var exercise: Streak
+    public var stand: Streak
+    public var all: Streak
+}
+
+/// A goal the person set, effective from a day.
+public struct GoalChange: Equatable, Sendable {
+    public var ring: Ring
+    public var value: Double
+    public var from: LocalDay
+}
+
+/// A source with its rank (1 counts first) and how many samples it wrote.
+public struct SourceRow: Equatable, Sendable {
+    public var rank: Int
+    public var key: SourceKey
+    public var samples: Int
+    /// Whether the person placed it (`sources order`), rather than the default ranking.
+    public var ordered: Bool
+}
+
+/// The columns and rows of a `sql` query.
+public struct SQLResult: Equatable, Sendable {
+    public var columns: [String]
+    public var rows: [[SQLValue]]
+}

@@ -1,0 +1,138 @@
+extension ReadModels {
+    /// Rings per day from `from` to `to` (inclusive, either open).
+    public func rings(from: LocalDay? = nil, to: LocalDay? = nil) throws -> [RingDay] {
+        let statement = try db.prepare("""
+            SELECT r.day, r.move, r.move_goal, r.exercise, r.exercise_goal, r.stand, r.stand_goal,
+                   a.day, a.move, a.move_goal, a.exercise, a.exercise_goal, a.stand, a.stand_goal
+            FROM rings r LEFT JOIN apple_rings a ON a.day = r.day
+            WHERE r.day BETWEEN ? AND ? ORDER BY r.day
+            """)
+        try statement.bind(1, from?.dayNumber ?? Int64.min)
+        try statement.bind(2, to?.dayNumber ?? Int64.max)
+        var result: [RingDay] = []
+        while try statement.step() {
+            let day = LocalDay(dayNumber: statement.int64(0))
+            let apple = statement.isNull(7) ? nil : AppleRings(
+                day: day, move: statement.optionalDouble(8), moveGoal: statement.optionalDouble(9),
+                exercise: statement.optionalDouble(10), exerciseGoal: statement.optionalDouble(11),
+                stand: statement.optionalDouble(12), standGoal: statement.optionalDouble(13))
+            result.append(RingDay(
+                day: day, move: statement.double(1), moveGoal: statement.double(2), exercise: statement.double(3),
+                exerciseGoal: statement.double(4), stand: Int(statement.int64(5)), standGoal: statement.double(6), apple: apple))
+        }
+        return result
+    }
+
+    /// Per-period figures of a metric (a HealthKit identifier), in every unit it was recorded in.
+    public func summary(metric: String, by period: SummaryPeriod, from: LocalDay? = nil, to: LocalDay? = nil) throws -> [SummaryRow] {
+        let statement = try db.prepare("""
+            SELECT d.day, m.unit, m.cumulative, d.samples, d.total, d.micro_sum, d.min, d.max
+            FROM daily d JOIN metrics m ON m.id = d.metric_id
+            WHERE m.identifier = ? AND d.day BETWEEN ? AND ? ORDER BY d.day, m.unit
+            """)
+        try statement.bind(1, metric)
+        try statement.bind(2, from?.dayNumber ?? Int64.min)
+        try statement.bind(3, to?.dayNumber ?? Int64.max)
+        struct Accumulator {
+            var total = 0.0, microSum = 0.0, samples = 0, min = Double.infinity, max = -Double.infinity
+            var cumulative = true
+        }
+        var order: [(String, String)] = []
+        var groups: [String: [String: Accumulator]] = [:]
+        while try statement.step() {
+            let key = period.key(of: LocalDay(dayNumber: statement.int64(0)))
+            let unit = statement.text(1) ?? ""
+            if groups[key]?[unit] == nil { order.append((key, unit)) }
+            var a = groups[key]?[unit] ?? Accumulator()
+            a.cumulative = statement.int64(2) != 0
+            a.samples += Int(statement.int64(3))
+            if a.cumulative {
+                a.total += statement.double(4)
+            } else {
+                a.microSum += Double(statement.int64(5))
+                a.min = Swift.min(a.min, statement.double(6))
+                a.max = Swift.max(a.max, statement.double(7))
+            }
+            groups[key, default: [:]][unit] = a
+        }
+        return order.map { key, unit in
+            let a = groups[key]![unit]!
+            if a.cumulative {
+                return SummaryRow(period: key, value: a.total, unit: unit, samples: a.samples, min: nil, max: nil)
+            }
+            return SummaryRow(period: key, value: a.microSum / 1e6 / Double(max(a.samples, 1)), unit: unit,
+                              samples: a.samples, min: a.min, max: a.max)
+        }
+    }
+
+    /// Current and longest streaks per ring and for all three.
+    public func streaks() throws -> Streaks {
+        let days = try rings()
+        func streak(_ closed: (RingDay) -> Bool) -> Streak {
+            var result = Streak(current: 0, longest: 0, longestFrom: nil, longestTo: nil)
+            var run = 0
+            var runStart: LocalDay?
+            var previous: LocalDay?
+            for day in days {
+                let consecutive = previous.map { $0.dayNumber + 1 == day.day.dayNumber } ?? false
+                if closed(day) {
+                    if run > 0 && consecutive { run += 1 } else { run = 1; runStart = day.day }
+                    if run > result.longest {
+                        result.longest = run
+                        result.longestFrom = runStart
+                        result.longestTo = day.day
+                    }
+                } else {
+                    run = 0
+                }
+                previous = day.day
+            }
+            result.current = run
+            return result
+        }
+        return Streaks(
+            move: streak { $0.closed(.move) }, exercise: streak { $0.closed(.exercise) },
+            stand: streak { $0.closed(.stand) },
+            all: streak { $0.closed(.move) && $0.closed(.exercise) && $0.closed(.stand) })
+    }
+
+    /// Goals the person set, in the order they were set.
+    public func goalChanges() throws -> [GoalChange] {
+        let statement = try db.prepare("SELECT ring, value, from_day FROM goal_changes ORDER BY id")
+        var result: [GoalChange] = []
+        while try statement.step() {
+            guard let ring = Ring(rawValue: statement.text(0) ?? "") else { continue }
+            result.append(GoalChange(ring: ring, value: statement.double(1), from: LocalDay(dayNumber: statement.int64(2))))
+        }
+        return result
+    }
+
+    /// Every source, in the order that decides which counts.
+    public func sources() throws -> [SourceRow] {
+        let table = try SourceTable(db: db)
+        let rank = table.ranks()
+        var ordered = Set<Int64>()
+        let order = try db.prepare("SELECT source_id FROM source_order")
+        while try order.step() { ordered.insert(order.int64(0)) }
+        let statement = try db.prepare("SELECT id, samples FROM sources")
+        var rows: [SourceRow] = []
+        while try statement.step() {
+            let id = statement.int64(0)
+            guard let key = table.keys[Int32(id)] else { continue }
+            rows.append(SourceRow(rank: rank[Int(id)] + 1, key: key, samples: Int(statement.int64(1)), ordered: ordered.contains(id)))
+        }
+        return rows.sorted { $0.rank < $1.rank }
+    }
+
+    /// Runs one read-only statement over the read models (tables in docs/projections.md).
+    public func query(_ sql: String) throws -> SQLResult {
+        let statement = try db.prepare(sql)
+        guard statement.isReadOnly else { throw ProjectionError.notReadOnly }
+        let columns = (0..<statement.columnCount).map(statement.columnName)
+        var rows: [[SQLValue]] = []
+        while try statement.step() {
+            rows.append((0..<columns.count).map(statement.value))
+        }
+        return SQLResult(columns: columns, rows: rows)
+    }
+}

@@ -1,0 +1,86 @@
+/// The sources the read models have seen, their ids, and the order that decides which one counts
+/// when several cover the same time.
+///
+/// The order: the person's list first (`sources` command), then by device class (Apple Watch,
+/// iPhone, other), then by name; ids (first appearance) break the last ties.
+struct SourceTable {
+    let db: SQLiteConnection
+    private(set) var keys: [Int32: SourceKey] = [:]
+    private var ids: [SourceKey: Int32] = [:]
+    private var order: [SourceKey] = []
+    private var sampleDelta: [Int32: Int64] = [:]
+
+    init(db: SQLiteConnection) throws {
+        self.db = db
+        let all = try db.prepare("SELECT id, name, device_class FROM sources")
+        while try all.step() {
+            let key = SourceKey(name: all.text(1) ?? "", deviceClass: DeviceClass(name: all.text(2) ?? "") ?? .other)
+            keys[Int32(all.int64(0))] = key
+            ids[key] = Int32(all.int64(0))
+        }
+        let ordered = try db.prepare("SELECT source_id FROM source_order ORDER BY position")
+        while try ordered.step() {
+            if let key = keys[Int32(ordered.int64(0))] { order.append(key) }
+        }
+    }
+
+    /// The id of a source, made on first sight. Counts a sample for it.
+    mutating func id(for key: SourceKey) throws -> Int32 {
+        if let id = ids[key] {
+            sampleDelta[id, default: 0] += 1
+            return id
+        }
+        let statement = try db.prepare("INSERT INTO sources(name, device_class) VALUES (?, ?)")
+        try statement.bind(1, key.name)
+        try statement.bind(2, key.deviceClass.description)
+        try statement.run()
+        let id = Int32(db.lastInsertRowID)
+        ids[key] = id
+        keys[id] = key
+        sampleDelta[id, default: 0] += 1
+        return id
+    }
+
+    /// Replaces the person's order. Sources not seen yet are recorded, so the order holds for
+    /// them when their samples arrive.
+    mutating func setOrder(_ newOrder: [SourceKey]) throws {
+        try db.execute("DELETE FROM source_order")
+        let insert = try db.prepare("INSERT INTO source_order(position, source_id) VALUES (?, ?)")
+        var seen = Set<SourceKey>()
+        order = []
+        for key in newOrder where seen.insert(key).inserted {
+            let id = try id(for: key)
+            sampleDelta[id, default: 0] -= 1
+            try insert.bind(1, Int64(order.count))
+            try insert.bind(2, Int64(id))
+            try insert.run()
+            order.append(key)
+        }
+    }
+
+    /// Rank by source id (lower counts first), as an array indexed by id.
+    func ranks() -> [Int] {
+        let position = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+        let sorted = keys.sorted { a, b in
+            let pa = position[a.value] ?? Int.max, pb = position[b.value] ?? Int.max
+            if pa != pb { return pa < pb }
+            if a.value.deviceClass != b.value.deviceClass { return a.value.deviceClass < b.value.deviceClass }
+            if a.value.name != b.value.name { return a.value.name < b.value.name }
+            return a.key < b.key
+        }
+        var rank = [Int](repeating: Int.max, count: Int(keys.keys.max() ?? 0) + 1)
+        for (r, entry) in sorted.enumerated() { rank[Int(entry.key)] = r }
+        return rank
+    }
+
+    /// Adds the samples counted since the last save to the table.
+    mutating func saveSampleCounts() throws {
+        let statement = try db.prepare("UPDATE sources SET samples = samples + ? WHERE id = ?")
+        for (id, delta) in sampleDelta where delta != 0 {
+            try statement.bind(1, delta)
+            try statement.bind(2, Int64(id))
+            try statement.run()
+        }
+        sampleDelta = [:]
+    }
+}

@@ -1,0 +1,128 @@
+import EventLog
+import Foundation
+import Projections
+
+extension Vault {
+    /// Name of the sealed read-model image in the vault directory.
+    public static let projectionsFileName = "projections.sealed"
+    static let projectionsPurpose: UInt16 = 1
+
+    var projectionsPath: String { directory + "/" + Self.projectionsFileName }
+
+    /// The read models, caught up with everything committed to the log.
+    ///
+    /// They come from the sealed image in the vault directory when it is usable, and are caught up
+    /// from the log position stored with it; a missing, stale, foreign or damaged image is rebuilt
+    /// from the log (`projectionNotice` then says why). When anything was applied, the new image is
+    /// sealed and written back atomically.
+    public func projections() throws -> ReadModels {
+        if let cached = cachedProjections, cached.position == log.committed { return cached.models }
+        var start: (models: ReadModels, position: LogPosition)? = cachedProjections
+        if start == nil { start = loadProjectionImage() }
+        if let (models, position) = start {
+            do {
+                let reached = try catchUp(models, from: position)
+                return try keep(models, at: reached, changed: reached != position)
+            } catch ProjectionMismatch.logDiffers {
+                projectionNotice = "the read models did not match the log; rebuilt them from the log"
+            }
+        }
+        let models = try ReadModels()
+        let reached = try catchUp(models, from: nil)
+        return try keep(models, at: reached, changed: true)
+    }
+
+    /// Drops the read models and replays the whole log into new ones. Returns what it replayed.
+    @discardableResult
+    public func rebuildProjections() throws -> ProjectionRebuild {
+        let clock = ContinuousClock()
+        let began = clock.now
+        let models = try ReadModels()
+        var inputs = 0
+        let reached = try catchUp(models, from: nil, counting: &inputs)
+        _ = try keep(models, at: reached, changed: true)
+        let elapsed = began.duration(to: clock.now)
+        return ProjectionRebuild(events: reached.eventCount, inputs: inputs,
+                                 seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    private func keep(_ models: ReadModels, at position: LogPosition, changed: Bool) throws -> ReadModels {
+        if changed {
+            try models.withImage { image in
+                try SealedSnapshot.write(image, purpose: Self.projectionsPurpose, position: position, vaultID: log.vaultID,
+                                         masterKey: masterKey, to: projectionsPath, fileSystem: fileSystem)
+            }
+        }
+        cachedProjections = (models, position)
+        return models
+    }
+
+    private func loadProjectionImage() -> (ReadModels, LogPosition)? {
+        SealedSnapshot.removeLeftovers(of: projectionsPath, fileSystem: fileSystem)
+        do {
+            guard let contents = try SealedSnapshot.read(
+                from: projectionsPath, purpose: Self.projectionsPurpose, vaultID: log.vaultID,
+                masterKey: masterKey, fileSystem: fileSystem) else { return nil }
+            let models = try contents.plaintext.withUnsafeBytes { try ReadModels(image: $0) }
+            guard try models.position == contents.position.encoded else {
+                projectionNotice = "the read-model image's position does not match its header; rebuilt it from the log"
+                return nil
+            }
+            return (models, contents.position)
+        } catch {
+            projectionNotice = "the read-model image could not be used (\(error)); rebuilt it from the log"
+            return nil
+        }
+    }
+
+    private func catchUp(_ models: ReadModels, from position: LogPosition?) throws -> LogPosition {
+        var ignored = 0
+        return try catchUp(models, from: position, counting: &ignored)
+    }
+
+    /// Applies the events after `position` (all of them when nil) in one read-model transaction
+    /// that also records the position reached.
+    private func catchUp(_ models: ReadModels, from position: LogPosition?, counting inputs: inout Int) throws -> LogPosition {
+        if let position, position == log.committed { return position }
+        var reached = log.genesis
+        var count = 0
+        try models.update { update in
+            var feed = ProjectionFeed()
+            reached = try scanLog(decodingFrom: position?.eventCount ?? 0, expecting: position) { _, event in
+                if let input = feed.input(for: event) {
+                    try update.add(input)
+                    count += 1
+                }
+            }
+            return reached.encoded
+        }
+        inputs = count
+        return reached
+    }
+}
+
+/// What `rebuildProjections` replayed.
+public struct ProjectionRebuild: Sendable {
+    /// Log entries read (events and definitions).
+    public var events: UInt64
+    /// Events that fed the read models (samples, summaries, goals, source orders).
+    public var inputs: Int
+    public var seconds: Double
+}
+
+/// The read models' stored position is not a position of this log (rolled back, replaced or
+/// another vault's image): they are rebuilt.
+enum ProjectionMismatch: Error {
+    case logDiffers
+}
+
+extension LogPosition {
+    /// Sequence, event count and offset (8 bytes each, little-endian), then the chain hash.
+    var encoded: [UInt8] {
+        var bytes: [UInt8] = []
+        for v in [sequence, eventCount, offset] {
+            withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        return bytes + chainHash
+    }
+}
