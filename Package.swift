@@ -38,6 +38,7 @@ let package = Package(
             name: "vaultctl",
             dependencies: [
                 "Vault",
+                "Projections",
                 "SyntheticHealth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -56,7 +57,7 @@ let package = Package(
         // Shared by the tests: temporary directories and a file system that crashes at a chosen step.
         .target(name: "TestSupport", dependencies: ["EventLog"], path: "Tests/TestSupport"),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"]),
-        .testTarget(name: "ProjectionTests", dependencies: ["Projections"]),
+        .testTarget(name: "ProjectionTests", dependencies: ["Projections", "Vault", "EventLog", "TestSupport", "SyntheticHealth"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "EventLog", "TestSupport", "ZIPFoundation", "SyntheticHealth"]),
         .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "TestSupport"]),
     ]

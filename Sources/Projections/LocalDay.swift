@@ -67,6 +67,15 @@ public struct LocalDay: Hashable, Comparable, Sendable, CustomStringConvertible 
         return "\(y)-\(m < 10 ? "0" : "")\(m)-\(d < 10 ? "0" : "")\(d)"
     }
 
+    /// Parses `YYYY-MM-DD`; nil for anything else, including days that do not exist (2023-02-30).
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+              (1...12).contains(m), d >= 1, Int64(d) <= Self.daysInMonth(Int64(y), Int64(m)) else { return nil }
+        self.init(year: y, month: m, day: d)
+    }
+
     public static func < (a: LocalDay, b: LocalDay) -> Bool { a.dayNumber < b.dayNumber }
 
     /// Division rounding towards negative infinity (days before 1970 are negative).

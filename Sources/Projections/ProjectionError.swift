@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What can go wrong in the read models. Messages name no health values.
 public enum ProjectionError: Error, Equatable, Sendable, CustomStringConvertible {
     /// SQLite refused an operation (`code` is its result code; `message` is SQLite's own text).
@@ -8,6 +12,10 @@ public enum ProjectionError: Error, Equatable, Sendable, CustomStringConvertible
     case corruptBlob(table: String)
     /// `sql` was given a statement that would change the read models.
     case notReadOnly
+    /// `sql` was given more than one statement.
+    case multipleStatements
+    /// The plaintext copy's file could not be created (`errno` from open(2)).
+    case cannotCreate(path: String, errno: Int32)
     /// An unknown metric name.
     case unknownMetric(String)
 
@@ -18,6 +26,8 @@ public enum ProjectionError: Error, Equatable, Sendable, CustomStringConvertible
             "projection format \(found) is not supported by this build (it reads format \(supported)); run `vaultctl rebuild`"
         case .corruptBlob(let table): "projection table \(table) holds a malformed record; run `vaultctl rebuild`"
         case .notReadOnly: "only read-only statements (SELECT, EXPLAIN, read-only PRAGMA) are allowed; the projections are rebuilt from the log"
+        case .multipleStatements: "give one SQL statement at a time"
+        case .cannotCreate(let path, let code): "cannot create \(path): \(String(cString: strerror(code)))"
         case .unknownMetric(let name): "unknown metric \(name)"
         }
     }

@@ -73,9 +73,22 @@ public struct SummaryRow: Equatable, Sendable {
 public struct Streak: Equatable, Sendable {
     /// Length of the streak that ends on the latest day with ring data (0 if that day missed).
     public var current: Int
+    /// First and last day of the current streak (nil when it is 0).
+    public var currentFrom: LocalDay?
+    public var currentTo: LocalDay?
     public var longest: Int
     public var longestFrom: LocalDay?
     public var longestTo: LocalDay?
+
+    public init(current: Int, longest: Int, currentFrom: LocalDay? = nil, currentTo: LocalDay? = nil,
+                longestFrom: LocalDay? = nil, longestTo: LocalDay? = nil) {
+        self.current = current
+        self.currentFrom = currentFrom
+        self.currentTo = currentTo
+        self.longest = longest
+        self.longestFrom = longestFrom
+        self.longestTo = longestTo
+    }
 }
 
 /// Streaks per ring and for all three closed on the same day.

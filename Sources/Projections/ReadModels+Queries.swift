@@ -69,7 +69,7 @@ extension ReadModels {
     public func streaks() throws -> Streaks {
         let days = try rings()
         func streak(_ closed: (RingDay) -> Bool) -> Streak {
-            var result = Streak(current: 0, longest: 0, longestFrom: nil, longestTo: nil)
+            var result = Streak(current: 0, longest: 0)
             var run = 0
             var runStart: LocalDay?
             var previous: LocalDay?
@@ -88,6 +88,7 @@ extension ReadModels {
                 previous = day.day
             }
             result.current = run
+            if run > 0 { result.currentFrom = runStart; result.currentTo = previous }
             return result
         }
         return Streaks(
@@ -126,8 +127,13 @@ extension ReadModels {
 
     /// Runs one read-only statement over the read models (tables in docs/projections.md).
     public func query(_ sql: String) throws -> SQLResult {
+        // ATTACH and DETACH count as read-only to SQLite but would create files: only statements
+        // that start as queries do are let through, one at a time.
+        let firstWord = sql.drop { $0.isWhitespace }.prefix { $0.isLetter }.uppercased()
+        guard ["SELECT", "WITH", "VALUES", "EXPLAIN", "PRAGMA"].contains(firstWord) else { throw ProjectionError.notReadOnly }
         let statement = try db.prepare(sql)
         guard statement.isReadOnly else { throw ProjectionError.notReadOnly }
+        guard !statement.hasTail else { throw ProjectionError.multipleStatements }
         let columns = (0..<statement.columnCount).map(statement.columnName)
         var rows: [[SQLValue]] = []
         while try statement.step() {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// The SQLite read models of one vault: daily totals deduplicated across sources, rings with
 /// their goals, streaks, sources and their order.
 ///
@@ -56,6 +59,11 @@ public final class ReadModels {
 
     /// Writes an unencrypted SQLite copy of the read models to `path` (which must not exist).
     public func writePlaintextCopy(to path: String) throws {
+        // Created empty first so that the copy is readable by its owner only (0600), and never
+        // replaces an existing file (VACUUM INTO accepts an existing empty file).
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ProjectionError.cannotCreate(path: path, errno: errno) }
+        close(fd)
         let statement = try db.prepare("VACUUM INTO ?")
         try statement.bind(1, path)
         try statement.run()

@@ -10,7 +10,9 @@ final class SQLiteConnection {
     /// A new, empty in-memory database.
     init() throws {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MEMORY | SQLITE_OPEN_NOMUTEX
+        // ":memory:" alone, not SQLITE_OPEN_MEMORY: that flag would make VACUUM INTO's target
+        // (the explicit plaintext copy) an in-memory database as well.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(":memory:", &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

@@ -5,16 +5,34 @@ final class SQLiteStatement {
     let handle: OpaquePointer
     unowned let connection: SQLiteConnection
 
+    /// Prepares the first statement of `sql`; `hasTail` says whether anything but whitespace and
+    /// comments followed it.
     init(connection: SQLiteConnection, sql: String) throws {
         var statement: OpaquePointer?
-        let rc = sqlite3_prepare_v2(connection.handle, sql, -1, &statement, nil)
+        var tail = false
+        let rc = sql.withCString { text -> Int32 in
+            var rest: UnsafePointer<CChar>?
+            let rc = sqlite3_prepare_v2(connection.handle, text, -1, &statement, &rest)
+            if let rest, rest.pointee != 0 {
+                // The rest may be only blanks or comments: preparing it gives no statement then.
+                var next: OpaquePointer?
+                if sqlite3_prepare_v2(connection.handle, rest, -1, &next, nil) != SQLITE_OK || next != nil { tail = true }
+                sqlite3_finalize(next)
+            }
+            return rc
+        }
         guard rc == SQLITE_OK, let statement else {
             sqlite3_finalize(statement)
-            throw ProjectionError.sqlite(code: rc, message: String(cString: sqlite3_errmsg(connection.handle)))
+            let message = rc == SQLITE_OK ? "no SQL statement given" : String(cString: sqlite3_errmsg(connection.handle))
+            throw ProjectionError.sqlite(code: rc, message: message)
         }
         self.handle = statement
         self.connection = connection
+        self.hasTail = tail
     }
+
+    /// Whether more statements followed the one prepared.
+    let hasTail: Bool
 
     deinit {
         sqlite3_finalize(handle)

@@ -21,6 +21,8 @@ extension Vaultctl {
             let bar = ProgressBar()
             let report = try opened.importFiles(files) { file, done, total in bar.update(label: (file as NSString).lastPathComponent, done: done, total: total) }
             bar.finish()
+            // The samples are committed; bring the read models up to date so the next read is fast.
+            vault.reportProjectionNotice(of: opened, warning: opened.refreshProjections())
             if json {
                 try Console.json(report)
                 return

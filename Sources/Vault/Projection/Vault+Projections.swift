@@ -48,9 +48,15 @@ extension Vault {
 
     private func keep(_ models: ReadModels, at position: LogPosition, changed: Bool) throws -> ReadModels {
         if changed {
-            try models.withImage { image in
-                try SealedSnapshot.write(image, purpose: Self.projectionsPurpose, position: position, vaultID: log.vaultID,
-                                         masterKey: masterKey, to: projectionsPath, fileSystem: fileSystem)
+            // The image is a cache of the log: when it cannot be written (a read-only directory, a
+            // full disk), the answer is still right and the next command catches up again.
+            do {
+                try models.withImage { image in
+                    try SealedSnapshot.write(image, purpose: Self.projectionsPurpose, position: position, vaultID: log.vaultID,
+                                             masterKey: masterKey, to: projectionsPath, fileSystem: fileSystem)
+                }
+            } catch {
+                projectionNotice = "the read-model image could not be saved (\(error)); the next command catches up from the log"
             }
         }
         cachedProjections = (models, position)

@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import Projections
+import Vault
+
+extension Vaultctl {
+    struct Streaks: VaultCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Current and longest streak of closed rings, per ring and for all three.")
+
+        @OptionGroup var vault: VaultOptions
+
+        @Flag(help: "Print one JSON document on stdout.")
+        var json = false
+
+        struct Output: Encodable {
+            var current: Int
+            var currentFrom: String?
+            var currentTo: String?
+            var longest: Int
+            var longestFrom: String?
+            var longestTo: String?
+
+            init(_ streak: Streak) {
+                current = streak.current
+                currentFrom = streak.currentFrom?.description
+                currentTo = streak.currentTo?.description
+                longest = streak.longest
+                longestFrom = streak.longestFrom?.description
+                longestTo = streak.longestTo?.description
+            }
+        }
+
+        func execute() throws {
+            let streaks = try vault.openWithProjections().streaks()
+            if json {
+                try Console.json(["move": Output(streaks.move), "exercise": Output(streaks.exercise),
+                                  "stand": Output(streaks.stand), "all": Output(streaks.all)])
+                return
+            }
+            for (name, streak) in [("move", streaks.move), ("exercise", streaks.exercise), ("stand", streaks.stand), ("all three", streaks.all)] {
+                Console.print(Self.describe(name, streak))
+            }
+        }
+
+        static func describe(_ name: String, _ streak: Streak) -> String {
+            func span(_ from: LocalDay?, _ to: LocalDay?) -> String {
+                guard let from, let to else { return "" }
+                return " (\(from) to \(to))"
+            }
+            return "\(name): current \(streak.current) days\(span(streak.currentFrom, streak.currentTo)), "
+                + "longest \(streak.longest) days\(span(streak.longestFrom, streak.longestTo))"
+        }
+    }
+}
