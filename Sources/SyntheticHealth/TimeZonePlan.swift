@@ -14,8 +14,10 @@ struct TimeZonePlan {
         let summer = instant >= summerStart && instant < summerEnd
         // The trip is a set of New York local days, so it starts and ends at New York midnight.
         if trip.contains(Self.floorDiv(instant - 4 * 3600, 86_400)) {
-            // New York: the US switches earlier and later, but the trip lies inside both summers.
-            return summer ? -4 * 3600 : -5 * 3600
+            // New York keeps US rules: second Sunday of March to first Sunday of November, 02:00 local.
+            let usStart = (Self.firstSunday(year: year, month: 3) + 7) * 86_400 + 7 * 3600
+            let usEnd = Self.firstSunday(year: year, month: 11) * 86_400 + 6 * 3600
+            return instant >= usStart && instant < usEnd ? -4 * 3600 : -5 * 3600
         }
         return summer ? 2 * 3600 : 3600
     }
@@ -33,6 +35,12 @@ struct TimeZonePlan {
     static func civil(_ dayNumber: Int64) -> (Int64, Int64, Int64) { LocalDay.civil(fromDays: dayNumber) }
 
     static func year(ofDay day: Int64) -> Int64 { civil(day).0 }
+
+    static func firstSunday(year: Int64, month: Int64) -> Int64 {
+        var day = daysFromCivil(year, month, 1)
+        while ((day % 7) + 11) % 7 != 0 { day += 1 }
+        return day
+    }
 
     static func lastSunday(year: Int64, month: Int64) -> Int64 {
         var day = daysFromCivil(year, month + 1, 1) - 1

@@ -1,0 +1,125 @@
+import Testing
+@testable import Projections
+
+/// Feeding in many small updates, or through a sealed image, gives what one update gives.
+@Suite struct IncrementalTests {
+    static func randomInputs(count: Int, seed: UInt64) -> [ProjectionInput] {
+        var rng = SeededRandom(seed)
+        let sources = [Build.watch, Build.phone, SourceKey(name: "Strava", deviceClass: .other)]
+        var result: [ProjectionInput] = []
+        for i in 0..<count {
+            let day = LocalDay(dayNumber: d0.dayNumber + Int64(rng.next() % 20))
+            let offset = Int32([0, 2, -4][Int(rng.next() % 3)])
+            let start = Build.instant(day, Int(rng.next() % 24), Int(rng.next() % 60), offset: offset)
+            let length = Int64(60 + rng.next() % 3000)
+            switch rng.next() % 10 {
+            case 0:
+                result.append(.standHour(start: start - start % 3600, utcOffset: offset * 3600, stood: rng.next() % 3 != 0))
+            case 1:
+                result.append(.discrete(DiscreteSample(metric: Build.heartRate, unit: "count/min", start: start, utcOffset: offset * 3600, value: Double(50 + rng.next() % 100))))
+            case 2:
+                result.append(.cumulative(CumulativeSample(metric: RingMetrics.activeEnergy, unit: "kcal", source: sources[i % 3],
+                                                           start: start, end: start + length, utcOffset: offset * 3600, value: Double(rng.next() % 5000) / 10)))
+            case 3 where i % 50 == 0:
+                result.append(.goalSet(ring: Ring.allCases[Int(rng.next() % 3)], value: Double(10 + rng.next() % 500), from: day))
+            case 4 where i % 23 == 0:
+                result.append(.sourceOrder(rng.next() % 2 == 0 ? [sources[2], sources[1]] : []))
+            case 5 where i % 40 == 0:
+                result.append(.appleRings(AppleRings(day: day, move: 400, moveGoal: Double(300 + rng.next() % 400), exercise: 30, exerciseGoal: 30, stand: 10, standGoal: 12)))
+            default:
+                result.append(.cumulative(CumulativeSample(metric: Build.steps, unit: "count", source: sources[Int(rng.next() % 3)],
+                                                           start: start, end: start + length, utcOffset: offset * 3600, value: Double(rng.next() % 2000))))
+            }
+        }
+        return result
+    }
+
+    static func everything(_ models: ReadModels) throws -> [String] {
+        var lines = try models.rings().map { "\($0)" }
+        for metric in [Build.steps, Build.heartRate, RingMetrics.activeEnergy] {
+            for period in SummaryPeriod.allCases {
+                lines += try models.summary(metric: metric, by: period).map {
+                    // Sums of the same pieces in another order may differ in the last bits.
+                    "\($0.period) \(($0.value * 1e6).rounded()) \($0.samples) \(String(describing: $0.min)) \(String(describing: $0.max))"
+                }
+            }
+        }
+        lines.append("\(try models.streaks())")
+        lines += try models.goalChanges().map { "\($0)" }
+        lines += try models.sources().map { "\($0)" }
+        return lines
+    }
+
+    @Test(arguments: [1 as UInt64, 2, 3])
+    func manySmallUpdatesEqualOneBigOne(seed: UInt64) throws {
+        let inputs = Self.randomInputs(count: 3_000, seed: seed)
+        let whole = try ReadModels()
+        try whole.feed(inputs)
+        var pieces = try ReadModels()
+        var index = 0
+        var rng = SeededRandom(seed &+ 100)
+        var round = 0
+        while index < inputs.count {
+            let n = min(inputs.count - index, 1 + Int(rng.next() % 400))
+            try pieces.feed(Array(inputs[index..<index + n]), position: [UInt8(round % 256)])
+            index += n
+            round += 1
+            // Every few updates, go through a sealed-image round trip as the vault does on open.
+            if round % 3 == 0 {
+                pieces = try pieces.withImage { try ReadModels(image: $0) }
+            }
+        }
+        #expect(try Self.everything(pieces) == Self.everything(whole))
+        #expect(try pieces.position == [UInt8((round - 1) % 256)])
+    }
+
+    @Test func aFailedUpdateLeavesNothingBehind() throws {
+        let models = try ReadModels()
+        try models.feed(Self.randomInputs(count: 200, seed: 9), position: [7])
+        let before = try Self.everything(models)
+        struct Interrupted: Error {}
+        #expect(throws: Interrupted.self) {
+            try models.update { update in
+                for input in Self.randomInputs(count: 200, seed: 10) { try update.add(input) }
+                throw Interrupted()
+            }
+        }
+        #expect(try Self.everything(models) == before)
+        #expect(try models.position == [7])
+    }
+
+    @Test func aDamagedImageIsRefused() throws {
+        let models = try ReadModels()
+        try models.feed(Self.randomInputs(count: 300, seed: 4))
+        var image = try models.withImage { Array($0) }
+        image[image.count / 2] ^= 0xFF
+        image[image.count / 3] ^= 0x55
+        #expect(throws: (any Error).self) { try image.withUnsafeBytes { try ReadModels(image: $0) } }
+        #expect(throws: (any Error).self) { try [UInt8](repeating: 7, count: 4096).withUnsafeBytes { try ReadModels(image: $0) } }
+    }
+
+    @Test func sqlRunsOneReadOnlyStatement() throws {
+        let models = try ReadModels()
+        try models.feed(Self.randomInputs(count: 100, seed: 5))
+        let result = try models.query("SELECT COUNT(*) AS n FROM daily_summary")
+        #expect(result.columns == ["n"] && result.rows.count == 1)
+        for refused in ["DELETE FROM daily", "SELECT 1; DELETE FROM daily", "ATTACH '/tmp/x.db' AS x",
+                        "VACUUM INTO '/tmp/x.db'", "PRAGMA user_version = 3", "CREATE TABLE t(x)"] {
+            #expect(throws: ProjectionError.self, "\(refused)") { try models.query(refused) }
+        }
+        #expect(try models.query("SELECT 2 -- trailing comment").rows == [[.integer(2)]])
+    }
+}
+
+/// A small deterministic generator (SplitMix64) so failures reproduce.
+struct SeededRandom {
+    var state: UInt64
+    init(_ seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

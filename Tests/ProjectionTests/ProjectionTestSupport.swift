@@ -1,0 +1,50 @@
+import Foundation
+@testable import Projections
+
+/// Builders for read-model inputs, in local wall-clock terms.
+enum Build {
+    static let steps = "HKQuantityTypeIdentifierStepCount"
+    static let heartRate = "HKQuantityTypeIdentifierHeartRate"
+    static let watch = SourceKey(name: "Sam’s Apple Watch", deviceClass: .watch)
+    static let phone = SourceKey(name: "Sam’s iPhone", deviceClass: .phone)
+
+    /// Seconds since 1970 of a local wall-clock time in `offset` hours.
+    static func instant(_ day: LocalDay, _ hour: Int, _ minute: Int = 0, offset: Int32 = 0) -> Int64 {
+        day.startInstant(utcOffset: offset * 3600) + Int64(hour * 3600 + minute * 60)
+    }
+
+    /// Cumulative samples at `perMinute` over local [from, to) in `chunk`-minute pieces.
+    static func spread(_ metric: String = steps, unit: String = "count", source: SourceKey, day: LocalDay,
+                       from: (Int, Int), to: (Int, Int), chunk: Int, perMinute: Double, offset: Int32 = 0) -> [ProjectionInput] {
+        var result: [ProjectionInput] = []
+        var t = instant(day, from.0, from.1, offset: offset)
+        let end = instant(day, to.0, to.1, offset: offset)
+        while t < end {
+            let next = min(t + Int64(chunk * 60), end)
+            result.append(.cumulative(CumulativeSample(metric: metric, unit: unit, source: source, start: t, end: next,
+                                                       utcOffset: offset * 3600, value: perMinute * Double(next - t) / 60)))
+            t = next
+        }
+        return result
+    }
+
+    static func sample(_ metric: String = steps, source: SourceKey = phone, start: Int64, end: Int64, offset: Int32, value: Double) -> ProjectionInput {
+        .cumulative(CumulativeSample(metric: metric, unit: "count", source: source, start: start, end: end, utcOffset: offset * 3600, value: value))
+    }
+}
+
+extension ReadModels {
+    /// Feeds `inputs` in one update, as a catch-up from the log would.
+    func feed(_ inputs: [ProjectionInput], position: [UInt8] = [1]) throws {
+        try update { update in
+            for input in inputs { try update.add(input) }
+            return position
+        }
+    }
+
+    func dayTotals(_ metric: String = Build.steps) throws -> [String: Double] {
+        Dictionary(uniqueKeysWithValues: try summary(metric: metric, by: .day).map { ($0.period, $0.value) })
+    }
+}
+
+let d0 = LocalDay(year: 2024, month: 5, day: 6)

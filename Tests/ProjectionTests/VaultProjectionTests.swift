@@ -1,0 +1,218 @@
+import EventLog
+import Foundation
+import Projections
+import SyntheticHealth
+import Testing
+import TestSupport
+@testable import Vault
+
+/// The read models as the vault keeps them: fed from the log, sealed at rest, caught up on open.
+@Suite struct VaultProjectionTests {
+    final class Fixture {
+        let dir = TemporaryDirectory("projections")
+        var path: String { dir.path + "/vault" }
+
+        func passphrase() -> Passphrase {
+            var bytes = Array("correct horse".utf8)
+            return Passphrase(consuming: &bytes)
+        }
+
+        func create() throws -> Vault {
+            try Vault.create(at: path, passphrase: passphrase(), kdf: .minimumForTesting, kdfName: "test")
+        }
+
+        func open(_ mode: EventLog.AccessMode = .readWrite) throws -> Vault {
+            try Vault.open(at: path, passphrase: passphrase(), mode: mode)
+        }
+
+        func export(days: Int, firstDay: (Int, Int, Int) = (2024, 3, 20), tripStart: Int = 5, name: String = "export.zip") throws -> (String, SyntheticExport.Summary) {
+            let zip = dir.path + "/" + name
+            let summary = try SyntheticExport.writeZip(to: zip, options: .init(days: days, firstDay: firstDay, tripStart: tripStart))
+            return (zip, summary)
+        }
+    }
+
+    /// Everything the read models answer, as comparable lines.
+    static func answers(_ vault: Vault) throws -> [String] {
+        var lines = try vault.rings().map { "\($0)" }
+        for metric in ["steps", "active-energy", "heart-rate", "distance", "exercise-time"] {
+            for period in SummaryPeriod.allCases {
+                lines += try vault.summary(metric: metric, by: period).map {
+                    "\(metric) \($0.period) \(($0.value * 1e6).rounded()) \($0.samples) \(String(describing: $0.min)) \(String(describing: $0.max))"
+                }
+            }
+        }
+        lines.append("\(try vault.streaks())")
+        lines += try vault.goalChanges().map { "\($0)" }
+        lines += try vault.sources().map { "\($0)" }
+        return lines
+    }
+
+    /// 40 generated days over the DST switch with a trip to New York: every computed ring equals
+    /// the export's ActivitySummary and every day's steps equal the Health app's figure.
+    @Test func ringsAndStepsMatchTheHealthApp() throws {
+        let f = Fixture()
+        let vault = try f.create()
+        let (zip, summary) = try f.export(days: 40)
+        _ = try vault.importFiles([zip])
+        let rings = try vault.rings()
+        #expect(rings.count == 40)
+        for day in rings {
+            let truth = try #require(summary.days[day.day.dayNumber], "\(day.day)")
+            let apple = try #require(day.apple, "\(day.day)")
+            #expect(abs(day.move - apple.move!) <= 0.5, "\(day.day)")
+            #expect(day.exercise.rounded() == apple.exercise! && Double(day.stand) == apple.stand!, "\(day.day)")
+            #expect(abs(day.move - truth.activeEnergy) <= 0.5 && Int(day.exercise.rounded()) == truth.exerciseMinutes
+                    && day.stand == truth.standHours && day.moveGoal == Double(truth.moveGoal), "\(day.day)")
+        }
+        let steps = try vault.summary(metric: "steps", by: .day)
+        #expect(steps.count == summary.days.count)
+        for row in steps {
+            let day = try #require(LocalDay(parsing: row.period))
+            #expect(Int(row.value.rounded()) == summary.days[day.dayNumber]?.steps, "\(row.period)")
+        }
+    }
+
+    @Test func rebuildGivesExactlyTheIncrementalResult() throws {
+        let f = Fixture()
+        let (early, _) = try f.export(days: 15, name: "early.zip")
+        let (later, _) = try f.export(days: 30, name: "later.zip")
+        do {
+            let vault = try f.create()
+            _ = try vault.importFiles([early])
+            _ = try vault.projections()
+            try vault.setGoal(.move, value: 700, from: LocalDay(year: 2024, month: 3, day: 25))
+            _ = try vault.importFiles([later])   // the first 15 days again: only the rest is new
+            _ = try vault.projections()
+            try vault.setSourceOrder(names: ["Alex’s iPhone"])
+            try vault.setGoal(.stand, value: 10, from: LocalDay(year: 2024, month: 4, day: 2))
+        }
+        let vault = try f.open()
+        let incremental = try Self.answers(vault)
+        #expect(vault.projectionNotice == nil)
+        let rebuild = try vault.rebuildProjections()
+        #expect(rebuild.events > 0 && rebuild.inputs > 0)
+        #expect(try Self.answers(vault) == incremental)
+        #expect(try Self.answers(try f.open(.readOnly)) == incremental)
+    }
+
+    /// The log commits first; the read models follow. A crash in between (here: appends with no
+    /// projection update, the process gone) is caught up on the next open, each event once.
+    @Test func aCrashBetweenLogAppendAndProjectionUpdateIsCaughtUpOnce() throws {
+        let f = Fixture()
+        do {
+            let vault = try f.create()
+            let (zip, _) = try f.export(days: 12, name: "a.zip")
+            _ = try vault.importFiles([zip])
+            _ = try vault.projections()
+        }
+        let sealed = f.path + "/" + Vault.projectionsFileName
+        let imageBefore = try Data(contentsOf: URL(fileURLWithPath: sealed))
+
+        // Appended and acknowledged, but the process "dies" before the read models are updated.
+        let (more, _) = try f.export(days: 20, name: "b.zip")
+        do { _ = try f.open().importFiles([more]) }
+        do { _ = try f.open().append([.goalSet(GoalSetting(at: Date(), ring: .exercise, value: DecimalValue(double: 45),
+                                                  from: LocalDay(year: 2024, month: 3, day: 30)))]) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sealed)) == imageBefore)
+
+        let reopened = try f.open(.readOnly)
+        let caughtUp = try Self.answers(reopened)
+        #expect(reopened.projectionNotice == nil)   // caught up from its position, not rebuilt
+        #expect(try reopened.rings().count == 20)
+        #expect(try reopened.rings().last?.exerciseGoal == 45)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sealed)) != imageBefore)
+        // Opening again reads the image written by the catch-up: same answers, nothing applied twice.
+        #expect(try Self.answers(try f.open(.readOnly)) == caughtUp)
+        _ = try reopened.rebuildProjections()
+        #expect(try Self.answers(reopened) == caughtUp)
+    }
+
+    @Test func aDamagedOrForeignImageIsRebuiltFromTheLogAndSaysSo() throws {
+        let f = Fixture()
+        let expected: [String]
+        do {
+            let vault = try f.create()
+            _ = try vault.importFiles([try f.export(days: 6).0])
+            expected = try Self.answers(vault)
+        }
+        let sealed = f.path + "/" + Vault.projectionsFileName
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: sealed))
+        bytes[bytes.count - 40] ^= 1
+        try bytes.write(to: URL(fileURLWithPath: sealed))
+        do {
+            let damaged = try f.open()
+            #expect(try Self.answers(damaged) == expected)
+            #expect(damaged.projectionNotice?.contains("rebuilt") == true)
+        }
+
+        // Another vault's image, even one that opens with the same passphrase, is not used.
+        let other = Fixture()
+        let otherVault = try other.create()
+        _ = try otherVault.importFiles([try other.export(days: 3).0])
+        _ = try otherVault.projections()
+        try FileManager.default.removeItem(atPath: sealed)
+        try FileManager.default.copyItem(atPath: other.path + "/" + Vault.projectionsFileName, toPath: sealed)
+        let foreign = try f.open()
+        #expect(try Self.answers(foreign) == expected)
+        #expect(foreign.projectionNotice != nil)
+    }
+
+    /// After an import no file in the vault directory holds a type, source or device name or a
+    /// sample value in clear.
+    @Test func nothingIsReadableAtRest() throws {
+        let f = Fixture()
+        let values: [String]
+        let moves: [String]
+        do {
+            let vault = try f.create()
+            _ = try vault.importFiles([try f.export(days: 5).0])
+            values = try vault.summary(metric: "steps", by: .day).map { String(Int($0.value.rounded())) }
+            moves = try vault.rings().map { String(format: "%.3f", $0.move) }
+        }
+        var needles = ["HKQuantityTypeIdentifier", "StepCount", "ActiveEnergy", "Apple Watch", "iPhone", "Alex",
+                       "count/min", "kcal", "SQLite format", "CREATE TABLE", "daily_rings"]
+        needles += values.filter { $0.count >= 4 } + moves
+        let files = try FileManager.default.contentsOfDirectory(atPath: f.path)
+        #expect(files.contains(Vault.projectionsFileName))
+        for name in files {
+            let data = try Data(contentsOf: URL(fileURLWithPath: f.path + "/" + name))
+            for needle in needles {
+                #expect(data.range(of: Data(needle.utf8)) == nil, "\(name) holds \(needle)")
+                #expect(data.range(of: Data(needle.utf16LittleEndian)) == nil, "\(name) holds \(needle) (UTF-16)")
+            }
+        }
+    }
+
+    @Test func sqlAndThePlaintextCopyAreExplicit() throws {
+        let f = Fixture()
+        let vault = try f.create()
+        _ = try vault.importFiles([try f.export(days: 4).0])
+        let result = try vault.query("SELECT date, move FROM daily_rings ORDER BY date")
+        #expect(result.columns == ["date", "move"] && result.rows.count == 4)
+        #expect(throws: (any Error).self) { try vault.query("DELETE FROM rings") }
+        #expect(throws: VaultError.self) { try vault.writePlaintextProjections(to: f.path + "/copy.db") }
+        let copy = f.dir.path + "/copy.db"
+        try vault.writePlaintextProjections(to: copy)
+        let attributes = try FileManager.default.attributesOfItem(atPath: copy)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let header = try Data(contentsOf: URL(fileURLWithPath: copy)).prefix(15)
+        #expect(String(decoding: header, as: UTF8.self) == "SQLite format 3")
+        #expect(throws: VaultError.self) { try vault.writePlaintextProjections(to: copy) }
+    }
+
+    @Test func goalsAndSourceNamesAreChecked() throws {
+        let f = Fixture()
+        let vault = try f.create()
+        _ = try vault.importFiles([try f.export(days: 3).0])
+        #expect(throws: VaultError.self) { try vault.setGoal(.stand, value: 25, from: LocalDay(year: 2024, month: 3, day: 21)) }
+        #expect(throws: VaultError.self) { try vault.setGoal(.move, value: .nan, from: LocalDay(year: 2024, month: 3, day: 21)) }
+        #expect(throws: VaultError.self) { try vault.setSourceOrder(names: ["Nobody’s Phone"]) }
+        #expect(throws: VaultError.self) { try vault.summary(metric: "stepz", by: .day) }
+        #expect(try vault.goalChanges().isEmpty)
+    }
+}
+
+extension String {
+    var utf16LittleEndian: [UInt8] { utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } }
+}
