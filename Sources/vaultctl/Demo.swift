@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventLog
 import Foundation
+import Projections
 import SyntheticHealth
 import Vault
 
@@ -43,6 +44,31 @@ extension Vaultctl {
             try step("import it again: nothing is added twice") {
                 let report = try Vault.open(at: directory, passphrase: first, mode: .readWrite).importFiles([export])
                 return "added \(report.added), duplicates \(report.duplicates)"
+            }
+            try step("projections: read models built from the log, sealed with the vault key (projections.sealed)") {
+                let vault = try Vault.open(at: directory, passphrase: first)
+                let rebuild = try vault.rebuildProjections()
+                return "\(rebuild.inputs) events projected in \(String(format: "%.2f", rebuild.seconds)) s"
+            }
+            try step("rings: the last 7 days, computed from the samples beside Apple's own summary (* = closed)") {
+                let rings = try Vault.open(at: directory, passphrase: first).rings().suffix(7)
+                return rings.map { day in
+                    func mark(_ ring: Ring) -> String { day.closed(ring) ? "*" : "" }
+                    return "\(day.day) move \(Rings.number(day.move))/\(Rings.number(day.moveGoal))\(mark(.move)) (Apple \(day.apple?.move.map(Rings.number) ?? "-")), "
+                        + "exercise \(Rings.number(day.exercise))/\(Rings.number(day.exerciseGoal))\(mark(.exercise)), stand \(day.stand)/\(Rings.number(day.standGoal))\(mark(.stand))"
+                }.joined(separator: "\n    ")
+            }
+            try step("steps per ISO week, iPhone and Watch deduplicated") {
+                try Vault.open(at: directory, passphrase: first).summary(metric: "steps", by: .week)
+                    .map { "\($0.period) \(Rings.number($0.value))" }.joined(separator: ", ")
+            }
+            try step("goals set move 1000 from the last week on, then streaks") {
+                let vault = try Vault.open(at: directory, passphrase: first, mode: .readWrite)
+                guard let last = try vault.rings().last else { return "no ring data" }
+                try vault.setGoal(.move, value: 1000, from: LocalDay(dayNumber: last.day.dayNumber - 6))
+                let streaks = try vault.streaks()
+                return [("move", streaks.move), ("exercise", streaks.exercise), ("stand", streaks.stand), ("all three", streaks.all)]
+                    .map { Streaks.describe($0.0, $0.1) }.joined(separator: "\n    ")
             }
             try step("verify: every frame authenticated, chained and matched to the head record") {
                 describe(try Vault.verify(at: directory, passphrase: first))

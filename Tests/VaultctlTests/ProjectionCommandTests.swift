@@ -1,0 +1,103 @@
+import Foundation
+import SyntheticHealth
+import Testing
+
+/// The read commands as scripts use them, and a real process killed while it imports.
+@Suite struct ProjectionCommandTests {
+    let cli = CLIRunner()
+
+    final class Setup {
+        let dir = TemporaryDirectory("projection-cli")
+        let vault: String
+        let pass: String
+        let zip: String
+
+        init(days: Int = 10) throws {
+            vault = dir.path + "/vault"
+            pass = dir.passphraseFile("pass", "projection test passphrase")
+            zip = dir.path + "/export.zip"
+            try SyntheticExport.writeZip(to: zip, options: .init(days: days, firstDay: (2024, 3, 27), tripStart: 2))
+        }
+
+        func args(_ command: [String]) -> [String] { command + ["--vault", vault, "--passphrase-file", pass] }
+    }
+
+    private func json(_ result: CLIRunner.Result) throws -> Any {
+        #expect(result.status == 0, "\(result.stderr)")
+        return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+    }
+
+    @Test func readCommandsPrintTheSpecsJSON() throws {
+        let s = try Setup()
+        #expect(try cli.run(s.args(["init", "--kdf", "interactive"])).status == 0)
+        #expect(try cli.run(s.args(["import", s.zip])).status == 0)
+
+        let rings = try #require(try json(cli.run(s.args(["rings", "--json", "--compare", "--from", "2024-03-28", "--to", "2024-03-30"]))) as? [[String: Any]])
+        #expect(rings.map { $0["date"] as? String } == ["2024-03-28", "2024-03-29", "2024-03-30"])
+        for key in ["move", "moveGoal", "exercise", "exerciseGoal", "stand", "standGoal", "appleMove", "appleExercise", "appleStand"] {
+            #expect(rings.allSatisfy { $0[key] is NSNumber }, "\(key)")
+        }
+
+        let weeks = try #require(try json(cli.run(s.args(["summary", "steps", "--by", "week", "--json"]))) as? [[String: Any]])
+        #expect(weeks.map { $0["period"] as? String } == ["2024-W13", "2024-W14"])
+        #expect(weeks.allSatisfy { $0["unit"] as? String == "count" && ($0["samples"] as? Int ?? 0) > 0 && $0["min"] == nil })
+        let heart = try #require(try json(cli.run(s.args(["summary", "heart-rate", "--by", "month", "--json"]))) as? [[String: Any]])
+        #expect(heart.allSatisfy { $0["min"] is NSNumber && $0["max"] is NSNumber })
+
+        let streaks = try #require(try json(cli.run(s.args(["streaks", "--json"]))) as? [String: [String: Any]])
+        #expect(Set(streaks.keys) == ["move", "exercise", "stand", "all"])
+        #expect(streaks.values.allSatisfy { $0["current"] is Int && $0["longest"] is Int })
+
+        #expect(try cli.run(s.args(["goals", "set", "exercise", "45", "--from", "2024-04-01"])).status == 0)
+        let goals = try #require(try json(cli.run(s.args(["goals", "--json"]))) as? [[String: Any]])
+        #expect(goals.count == 1 && goals[0]["ring"] as? String == "exercise" && goals[0]["from"] as? String == "2024-04-01")
+
+        let sources = try #require(try json(cli.run(s.args(["sources", "--json"]))) as? [[String: Any]])
+        #expect(sources.map { $0["device"] as? String } == ["watch", "phone"])
+
+        let refused = try cli.run(s.args(["sql", "DROP TABLE rings"]))
+        #expect(refused.status != 0 && refused.stderr.split(separator: "\n").count == 1)
+        let badDay = try cli.run(s.args(["rings", "--from", "2024-02-30"]))
+        #expect(badDay.status != 0 && badDay.stderr.contains("2024-02-30"))
+        let unknown = try cli.run(s.args(["summary", "stepz"]))
+        #expect(unknown.status != 0 && unknown.stderr.contains("stepz"))
+    }
+
+    /// `vaultctl import` SIGKILLed at random moments: before, during or after its appends, or
+    /// while it updates the sealed read models. Whatever the moment, the next command catches
+    /// the read models up to exactly what `rebuild` gives.
+    @Test func aKilledImportLeavesReadModelsThatCatchUpToTheRebuild() throws {
+        let s = try Setup(days: 8)
+        #expect(try cli.run(s.args(["init", "--kdf", "interactive"])).status == 0)
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<6 {
+            let process = Process()
+            process.executableURL = CLIRunner.binary
+            process.arguments = s.args(["import", s.zip])
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 100_000...900_000, using: &rng))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+
+            #expect(try cli.run(s.args(["verify"])).status == 0, "round \(round)")
+            let caughtUp = try cli.run(s.args(["rings", "--json"]))
+            let caughtUpSteps = try cli.run(s.args(["summary", "steps", "--json"]))
+            #expect(caughtUp.status == 0 && caughtUpSteps.status == 0, "round \(round): \(caughtUp.stderr)")
+            #expect(try cli.run(s.args(["rebuild"])).status == 0)
+            #expect(try cli.run(s.args(["rings", "--json"])).stdout == caughtUp.stdout, "round \(round)")
+            #expect(try cli.run(s.args(["summary", "steps", "--json"])).stdout == caughtUpSteps.stdout, "round \(round)")
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: s.vault).filter { $0.contains(".tmp.") }
+            #expect(leftovers.isEmpty, "round \(round): \(leftovers)")
+        }
+        // Finishing the import gives the same read models as one clean run.
+        #expect(try cli.run(s.args(["import", s.zip])).status == 0)
+        let clean = try Setup(days: 8)
+        #expect(try cli.run(clean.args(["init", "--kdf", "interactive"])).status == 0)
+        #expect(try cli.run(clean.args(["import", s.zip])).status == 0)
+        for command in [["rings", "--json"], ["summary", "steps", "--by", "week", "--json"], ["streaks", "--json"]] {
+            #expect(try cli.run(s.args(command)).stdout == cli.run(clean.args(command)).stdout, "\(command)")
+        }
+    }
+}
