@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmarks recorded in docs/benchmarks.md: the event log, and the import of a generated
+# The benchmarks recorded in docs/benchmarks.md: the event log, the projections, and the import of a generated
 # one-year export against healthkit-to-sqlite 1.0.1 (installed from PyPI into a virtualenv under
 # .build/, so that both run on this machine in the same session).
 set -euo pipefail
@@ -17,3 +17,5 @@ $SWIFT build -c release --product vaultbench
 .build/release/vaultbench log
 echo
 .build/release/vaultbench import --anchor "$venv/bin/healthkit-to-sqlite"
+echo
+.build/release/vaultbench projections

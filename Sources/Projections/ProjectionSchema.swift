@@ -7,8 +7,8 @@ enum ProjectionSchema {
     static let statements = """
         CREATE TABLE projection_meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
         CREATE TABLE metrics(
-            id INTEGER PRIMARY KEY, identifier TEXT NOT NULL UNIQUE, unit TEXT NOT NULL,
-            cumulative INTEGER NOT NULL);
+            id INTEGER PRIMARY KEY, identifier TEXT NOT NULL, unit TEXT NOT NULL,
+            cumulative INTEGER NOT NULL, UNIQUE(identifier, unit));
         CREATE TABLE sources(
             id INTEGER PRIMARY KEY, name TEXT NOT NULL, device_class TEXT NOT NULL,
             samples INTEGER NOT NULL DEFAULT 0, UNIQUE(name, device_class));
