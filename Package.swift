@@ -30,7 +30,9 @@ let package = Package(
         // SQLite read models. Takes its own small input types, never Vault's.
         .target(name: "Projections", dependencies: ["CSQLite"]),
         // The facade: samples, consent, importers, bundles.
-        .target(name: "Vault", dependencies: ["EventLog", "Projections", "ZIPFoundation"]),
+        // Public-key envelopes for bundles: signing, sealed boxes, chunked stream encryption.
+        .target(name: "Envelope", dependencies: ["CSodium", "EventLog"]),
+        .target(name: "Vault", dependencies: ["EventLog", "Projections", "Envelope", "ZIPFoundation"]),
         // Realistic synthetic Apple Health exports for tests, the demo and the benchmarks.
         .target(name: "SyntheticHealth", dependencies: ["Projections", "ZIPFoundation"]),
         // Parses arguments and prints; everything else is in Vault.
@@ -58,7 +60,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["EventLog"], path: "Tests/TestSupport"),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"]),
         .testTarget(name: "ProjectionTests", dependencies: ["Projections", "Vault", "EventLog", "TestSupport", "SyntheticHealth"]),
-        .testTarget(name: "VaultTests", dependencies: ["Vault", "EventLog", "TestSupport", "ZIPFoundation", "SyntheticHealth"]),
+        .testTarget(name: "VaultTests", dependencies: ["Vault", "EventLog", "Envelope", "TestSupport", "ZIPFoundation", "SyntheticHealth"]),
         .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "TestSupport", "SyntheticHealth"]),
     ]
 )

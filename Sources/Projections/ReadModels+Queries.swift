@@ -108,6 +108,14 @@ extension ReadModels {
         return result
     }
 
+    /// The metrics (HealthKit identifiers) that have figures, with their units.
+    public func metrics() throws -> [(identifier: String, unit: String, cumulative: Bool)] {
+        let statement = try db.prepare("SELECT identifier, unit, cumulative FROM metrics ORDER BY identifier, unit")
+        var result: [(identifier: String, unit: String, cumulative: Bool)] = []
+        while try statement.step() { result.append((statement.text(0) ?? "", statement.text(1) ?? "", statement.int64(2) != 0)) }
+        return result
+    }
+
     /// Every source, in the order that decides which counts.
     public func sources() throws -> [SourceRow] {
         let table = try SourceTable(db: db)

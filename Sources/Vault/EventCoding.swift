@@ -24,6 +24,10 @@ enum EventCoding {
         case genericRecord = 12
         case goalSet = 13
         case sourceOrderSet = 14
+        case recipientAdded = 15
+        case consentGranted = 16
+        case consentRevoked = 17
+        case exportPerformed = 18
     }
 
     /// Seconds of 2001-01-01T00:00:00Z (Apple's reference date): timestamps are stored relative to it.

@@ -47,6 +47,47 @@ final class EventDecoder {
                 keys.append(SourceKey(name: name, deviceClass: deviceClass))
             }
             event = .sourceOrderSet(at: at, keys)
+        case .recipientAdded:
+            let at = try r.date(), name = try r.string()
+            guard let key = Data(base64Encoded: try r.string()), key.count == 32 else { throw r.fail("malformed recipient key") }
+            event = .recipientAdded(RecipientRecord(at: at, name: name, publicKey: Array(key)))
+        case .consentGranted:
+            let at = try r.date(), id = try r.string(), recipient = try r.string()
+            var categories: [HealthCategory] = []
+            for _ in 0..<(try r.count()) {
+                guard let c = HealthCategory(rawValue: try r.string()) else { throw r.fail("unknown consent category") }
+                categories.append(c)
+            }
+            var days: [LocalDay?] = []
+            for _ in 0..<3 { days.append(try r.varint() == 1 ? LocalDay(dayNumber: try r.signed()) : nil) }
+            guard let granularity = Granularity(rawValue: try r.string()) else { throw r.fail("unknown granularity") }
+            let purpose = try r.varint() == 1 ? try r.string() : nil
+            event = .consentGranted(ConsentGrant(id: id, at: at, recipient: recipient, categories: categories, from: days[0], to: days[1],
+                                                 granularity: granularity, expires: days[2], purpose: purpose))
+        case .consentRevoked:
+            let at = try r.date(), recipient = try r.string()
+            var categories: [HealthCategory]?
+            if try r.varint() == 1 {
+                var list: [HealthCategory] = []
+                for _ in 0..<(try r.count()) {
+                    guard let c = HealthCategory(rawValue: try r.string()) else { throw r.fail("unknown consent category") }
+                    list.append(c)
+                }
+                categories = list
+            }
+            event = .consentRevoked(ConsentRevocation(at: at, recipient: recipient, categories: categories))
+        case .exportPerformed:
+            let at = try r.date(), recipient = try r.string()
+            var ids: [String] = []
+            for _ in 0..<(try r.count()) { ids.append(try r.string()) }
+            var counts: [String: Int] = [:]
+            for _ in 0..<(try r.count()) {
+                let category = try r.string()
+                let n = try r.varint()
+                guard n <= UInt64(Int.max) else { throw r.fail("number out of range") }
+                counts[category] = Int(n)
+            }
+            event = .exportPerformed(ExportRecord(at: at, recipient: recipient, consentIDs: ids, counts: counts, bundleHash: try r.string()))
         case .defineString:
             strings.append(try r.string())
         case .defineSource:

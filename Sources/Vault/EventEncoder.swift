@@ -123,6 +123,50 @@ final class EventEncoder {
                 w.string(key.deviceClass.description)
             }
             return w
+        case .recipientAdded(let r):
+            var w = EventWriter(kind: .recipientAdded)
+            w.date(r.at)
+            w.string(r.name)
+            w.string(Data(r.publicKey).base64EncodedString())
+            return w
+        case .consentGranted(let g):
+            var w = EventWriter(kind: .consentGranted)
+            w.date(g.at)
+            w.string(g.id)
+            w.string(g.recipient)
+            w.varint(g.categories.count)
+            for c in g.categories { w.string(c.rawValue) }
+            for day in [g.from, g.to, g.expires] {
+                w.varint(day == nil ? 0 : 1)
+                if let day { w.signed(day.dayNumber) }
+            }
+            w.string(g.granularity.rawValue)
+            w.varint(g.purpose == nil ? 0 : 1)
+            if let purpose = g.purpose { w.string(purpose) }
+            return w
+        case .consentRevoked(let r):
+            var w = EventWriter(kind: .consentRevoked)
+            w.date(r.at)
+            w.string(r.recipient)
+            w.varint(r.categories == nil ? 0 : 1)
+            if let categories = r.categories {
+                w.varint(categories.count)
+                for c in categories { w.string(c.rawValue) }
+            }
+            return w
+        case .exportPerformed(let e):
+            var w = EventWriter(kind: .exportPerformed)
+            w.date(e.at)
+            w.string(e.recipient)
+            w.varint(e.consentIDs.count)
+            for id in e.consentIDs { w.string(id) }
+            w.varint(e.counts.count)
+            for (category, n) in e.counts.sorted(by: { $0.key < $1.key }) {
+                w.string(category)
+                w.varint(n)
+            }
+            w.string(e.bundleHash)
+            return w
         case .sample(let s):
             return sampleIdentity(s)
         case .workout(let x):

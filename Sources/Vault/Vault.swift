@@ -59,6 +59,8 @@ public final class Vault {
         try vault.append([.vaultCreated(at: now, kdf: kdfName)])
         let keyslot = try Keyslot.seal(masterKey: masterKey, vaultID: vaultID, passphrase: passphrase, kdf: kdf)
         try keyslot.write(to: keyslotPath, fileSystem: fileSystem)
+        // After the keyslot: a crash before this leaves a vault that makes its identity later.
+        try vault.writeIdentity(.generate())
         return vault
     }
 
@@ -134,6 +136,26 @@ public final class Vault {
         try forEachEvent { index, event in result.append((index, event)) }
         return result
     }
+
+    /// Calls `body` with the audit events only (imports, goals, recipients, consents, exports,
+    /// passphrase changes), skipping the decoding of samples: the consent ledger and `history`
+    /// read the whole log this way.
+    public func forEachAuditEvent(_ body: (UInt64, VaultEvent) throws -> Void) throws {
+        let decoder = EventDecoder()
+        var reader = try log.reader()
+        while let frame = try reader.next() {
+            try frame.forEachEvent { index, bytes in
+                guard bytes.count >= 2, Self.auditKinds.contains(bytes[1]) else { return }
+                if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
+            }
+        }
+    }
+
+    /// Kinds of audit events (all below 128, so one varint byte). They use no interned strings.
+    static let auditKinds: Set<UInt8> = Set([
+        EventCoding.Kind.vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
+        .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed,
+    ].map { UInt8($0.rawValue) })
 
     /// Calls `body` with every event of the log, in order.
     public func forEachEvent(_ body: (UInt64, VaultEvent) throws -> Void) throws {

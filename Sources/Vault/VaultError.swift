@@ -18,6 +18,24 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case plaintextInsideVault(path: String)
     /// The output file exists; nothing is overwritten.
     case fileExists(path: String)
+    /// `identity.sealed` does not open.
+    case identityDamaged
+    /// No identity yet and the vault is open read-only.
+    case noIdentity
+    /// No recipient of this name.
+    case unknownRecipient(name: String)
+    /// A recipient of this name exists with another key.
+    case recipientExists(name: String)
+    /// A key file that is not one `vaultctl keygen` wrote.
+    case invalidKeyFile(path: String, reason: String)
+    /// A consent category that is not in the spec's list.
+    case unknownCategory(name: String)
+    /// A grant with a data period that ends before it starts, or other bad terms.
+    case invalidConsent(reason: String)
+    /// `export` with no consent in force for the recipient.
+    case noConsentInForce(recipient: String)
+    /// A bundle that cannot be opened: names the file and why. Nothing was written.
+    case bundleRefused(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -39,6 +57,24 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(path) is inside the vault directory; a plaintext copy must be written elsewhere"
         case .fileExists(let path):
             "\(path) already exists; choose a new file name"
+        case .identityDamaged:
+            "the vault's identity (identity.sealed) is damaged; bundles cannot be signed"
+        case .noIdentity:
+            "this vault has no identity yet; run a write command (recipient add, grant, export) to make one"
+        case .unknownRecipient(let name):
+            "no recipient named '\(name)' (see `vaultctl recipient list`)"
+        case .recipientExists(let name):
+            "a recipient named '\(name)' already exists with another key"
+        case .invalidKeyFile(let path, let reason):
+            "\(path): \(reason)"
+        case .unknownCategory(let name):
+            "unknown category '\(name)'; categories: \(HealthCategory.allCases.map(\.rawValue).joined(separator: ", "))"
+        case .invalidConsent(let reason):
+            reason
+        case .noConsentInForce(let recipient):
+            "no consent is in force for '\(recipient)' (never granted, revoked or expired); nothing was exported"
+        case .bundleRefused(let path, let reason):
+            "\(path): \(reason); nothing was written"
         }
     }
 }

@@ -28,6 +28,14 @@ public enum VaultEvent: Equatable, Sendable {
     case goalSet(GoalSetting)
     /// The person set which sources count first when several cover the same time.
     case sourceOrderSet(at: Date, [SourceKey])
+    /// A researcher was added with their public key.
+    case recipientAdded(RecipientRecord)
+    /// Consent was given.
+    case consentGranted(ConsentGrant)
+    /// Consent was withdrawn.
+    case consentRevoked(ConsentRevocation)
+    /// A bundle was written for a recipient.
+    case exportPerformed(ExportRecord)
 
     /// The kind name used in the audit trail (`history --json`).
     public var kind: String {
@@ -37,6 +45,10 @@ public enum VaultEvent: Equatable, Sendable {
         case .importRecorded: "import"
         case .goalSet: "goal"
         case .sourceOrderSet: "sources"
+        case .recipientAdded: "recipient"
+        case .consentGranted: "grant"
+        case .consentRevoked: "revoke"
+        case .exportPerformed: "export"
         case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .genericRecord: "data"
         }
     }
@@ -49,6 +61,10 @@ public enum VaultEvent: Equatable, Sendable {
         switch self {
         case .vaultCreated(let at, _), .passphraseChanged(let at), .importRecorded(let at, _), .sourceOrderSet(let at, _): at
         case .goalSet(let goal): goal.at
+        case .recipientAdded(let r): r.at
+        case .consentGranted(let g): g.at
+        case .consentRevoked(let r): r.at
+        case .exportPerformed(let e): e.at
         default: nil
         }
     }

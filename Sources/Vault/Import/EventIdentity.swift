@@ -12,7 +12,8 @@ enum EventIdentity {
         r.offset = 2
         do {
             switch kind {
-            case .defineString, .defineSource, .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet:
+            case .defineString, .defineSource, .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
+                 .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed:
                 return nil
             case .route, .activitySummary, .characteristics, .genericRecord:
                 return bytes.count

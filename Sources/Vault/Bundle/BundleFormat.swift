@@ -1,0 +1,134 @@
+import Envelope
+import EventLog
+import Foundation
+
+/// The bundle file layout, version 1 (docs/bundle-format.md).
+///
+/// ```
+/// magic "HVBUNDL\n" (8) || version u16 || sender signing key (32) || sealed stream key (80)
+/// || secretstream header (24) || chunks: ciphertext length u32 || ciphertext
+/// ```
+/// The stream's plaintext is a sequence of entries (`name length u16 || name || length u64 ||
+/// bytes`): `manifest.json`, `manifest.sig` (Ed25519 over the manifest), then the data files.
+enum BundleFormat {
+    static let magic: [UInt8] = Array("HVBUNDL\n".utf8)
+    static let version: UInt16 = 1
+    static let sealedKeyBytes = SecretStream.keyBytes + BoxKeyPair.sealOverhead
+    static let headerBytes = 8 + 2 + SigningKeyPair.publicKeyBytes + sealedKeyBytes + SecretStream.headerBytes
+    /// Plaintext per chunk.
+    static let chunkSize = 1 << 20
+    /// A bundle's plaintext may not exceed this (the reader holds it in memory to check it
+    /// whole before writing anything).
+    static let maximumPlaintext = 1 << 33
+    static let manifestName = "manifest.json"
+    static let signatureName = "manifest.sig"
+
+    static func entry(name: String, bytes: [UInt8]) -> [UInt8] {
+        var w = LittleEndianWriter(capacity: 2 + name.utf8.count + 8)
+        w.write(UInt16(name.utf8.count))
+        w.write(Array(name.utf8))
+        w.write(UInt64(bytes.count))
+        return w.bytes + bytes
+    }
+}
+
+/// The signed manifest (JSON, keys sorted). Field names are part of the format.
+struct BundleManifest: Codable, Equatable {
+    struct Party: Codable, Equatable {
+        var fingerprint: String?
+        var name: String?
+        var signingKey: String?
+        var encryptionKey: String?
+        var publicKey: String?
+    }
+
+    struct Position: Codable, Equatable {
+        var sequence: UInt64
+        var events: UInt64
+        var chainHash: String
+    }
+
+    struct File: Codable, Equatable {
+        var path: String
+        var category: String
+        var granularity: String
+        var format: String
+        var lines: Int
+        var bytes: Int
+        var blake2b: String
+    }
+
+    var format = "healthvault-bundle"
+    var version = 1
+    var createdAt: String
+    var sender: Party
+    var recipient: Party
+    var logPosition: Position
+    var consents: [ConsentReceipt]
+    var files: [File]
+    var counts: [String: Int]
+}
+
+/// A consent as a FHIR R4 `Consent` resource (the subset a research system reads).
+struct ConsentReceipt: Codable, Equatable {
+    struct Coding: Codable, Equatable { var system: String?; var code: String }
+    struct Concept: Codable, Equatable { var coding: [Coding]?; var text: String? }
+    struct Period: Codable, Equatable { var start: String?; var end: String? }
+    struct Reference: Codable, Equatable { var display: String }
+    struct Actor: Codable, Equatable { var role: Concept; var reference: Reference }
+    struct Provision: Codable, Equatable {
+        var type = "permit"
+        var period: Period
+        var actor: [Actor]
+        var purpose: [Coding]?
+        var `class`: [Coding]
+        var dataPeriod: Period
+    }
+    struct Extension: Codable, Equatable { var url: String; var valueCode: String }
+
+    var resourceType = "Consent"
+    var id: String
+    var status = "active"
+    var scope: Concept
+    var category: [Concept]
+    var dateTime: String
+    var provision: Provision
+    var `extension`: [Extension]
+
+    init(_ grant: ConsentGrant) {
+        let iso = ISO8601DateFormatter()
+        id = grant.id
+        scope = Concept(coding: [Coding(system: "http://terminology.hl7.org/CodeSystem/consentscope", code: "research")], text: nil)
+        category = [Concept(coding: [Coding(system: "http://loinc.org", code: "57016-8")], text: "Privacy policy acknowledgment")]
+        dateTime = iso.string(from: grant.at)
+        provision = Provision(
+            period: Period(start: iso.string(from: grant.at), end: grant.expires?.description),
+            actor: [Actor(role: Concept(coding: [Coding(system: "http://terminology.hl7.org/CodeSystem/v3-ParticipationType", code: "IRCP")], text: nil),
+                          reference: Reference(display: grant.recipient))],
+            purpose: grant.purpose.map { [Coding(system: nil, code: $0)] },
+            class: grant.categories.map { Coding(system: "urn:healthvault:category", code: $0.rawValue) },
+            dataPeriod: Period(start: grant.from?.description, end: grant.to?.description))
+        `extension` = [Extension(url: "urn:healthvault:granularity", valueCode: grant.granularity.rawValue)]
+    }
+}
+
+extension BundleManifest {
+    func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+        return Array(try encoder.encode(self))
+    }
+}
+
+/// Little-endian integers and bytes, appended.
+struct LittleEndianWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    mutating func write<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+    }
+
+    mutating func write(_ raw: [UInt8]) { bytes += raw }
+}

@@ -1,0 +1,140 @@
+import Envelope
+import EventLog
+import Foundation
+
+/// What `bundle open` found and wrote.
+public struct OpenedBundle: Sendable {
+    public var senderFingerprint: String
+    public var recipient: String
+    public var createdAt: String
+    /// Files written under the output directory, `manifest.json` first.
+    public var files: [String]
+    public var counts: [String: Int]
+}
+
+/// The researcher's side: checks a bundle whole (key, every chunk and the final one, the
+/// signature, the sender, every file's hash) and only then writes its files.
+public enum BundleReader {
+    public static func open(_ path: String, keyFile: String, outputDirectory: String, expectSender: String? = nil) throws -> OpenedBundle {
+        func refuse(_ reason: String) -> VaultError { .bundleRefused(path: path, reason: reason) }
+        if FileManager.default.fileExists(atPath: outputDirectory),
+           !((try? FileManager.default.contentsOfDirectory(atPath: outputDirectory))?.isEmpty ?? false) {
+            throw VaultError.fileExists(path: outputDirectory)
+        }
+        let keys = try RecipientKeyFiles.readSecretKey(keyFile)
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw refuse("cannot be read") }
+        defer { try? handle.close() }
+        func read(_ n: Int) throws -> [UInt8] { Array(try handle.read(upToCount: n) ?? Data()) }
+
+        let header = try read(BundleFormat.headerBytes)
+        guard header.count == BundleFormat.headerBytes, Array(header[0..<8]) == BundleFormat.magic else {
+            throw refuse("not a healthvault bundle")
+        }
+        let version = UInt16(header[8]) | UInt16(header[9]) << 8
+        guard version == BundleFormat.version else { throw refuse("bundle format version \(version) is not supported by this build") }
+        var cursor = 10
+        func take(_ n: Int) -> [UInt8] { defer { cursor += n }; return Array(header[cursor..<cursor + n]) }
+        let senderKey = take(SigningKeyPair.publicKeyBytes)
+        let sealedKey = take(BundleFormat.sealedKeyBytes)
+        let streamHeader = take(SecretStream.headerBytes)
+
+        let streamKey: SecureBytes
+        do { streamKey = try keys.open(sealedKey) } catch { throw refuse("it is not addressed to this key (a bundle for another recipient)") }
+        var decryptor = try SecretStream.Decryptor(key: streamKey, header: streamHeader)
+        var plaintext: [UInt8] = []
+        defer { secureZero(&plaintext) }
+        do {
+            while true {
+                let lengthBytes = try read(4)
+                if lengthBytes.isEmpty { break }
+                guard lengthBytes.count == 4 else { throw EnvelopeError.truncated }
+                let length = Int(UInt32(lengthBytes[0]) | UInt32(lengthBytes[1]) << 8 | UInt32(lengthBytes[2]) << 16 | UInt32(lengthBytes[3]) << 24)
+                guard length >= SecretStream.chunkOverhead, length <= BundleFormat.chunkSize + SecretStream.chunkOverhead else {
+                    throw EnvelopeError.chunkDamaged(index: 0)
+                }
+                guard plaintext.count + length <= BundleFormat.maximumPlaintext else { throw refuse("larger than this build opens") }
+                let chunk = try read(length)
+                guard chunk.count == length else { throw EnvelopeError.truncated }
+                try chunk.withUnsafeBytes { try decryptor.pull($0, into: &plaintext) }
+            }
+            guard decryptor.finished else { throw EnvelopeError.truncated }
+        } catch let error as EnvelopeError {
+            throw refuse("\(error)")
+        }
+
+        // Entries.
+        var entries: [(name: String, bytes: ArraySlice<UInt8>)] = []
+        var offset = 0
+        while offset < plaintext.count {
+            guard plaintext.count - offset >= 2 else { throw refuse("malformed contents") }
+            let nameLength = Int(plaintext[offset]) | Int(plaintext[offset + 1]) << 8
+            offset += 2
+            guard plaintext.count - offset >= nameLength + 8 else { throw refuse("malformed contents") }
+            let name = String(decoding: plaintext[offset..<offset + nameLength], as: UTF8.self)
+            offset += nameLength
+            var length: UInt64 = 0
+            for k in 0..<8 { length |= UInt64(plaintext[offset + k]) << (8 * UInt64(k)) }
+            offset += 8
+            guard length <= UInt64(plaintext.count - offset) else { throw refuse("malformed contents") }
+            entries.append((name, plaintext[offset..<offset + Int(length)]))
+            offset += Int(length)
+        }
+        guard entries.count >= 2, entries[0].name == BundleFormat.manifestName, entries[1].name == BundleFormat.signatureName else {
+            throw refuse("malformed contents (no signed manifest)")
+        }
+        let manifestBytes = Array(entries[0].bytes)
+        guard SigningKeyPair.verify(Array(entries[1].bytes), of: manifestBytes, publicKey: senderKey) else {
+            throw refuse("the manifest's signature does not verify")
+        }
+        guard let manifest = try? JSONDecoder().decode(BundleManifest.self, from: Data(manifestBytes)),
+              manifest.format == "healthvault-bundle", manifest.version == 1 else { throw refuse("malformed manifest") }
+        guard manifest.sender.signingKey == Data(senderKey).base64EncodedString(),
+              let encryptionKey = manifest.sender.encryptionKey.flatMap({ Data(base64Encoded: $0) }),
+              manifest.sender.fingerprint == VaultIdentity.fingerprint(signingKey: senderKey, encryptionKey: Array(encryptionKey)) else {
+            throw refuse("the manifest names another sender than the one that signed it")
+        }
+        let fingerprint = manifest.sender.fingerprint!
+        if let expectSender, VaultIdentity.normalized(fingerprint: expectSender) != VaultIdentity.normalized(fingerprint: fingerprint) {
+            throw refuse("it was signed by \(fingerprint), not the expected sender \(expectSender)")
+        }
+        guard manifest.recipient.publicKey == Data(keys.publicKey).base64EncodedString() else {
+            throw refuse("its manifest is addressed to another key")
+        }
+        let dataEntries = entries.dropFirst(2)
+        guard dataEntries.map(\.name) == manifest.files.map(\.path) else { throw refuse("its files do not match the manifest") }
+        for (entry, file) in zip(dataEntries, manifest.files) {
+            guard isSafe(file.path), entry.bytes.count == file.bytes, Digest.of(Array(entry.bytes)).hex == file.blake2b else {
+                throw refuse("\(file.path) does not match its hash in the manifest")
+            }
+        }
+
+        // Everything checked: write.
+        let staging = outputDirectory + ".tmp." + SecureBytesRandom.bytes(8).hex
+        do {
+            try FileManager.default.createDirectory(atPath: staging + "/data", withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            try writeFile(manifestBytes[...], to: staging + "/" + BundleFormat.manifestName)
+            for entry in dataEntries { try writeFile(entry.bytes, to: staging + "/" + entry.name) }
+            if FileManager.default.fileExists(atPath: outputDirectory) { try FileManager.default.removeItem(atPath: outputDirectory) }
+            try FileManager.default.moveItem(atPath: staging, toPath: outputDirectory)
+        } catch {
+            try? FileManager.default.removeItem(atPath: staging)
+            throw VaultError.invalidKeyFile(path: outputDirectory, reason: "could not be written: \(error.localizedDescription)")
+        }
+        return OpenedBundle(senderFingerprint: fingerprint, recipient: manifest.recipient.name ?? "", createdAt: manifest.createdAt,
+                            files: [BundleFormat.manifestName] + manifest.files.map(\.path), counts: manifest.counts)
+    }
+
+    private static func isSafe(_ path: String) -> Bool {
+        let parts = path.split(separator: "/")
+        guard parts.count == 2, parts[0] == "data" else { return false }
+        let name = parts[1]
+        return (name.hasSuffix(".ndjson") || name.hasSuffix(".csv")) && name.allSatisfy { $0.isLetter || $0 == "." || $0 == "-" }
+    }
+
+    private static func writeFile(_ bytes: ArraySlice<UInt8>, to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import Envelope
+import EventLog
+import Foundation
+import Projections
+
+/// What `export` wrote.
+public struct ExportSummary: Sendable {
+    public var path: String
+    public var recipient: String
+    /// Lines per category.
+    public var counts: [String: Int]
+    public var files: [String]
+    public var consentIDs: [String]
+    /// BLAKE2b-256 of the bundle file, hex.
+    public var bundleHash: String
+    public var bytes: Int
+}
+
+extension Vault {
+    /// Writes a bundle for `recipient` holding exactly what the consent in force covers: the
+    /// granted categories, samples inside the data period, at the granted granularity. Refuses,
+    /// writing nothing, when no consent is in force. The export is recorded in the log before the
+    /// bundle appears under its name.
+    public func export(to recipient: String, path: String, csv: Bool = false, now: Date = Date(), today: LocalDay? = nil) throws -> ExportSummary {
+        guard !FileManager.default.fileExists(atPath: path) else { throw VaultError.fileExists(path: path) }
+        let ledger = try consentLedger()
+        guard let record = ledger.recipients[recipient] else { throw VaultError.unknownRecipient(name: recipient) }
+        let inForce = ledger.inForce(for: recipient, on: today ?? LocalDay.today(now: now))
+        guard !inForce.isEmpty else { throw VaultError.noConsentInForce(recipient: recipient) }
+        let identity = try identity()
+        let models = try projections()
+        let position = log.committed
+
+        let files = try collectLines(inForce: inForce, models: models, csv: csv).sorted { $0.key.rawValue < $1.key.rawValue }
+        var entries: [(name: String, bytes: [UInt8], file: BundleManifest.File?)] = []
+        for (category, lines) in files {
+            let grant = inForce[category]!
+            let base = "data/\(category.rawValue)"
+            entries.append((base + ".ndjson", lines.ndjson, BundleManifest.File(
+                path: base + ".ndjson", category: category.rawValue, granularity: grant.granularity.rawValue, format: "ndjson",
+                lines: lines.count, bytes: lines.ndjson.count, blake2b: Digest.of(lines.ndjson).hex)))
+            if csv {
+                entries.append((base + ".csv", lines.csv, BundleManifest.File(
+                    path: base + ".csv", category: category.rawValue, granularity: grant.granularity.rawValue, format: "csv",
+                    lines: lines.count, bytes: lines.csv.count, blake2b: Digest.of(lines.csv).hex)))
+            }
+        }
+        let grants = Array(Set(inForce.values)).sorted { $0.at < $1.at }
+        let counts = Dictionary(uniqueKeysWithValues: files.map { ($0.key.rawValue, $0.value.count) })
+        let manifest = BundleManifest(
+            createdAt: ISO8601DateFormatter().string(from: now),
+            sender: .init(fingerprint: identity.fingerprint, signingKey: Data(identity.signing.publicKey).base64EncodedString(),
+                          encryptionKey: Data(identity.encryption.publicKey).base64EncodedString()),
+            recipient: .init(name: recipient, publicKey: Data(record.publicKey).base64EncodedString()),
+            logPosition: .init(sequence: position.sequence, events: position.eventCount, chainHash: position.chainHash.hex),
+            consents: grants.map(ConsentReceipt.init), files: entries.compactMap(\.file), counts: counts)
+        let manifestBytes = try manifest.encoded()
+        var stream: [[UInt8]] = [BundleFormat.entry(name: BundleFormat.manifestName, bytes: manifestBytes),
+                                 BundleFormat.entry(name: BundleFormat.signatureName, bytes: identity.signing.sign(manifestBytes))]
+        for entry in entries { stream.append(BundleFormat.entry(name: entry.name, bytes: entry.bytes)) }
+
+        let temporary = path + ".tmp." + SecureBytesRandom.bytes(8).hex
+        let (hash, bytes) = try BundleWriter.write(stream, signingKey: identity.signing.publicKey, recipientKey: record.publicKey, to: temporary)
+        do {
+            try append([.exportPerformed(ExportRecord(at: now, recipient: recipient, consentIDs: grants.map(\.id), counts: counts, bundleHash: hash))])
+            guard rename(temporary, path) == 0 else { throw VaultError.invalidKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))") }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        return ExportSummary(path: path, recipient: recipient, counts: counts, files: entries.map(\.name),
+                             consentIDs: grants.map(\.id), bundleHash: hash, bytes: bytes)
+    }
+
+    /// The lines of every category in force, filtered to its data period and granularity.
+    private func collectLines(inForce: [HealthCategory: ConsentGrant], models: ReadModels, csv: Bool) throws -> [HealthCategory: BundleLines] {
+        var files: [HealthCategory: BundleLines] = [:]
+        for (category, grant) in inForce { files[category] = BundleLines(withCSV: csv, aggregated: grant.granularity != .raw) }
+
+        // Daily: the read models' own day figures, as `summary` shows them.
+        for metric in try models.metrics() {
+            let category = HealthCategory.of(type: metric.identifier)
+            guard let grant = inForce[category], grant.granularity == .daily else { continue }
+            for row in try models.summary(metric: metric.identifier, by: .day, from: grant.from, to: grant.to) where row.unit == metric.unit {
+                files[category]!.aggregate(category: category.rawValue, metric: metric.identifier, period: row.period, value: row.value,
+                                           unit: row.unit, min: row.min, max: row.max, samples: row.samples)
+            }
+        }
+
+        // Raw and hourly: one pass over the log.
+        let needsScan = inForce.values.contains { $0.granularity != .daily }
+        guard needsScan else { return files }
+        let ranks = Dictionary(try models.sources().map { ($0.key, $0.rank) }, uniquingKeysWith: { a, _ in a })
+        var hourly: [HealthCategory: HourlyAggregator] = [:]
+        for (category, grant) in inForce where grant.granularity == .hourly {
+            hourly[category] = HourlyAggregator { ranks[$0] ?? Int.max }
+        }
+        var feed = ProjectionFeed()
+        try forEachEvent { _, event in
+            switch event {
+            case .sample(let s):
+                let category = s.category
+                guard let grant = inForce[category], grant.granularity != .daily,
+                      grant.covers(day: LocalDay(instant: s.start.seconds, utcOffset: s.start.utcOffset)) else { return }
+                if grant.granularity == .raw {
+                    let value: BundleLines.RawValue
+                    var unit: String?
+                    switch s.value {
+                    case .quantity(let v, let u): value = .number(v.description); unit = u
+                    case .category(let text): value = .text(text)
+                    case .none: value = .none
+                    }
+                    files[category]!.raw(category: category.rawValue, type: s.type, start: s.start, end: s.end, value: value, unit: unit)
+                } else if let input = feed.input(for: event) {
+                    hourly[category]!.add(input)
+                }
+            case .workout(let w):
+                guard let grant = inForce[.workouts], grant.granularity == .raw,
+                      grant.covers(day: LocalDay(instant: w.start.seconds, utcOffset: w.start.utcOffset)) else { return }
+                files[.workouts]!.raw(category: "workouts", type: w.activityType, start: w.start, end: w.end,
+                                      value: w.duration.map { .number($0.description) } ?? .none, unit: w.duration == nil ? nil : "min")
+            default:
+                return
+            }
+        }
+        for (category, aggregator) in hourly {
+            for row in aggregator.rows() {
+                // Hourly data keeps to the data period by the hour's own day.
+                guard let day = LocalDay(parsing: String(row.period.prefix(10))), inForce[category]!.covers(day: day) else { continue }
+                files[category]!.aggregate(category: category.rawValue, metric: row.metric, period: row.period, value: row.value,
+                                           unit: row.unit, min: row.min, max: row.max, samples: row.samples)
+            }
+        }
+        return files
+    }
+}
+
+/// Writes the encrypted stream of a bundle.
+enum BundleWriter {
+    /// Writes `entries` as one secretstream to `path` (created new, 0600, fsynced); returns the
+    /// BLAKE2b-256 of the file and its size.
+    static func write(_ entries: [[UInt8]], signingKey: [UInt8], recipientKey: [UInt8], to path: String) throws -> (String, Int) {
+        let streamKey = SecretStream.generateKey()
+        var encryptor = try SecretStream.Encryptor(key: streamKey)
+        var header = LittleEndianWriter(capacity: BundleFormat.headerBytes)
+        header.write(BundleFormat.magic)
+        header.write(BundleFormat.version)
+        header.write(signingKey)
+        header.write(try BoxKeyPair.seal(streamKey, to: recipientKey))
+        header.write(encryptor.header)
+
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw VaultError.invalidKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))") }
+        var digest = Digest()
+        var total = 0
+        do {
+            defer { close(fd) }
+            func put(_ bytes: [UInt8]) throws {
+                digest.update(bytes)
+                total += bytes.count
+                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                guard n == bytes.count else { throw VaultError.invalidKeyFile(path: path, reason: "could not be written: \(String(cString: strerror(errno)))") }
+            }
+            try put(header.bytes)
+            // Entries are cut into chunks of `chunkSize` across entry boundaries.
+            var pending: [UInt8] = []
+            pending.reserveCapacity(BundleFormat.chunkSize * 2)
+            func emit(final: Bool) throws {
+                let cipher = pending.withUnsafeBytes { encryptor.push($0, final: final) }
+                var length = LittleEndianWriter(capacity: 4)
+                length.write(UInt32(cipher.count))
+                try put(length.bytes + cipher)
+                pending.removeAll(keepingCapacity: true)
+            }
+            for entry in entries {
+                var offset = 0
+                while offset < entry.count {
+                    let n = min(BundleFormat.chunkSize - pending.count, entry.count - offset)
+                    pending += entry[offset..<offset + n]
+                    offset += n
+                    if pending.count == BundleFormat.chunkSize { try emit(final: false) }
+                }
+            }
+            try emit(final: true)
+            guard fsync(fd) == 0 else { throw VaultError.invalidKeyFile(path: path, reason: "could not be synced") }
+        } catch {
+            unlink(path)
+            throw error
+        }
+        return (digest.finish().hex, total)
+    }
+}

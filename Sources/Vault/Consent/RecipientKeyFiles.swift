@@ -1,0 +1,79 @@
+import Envelope
+import EventLog
+import Foundation
+
+/// A researcher's key files, as `vaultctl keygen` writes them (docs/bundle-format.md):
+/// `PREFIX.pub` = `healthvault-public-key-v1` line, then the X25519 public key in base64;
+/// `PREFIX.key` = `healthvault-secret-key-v1` line, then the X25519 secret key in base64 (0600).
+public enum RecipientKeyFiles {
+    static let publicHeader = "healthvault-public-key-v1"
+    static let secretHeader = "healthvault-secret-key-v1"
+
+    /// Writes a fresh pair to `prefix.pub` and `prefix.key`; refuses to overwrite either.
+    @discardableResult
+    public static func generate(prefix: String) throws -> [UInt8] {
+        let pair = BoxKeyPair.generate()
+        let publicPath = prefix + ".pub", secretPath = prefix + ".key"
+        for path in [publicPath, secretPath] where FileManager.default.fileExists(atPath: path) {
+            throw VaultError.fileExists(path: path)
+        }
+        var secretText = Array((secretHeader + "\n").utf8)
+        pair.secretKey.withUnsafeBytes { secretText += Array(Data($0).base64EncodedString().utf8) }
+        secretText.append(0x0A)
+        defer { secureZero(&secretText) }
+        try write(secretText, to: secretPath)
+        do {
+            try write(Array((publicHeader + "\n" + Data(pair.publicKey).base64EncodedString() + "\n").utf8), to: publicPath)
+        } catch {
+            unlink(secretPath)
+            throw error
+        }
+        return pair.publicKey
+    }
+
+    /// The public key in `path` (a `.pub` file).
+    public static func readPublicKey(_ path: String) throws -> [UInt8] {
+        let lines = try readLines(path)
+        guard lines.count == 2, lines[0] == publicHeader, let key = Data(base64Encoded: lines[1]), key.count == BoxKeyPair.publicKeyBytes else {
+            throw VaultError.invalidKeyFile(path: path, reason: "not a healthvault public key (written by `vaultctl keygen`)")
+        }
+        return Array(key)
+    }
+
+    /// The key pair in `path` (a `.key` file).
+    public static func readSecretKey(_ path: String) throws -> BoxKeyPair {
+        var bytes = try readBytes(path)
+        defer { secureZero(&bytes) }
+        let lines = bytes.split(separator: 0x0A)
+        guard lines.count == 2, String(decoding: lines[0], as: UTF8.self) == secretHeader,
+              var decoded = Data(base64Encoded: Data(lines[1])).map(Array.init), decoded.count == BoxKeyPair.secretKeyBytes else {
+            throw VaultError.invalidKeyFile(path: path, reason: "not a healthvault secret key (written by `vaultctl keygen`)")
+        }
+        defer { secureZero(&decoded) }
+        return try BoxKeyPair(secretKey: decoded.withUnsafeBytes { SecureBytes(copying: $0) })
+    }
+
+    private static func readLines(_ path: String) throws -> [String] {
+        String(decoding: try readBytes(path), as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+    }
+
+    private static func readBytes(_ path: String) throws -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw VaultError.invalidKeyFile(path: path, reason: "cannot be read")
+        }
+        defer { try? handle.close() }
+        let data = try handle.read(upToCount: 4096) ?? Data()
+        return Array(data)
+    }
+
+    private static func write(_ bytes: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw VaultError.invalidKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        guard written == bytes.count, fsync(fd) == 0 else {
+            unlink(path)
+            throw VaultError.invalidKeyFile(path: path, reason: "could not be written")
+        }
+    }
+}

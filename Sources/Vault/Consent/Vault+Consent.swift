@@ -1,0 +1,86 @@
+import Envelope
+import EventLog
+import Foundation
+import Projections
+
+extension Vault {
+    /// Recipients and consents, replayed from the log's audit events.
+    public func consentLedger() throws -> ConsentLedger {
+        var ledger = ConsentLedger()
+        try forEachAuditEvent { _, event in ledger.apply(event) }
+        return ledger
+    }
+
+    /// Adds a researcher by name with the public key from a `.pub` file written by `keygen`.
+    public func addRecipient(name: String, publicKeyFile: String, now: Date = Date()) throws {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.count <= 200, !trimmed.contains(where: \.isNewline) else {
+            throw VaultError.invalidConsent(reason: "a recipient name must be 1 to 200 characters on one line")
+        }
+        let key = try RecipientKeyFiles.readPublicKey(publicKeyFile)
+        if let existing = try consentLedger().recipients[trimmed] {
+            guard existing.publicKey == key else { throw VaultError.recipientExists(name: trimmed) }
+            return
+        }
+        _ = try identity()
+        try append([.recipientAdded(RecipientRecord(at: now, name: trimmed, publicKey: key))])
+    }
+
+    /// Records a consent. Categories are the spec's names; the recipient must have been added.
+    @discardableResult
+    public func grant(
+        recipient: String, categories: [HealthCategory], from: LocalDay?, to: LocalDay?,
+        granularity: Granularity, expires: LocalDay?, purpose: String?, now: Date = Date()
+    ) throws -> ConsentGrant {
+        guard try consentLedger().recipients[recipient] != nil else { throw VaultError.unknownRecipient(name: recipient) }
+        guard !categories.isEmpty else { throw VaultError.invalidConsent(reason: "name at least one category (--categories activity,heart,...)") }
+        if let from, let to, to < from { throw VaultError.invalidConsent(reason: "--to \(to) is before --from \(from)") }
+        if let purpose, purpose.count > 1000 { throw VaultError.invalidConsent(reason: "the purpose is longer than 1000 characters") }
+        let grant = ConsentGrant(
+            id: Array(SecureBytesRandom.bytes(8)).hex, at: now, recipient: recipient,
+            categories: Array(Set(categories)).sorted { $0.rawValue < $1.rawValue },
+            from: from, to: to, granularity: granularity, expires: expires, purpose: purpose)
+        try append([.consentGranted(grant)])
+        return grant
+    }
+
+    /// Withdraws consent: the listed categories, or all of it.
+    public func revoke(recipient: String, categories: [HealthCategory]?, now: Date = Date()) throws {
+        let ledger = try consentLedger()
+        guard ledger.recipients[recipient] != nil else { throw VaultError.unknownRecipient(name: recipient) }
+        try append([.consentRevoked(ConsentRevocation(at: now, recipient: recipient, categories: categories))])
+    }
+
+    /// The audit trail: every audit event with its sequence number (no sample values).
+    public func history() throws -> [(index: UInt64, event: VaultEvent)] {
+        var result: [(UInt64, VaultEvent)] = []
+        try forEachAuditEvent { index, event in result.append((index, event)) }
+        return result
+    }
+}
+
+/// Random bytes for identifiers (not secrets).
+enum SecureBytesRandom {
+    static func bytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+}
+
+extension HealthCategory {
+    /// Parses `activity,heart` into categories; unknown names are refused.
+    public static func parseList(_ text: String) throws -> [HealthCategory] {
+        try text.split(separator: ",").map { raw in
+            let name = raw.trimmingCharacters(in: .whitespaces)
+            guard let category = HealthCategory(rawValue: name) else { throw VaultError.unknownCategory(name: name) }
+            return category
+        }
+    }
+}
+
+extension LocalDay {
+    /// Today in the machine's time zone.
+    public static func today(now: Date = Date(), timeZone: TimeZone = .current) -> LocalDay {
+        LocalDay(instant: Int64(now.timeIntervalSince1970.rounded(.down)), utcOffset: Int32(timeZone.secondsFromGMT(for: now)))
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import Vault
+
+extension Vaultctl {
+    struct Keygen: VaultCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "For a researcher: write PREFIX.pub (give it to the person) and PREFIX.key (keep it; mode 0600).")
+
+        @Option(help: ArgumentHelp("Path prefix of the two files.", valueName: "PREFIX"))
+        var out: String
+
+        func execute() throws {
+            try RecipientKeyFiles.generate(prefix: out)
+            Console.print("wrote \(out).pub (public: send it to the person sharing data) and \(out).key (secret, mode 0600)")
+        }
+    }
+
+    struct Identity: VaultCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The vault's public keys and fingerprint, to give to a researcher.")
+
+        @OptionGroup var vault: VaultOptions
+
+        @Flag(help: "Print one JSON document on stdout.")
+        var json = false
+
+        struct Output: Encodable {
+            var fingerprint: String
+            var signingKey: String
+            var encryptionKey: String
+        }
+
+        func execute() throws {
+            let identity = try Vault.open(at: vault.directory, passphrase: try vault.passphrase()).identity()
+            let output = Output(fingerprint: identity.fingerprint, signingKey: Data(identity.signing.publicKey).base64EncodedString(),
+                                encryptionKey: Data(identity.encryption.publicKey).base64EncodedString())
+            if json { try Console.json(output); return }
+            Console.print("fingerprint     \(output.fingerprint)")
+            Console.print("signing key     \(output.signingKey) (Ed25519)")
+            Console.print("encryption key  \(output.encryptionKey) (X25519)")
+        }
+    }
+
+    struct Recipient: VaultCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Researchers this vault can export to.", subcommands: [Add.self, List.self], defaultSubcommand: List.self)
+
+        func execute() throws {}
+
+        struct Add: VaultCommand {
+            static let configuration = CommandConfiguration(abstract: "Add a researcher with the PREFIX.pub file they gave you.")
+            @OptionGroup var vault: VaultOptions
+            @Argument(help: "A name for the researcher.") var name: String
+            @Option(help: ArgumentHelp("Their public key file.", valueName: "PREFIX.pub")) var key: String
+
+            func execute() throws {
+                let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+                try opened.addRecipient(name: name, publicKeyFile: key)
+                Console.print("recipient '\(name)' added")
+            }
+        }
+
+        struct List: VaultCommand {
+            static let configuration = CommandConfiguration(abstract: "List the researchers.")
+            @OptionGroup var vault: VaultOptions
+            @Flag(help: "Print one JSON document on stdout.") var json = false
+
+            struct Output: Encodable { var name: String; var publicKey: String; var addedAt: String }
+
+            func execute() throws {
+                let ledger = try Vault.open(at: vault.directory, passphrase: try vault.passphrase()).consentLedger()
+                let rows = ledger.recipients.values.sorted { $0.name < $1.name }.map {
+                    Output(name: $0.name, publicKey: Data($0.publicKey).base64EncodedString(), addedAt: ISO8601DateFormatter().string(from: $0.at))
+                }
+                if json { try Console.json(rows); return }
+                if rows.isEmpty { Console.note("no recipients yet (vaultctl recipient add NAME --key PREFIX.pub)") }
+                for row in rows { Console.print("\(row.name)  \(row.publicKey)  added \(row.addedAt)") }
+            }
+        }
+    }
+}
