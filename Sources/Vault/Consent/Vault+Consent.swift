@@ -36,8 +36,10 @@ extension Vault {
         guard !categories.isEmpty else { throw VaultError.invalidConsent(reason: "name at least one category (--categories activity,heart,...)") }
         if let from, let to, to < from { throw VaultError.invalidConsent(reason: "--to \(to) is before --from \(from)") }
         if let purpose, purpose.count > 1000 { throw VaultError.invalidConsent(reason: "the purpose is longer than 1000 characters") }
+        // At the log's resolution (milliseconds), so the grant returned equals the one read back.
+        let at = Date(timeIntervalSince1970: Double(Int64((now.timeIntervalSince1970 * 1000).rounded())) / 1000)
         let grant = ConsentGrant(
-            id: Array(SecureBytesRandom.bytes(8)).hex, at: now, recipient: recipient,
+            id: Array(SecureBytesRandom.bytes(8)).hex, at: at, recipient: recipient,
             categories: Array(Set(categories)).sorted { $0.rawValue < $1.rawValue },
             from: from, to: to, granularity: granularity, expires: expires, purpose: purpose)
         try append([.consentGranted(grant)])

@@ -1,0 +1,129 @@
+import Envelope
+import EventLog
+import Foundation
+import Projections
+import SyntheticHealth
+import Testing
+@testable import Vault
+
+/// A bundle opens only whole, for its recipient, from the expected sender; otherwise one clear
+/// error and no output.
+@Suite struct BundleTamperTests {
+    final class Made {
+        let dir = TemporaryDirectory("bundle")
+        let bundle: String
+        let key: String
+        let fingerprint: String
+        let bytes: [UInt8]
+
+        init(days: Int = 4) throws {
+            let vault = try Vault.create(at: dir.path + "/vault", passphrase: passphrase("p"), kdf: .minimumForTesting, kdfName: "test")
+            let zip = dir.path + "/export.zip"
+            try SyntheticExport.writeZip(to: zip, options: .init(days: days, firstDay: (2024, 5, 1), tripStart: 100))
+            _ = try vault.importFiles([zip])
+            key = dir.path + "/lab"
+            try RecipientKeyFiles.generate(prefix: key)
+            try vault.addRecipient(name: "lab", publicKeyFile: key + ".pub")
+            try vault.grant(recipient: "lab", categories: [.activity, .heart], from: nil, to: nil, granularity: .raw, expires: nil, purpose: nil)
+            bundle = dir.path + "/b.bundle"
+            _ = try vault.export(to: "lab", path: bundle)
+            fingerprint = try vault.identity().fingerprint
+            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: bundle)))
+        }
+
+        func attempt(_ bytes: [UInt8], key: String? = nil, expect: String? = nil) -> String? {
+            let path = dir.path + "/attempt.bundle", out = dir.path + "/attempt-out"
+            try? FileManager.default.removeItem(atPath: out)
+            FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            do {
+                _ = try BundleReader.open(path, keyFile: (key ?? self.key) + ".key", outputDirectory: out, expectSender: expect)
+                return nil
+            } catch {
+                #expect(!FileManager.default.fileExists(atPath: out), "output written for a refused bundle")
+                #expect(!"\(error)".contains("\n"))
+                return "\(error)"
+            }
+        }
+    }
+
+    @Test func anIntactBundleOpensForItsRecipientAndExpectedSender() throws {
+        let made = try Made()
+        #expect(made.attempt(made.bytes, expect: made.fingerprint.uppercased()) == nil)
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: made.dir.path + "/attempt-out/manifest.json"))) as! [String: Any]
+        #expect((manifest["counts"] as? [String: Int])?.keys.sorted() == ["activity", "heart"])
+    }
+
+    @Test func everyFlippedByteIsRefused() throws {
+        let made = try Made()
+        var rng = SplitMix(seed: 7)
+        var positions = [0, 9, 10, 45, 130, 170, made.bytes.count - 1, made.bytes.count - 20]
+        for _ in 0..<40 { positions.append(rng.next(made.bytes.count)) }
+        for position in positions {
+            var tampered = made.bytes
+            tampered[position] ^= UInt8(1 << rng.next(8))
+            #expect(made.attempt(tampered) != nil, "flip at \(position) was accepted")
+        }
+    }
+
+    @Test func everyTruncationIsRefused() throws {
+        let made = try Made()
+        var rng = SplitMix(seed: 11)
+        var cuts = [0, 8, BundleFormat.headerBytes, BundleFormat.headerBytes + 4, made.bytes.count - 1, made.bytes.count - 17]
+        for _ in 0..<30 { cuts.append(rng.next(made.bytes.count)) }
+        for cut in cuts {
+            #expect(made.attempt(Array(made.bytes[..<cut])) != nil, "cut at \(cut) was accepted")
+        }
+        // Appended bytes after the final chunk are refused too.
+        #expect(made.attempt(made.bytes + [0, 0, 0, 0]) != nil)
+    }
+
+    @Test func aMissingFinalChunkIsAnError() throws {
+        // Enough data for several 1 MiB chunks, then the last chunk cut away exactly.
+        let made = try Made(days: 30)
+        var offset = BundleFormat.headerBytes
+        var chunkStarts: [Int] = []
+        while offset < made.bytes.count {
+            chunkStarts.append(offset)
+            let n = Int(made.bytes[offset]) | Int(made.bytes[offset + 1]) << 8 | Int(made.bytes[offset + 2]) << 16 | Int(made.bytes[offset + 3]) << 24
+            offset += 4 + n
+        }
+        #expect(offset == made.bytes.count && chunkStarts.count >= 2)
+        let message = made.attempt(Array(made.bytes[..<chunkStarts.last!]))
+        #expect(message?.contains("truncated") == true, "\(message ?? "accepted")")
+    }
+
+    @Test func anotherRecipientsKeyOrAnUnexpectedSenderIsRefused() throws {
+        let made = try Made()
+        let other = made.dir.path + "/other"
+        try RecipientKeyFiles.generate(prefix: other)
+        #expect(made.attempt(made.bytes, key: other)?.contains("not addressed to this key") == true)
+        let wrongSender = "0000-0000-0000-0000-0000-0000-0000-0000"
+        #expect(made.attempt(made.bytes, expect: wrongSender)?.contains("not the expected sender") == true)
+        #expect(throws: VaultError.self) { try RecipientKeyFiles.readSecretKey(other + ".pub") }
+    }
+
+    @Test func exportRefusesWithoutConsentAndAfterRevocationOrExpiry() throws {
+        let made = try Made()
+        let vault = try Vault.open(at: made.dir.path + "/vault", passphrase: passphrase("p"), mode: .readWrite)
+        try vault.revoke(recipient: "lab", categories: [.activity])
+        let partial = try vault.export(to: "lab", path: made.dir.path + "/partial.bundle")
+        #expect(Set(partial.counts.keys) == ["heart"])
+        try vault.revoke(recipient: "lab", categories: nil)
+        #expect(throws: VaultError.noConsentInForce(recipient: "lab")) { try vault.export(to: "lab", path: made.dir.path + "/none.bundle") }
+        #expect(!FileManager.default.fileExists(atPath: made.dir.path + "/none.bundle"))
+        try vault.grant(recipient: "lab", categories: [.sleep], from: nil, to: nil, granularity: .raw,
+                        expires: LocalDay(year: 2025, month: 1, day: 1), purpose: nil)
+        #expect(throws: VaultError.noConsentInForce(recipient: "lab")) {
+            try vault.export(to: "lab", path: made.dir.path + "/expired.bundle", today: LocalDay(year: 2025, month: 1, day: 2))
+        }
+        _ = try vault.export(to: "lab", path: made.dir.path + "/sleep.bundle", today: LocalDay(year: 2025, month: 1, day: 1))
+        #expect(throws: VaultError.unknownRecipient(name: "nobody")) { try vault.export(to: "nobody", path: made.dir.path + "/x.bundle") }
+        // No health value or name in the vault directory after all this.
+        for name in try FileManager.default.contentsOfDirectory(atPath: made.dir.path + "/vault") {
+            let data = try Data(contentsOf: URL(fileURLWithPath: made.dir.path + "/vault/" + name))
+            for needle in ["lab", "HKQuantity", "activity", "Alex"] where name != "events.lock" {
+                #expect(data.range(of: Data(needle.utf8)) == nil, "\(name) holds \(needle)")
+            }
+        }
+    }
+}

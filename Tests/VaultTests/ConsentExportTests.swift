@@ -1,0 +1,158 @@
+import Envelope
+import EventLog
+import Foundation
+import Projections
+import SyntheticHealth
+import Testing
+@testable import Vault
+
+/// Exports ship exactly what the consent in force covers.
+@Suite(.serialized) struct ConsentExportTests {
+    final class World {
+        let dir = TemporaryDirectory("consent")
+        let vault: Vault
+        let keyPrefix: String
+        /// Every sample's category and local day of its start, for counting.
+        let samples: [(category: HealthCategory, day: LocalDay, quantity: Bool)]
+
+        init() throws {
+            vault = try Vault.create(at: dir.path + "/vault", passphrase: passphrase("p"), kdf: .minimumForTesting, kdfName: "test")
+            let zip = dir.path + "/export.zip"
+            try SyntheticExport.writeZip(to: zip, options: .init(days: 10, firstDay: (2024, 3, 26), tripStart: 3))
+            _ = try vault.importFiles([zip])
+            keyPrefix = dir.path + "/lab"
+            try RecipientKeyFiles.generate(prefix: keyPrefix)
+            samples = try vault.allEvents().compactMap { _, event in
+                guard case .sample(let s) = event else { return nil }
+                var quantity = false
+                if case .quantity = s.value { quantity = true }
+                return (s.category, LocalDay(instant: s.start.seconds, utcOffset: s.start.utcOffset), quantity)
+            }
+        }
+    }
+
+    /// The spec's semantics, written out independently of `ConsentLedger`.
+    struct Model {
+        var current: [HealthCategory: ConsentGrant] = [:]
+        mutating func grant(_ g: ConsentGrant) { for c in g.categories { current[c] = g } }
+        mutating func revoke(_ categories: [HealthCategory]?) {
+            if let categories { for c in categories { current[c] = nil } } else { current = [:] }
+        }
+        func inForce(on today: LocalDay) -> [HealthCategory: ConsentGrant] {
+            current.filter { $0.value.expires == nil || today <= $0.value.expires! }
+        }
+    }
+
+    static let firstDay = LocalDay(year: 2024, month: 3, day: 26)
+
+    @Test func everyExportedLineIsCoveredByTheConsentInForce() throws {
+        let world = try World()
+        var rng = SplitMix(seed: 20_241_123)
+        let categories: [HealthCategory] = [.activity, .heart, .sleep, .body, .workouts, .vitals]
+        var exportsChecked = 0, refusals = 0
+        for round in 0..<30 {
+            let name = "lab \(round)"
+            try world.vault.addRecipient(name: name, publicKeyFile: world.keyPrefix + ".pub")
+            var model = Model()
+            for _ in 0..<(1 + rng.next(4)) {
+                if rng.next(4) == 0 {
+                    let some = rng.next(2) == 0 ? nil : [categories[rng.next(categories.count)]]
+                    try world.vault.revoke(recipient: name, categories: some)
+                    model.revoke(some)
+                } else {
+                    let chosen = Array(Set((0..<(1 + rng.next(3))).map { _ in categories[rng.next(categories.count)] }))
+                    let from = rng.next(3) == 0 ? nil : LocalDay(dayNumber: Self.firstDay.dayNumber + Int64(rng.next(8)))
+                    let to = rng.next(3) == 0 ? nil : LocalDay(dayNumber: (from ?? Self.firstDay).dayNumber + Int64(rng.next(6)))
+                    let expires = rng.next(3) == 0 ? nil : LocalDay(dayNumber: Self.firstDay.dayNumber + 20 + Int64(rng.next(10)))
+                    let granularity = Granularity.allCases[rng.next(3)]
+                    let g = try world.vault.grant(recipient: name, categories: chosen, from: from, to: to, granularity: granularity,
+                                                  expires: expires, purpose: rng.next(2) == 0 ? "study \(round)" : nil)
+                    model.grant(g)
+                }
+            }
+            let today = LocalDay(dayNumber: Self.firstDay.dayNumber + 18 + Int64(rng.next(12)))
+            let expected = model.inForce(on: today)
+            #expect(try world.vault.consentLedger().inForce(for: name, on: today) == expected, "round \(round)")
+            let bundle = world.dir.path + "/b\(round).bundle"
+            guard !expected.isEmpty else {
+                #expect(throws: VaultError.noConsentInForce(recipient: name)) {
+                    try world.vault.export(to: name, path: bundle, today: today)
+                }
+                #expect(!FileManager.default.fileExists(atPath: bundle))
+                refusals += 1
+                continue
+            }
+            let summary = try world.vault.export(to: name, path: bundle, csv: round % 5 == 0, today: today)
+            let out = world.dir.path + "/out\(round)"
+            _ = try BundleReader.open(bundle, keyFile: world.keyPrefix + ".key", outputDirectory: out)
+            try check(world: world, out: out, expected: expected, summary: summary)
+            exportsChecked += 1
+        }
+        #expect(exportsChecked >= 10 && refusals >= 1, "exports \(exportsChecked), refusals \(refusals)")
+        // Every export is in the audit trail.
+        let exports = try world.vault.history().filter { $0.event.kind == "export" }
+        #expect(exports.count == exportsChecked)
+    }
+
+    private func check(world: World, out: String, expected: [HealthCategory: ConsentGrant], summary: ExportSummary) throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: out + "/data").filter { $0.hasSuffix(".ndjson") }
+        #expect(Set(files.map { String($0.dropLast(7)) }).isSubset(of: Set(expected.keys.map(\.rawValue))))
+        for (category, grant) in expected {
+            let path = out + "/data/\(category.rawValue).ndjson"
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            let lines = text.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+            #expect(summary.counts[category.rawValue] ?? 0 == lines.count)
+            for line in lines {
+                #expect(line["category"] as? String == category.rawValue)
+                if grant.granularity == .raw {
+                    let start = try #require(line["start"] as? String)
+                    #expect(grant.covers(day: LocalDay(parsing: String(start.prefix(10)))!), "\(start) outside \(grant)")
+                    #expect(line["type"] != nil && line["metric"] == nil)
+                } else {
+                    let period = try #require(line["period"] as? String)
+                    #expect(period.contains("T") == (grant.granularity == .hourly))
+                    #expect(grant.covers(day: LocalDay(parsing: String(period.prefix(10)))!), "\(period) outside \(grant)")
+                }
+            }
+            switch grant.granularity {
+            case .raw:
+                let expectedCount = world.samples.filter { $0.category == category && grant.covers(day: $0.day) }.count
+                // Workouts are records, not samples: counted apart.
+                if category != .workouts { #expect(lines.count == expectedCount, "\(category)") }
+            case .daily:
+                // The same figures as `summary`.
+                for line in lines {
+                    let metric = line["metric"] as! String, period = line["period"] as! String
+                    let row = try world.vault.summary(metric: metric, by: .day, from: LocalDay(parsing: period), to: LocalDay(parsing: period))
+                        .first { $0.unit == line["unit"] as? String }
+                    #expect(abs((row?.value ?? .nan) - (line["value"] as! NSNumber).doubleValue) < 1e-5, "\(metric) \(period)")
+                }
+            case .hourly:
+                // Hours add up to the day figures of `summary` for cumulative metrics.
+                var byDay: [String: Double] = [:]
+                for line in lines where line["min"] == nil {
+                    byDay["\(line["metric"]!)|\(line["unit"]!)|\((line["period"] as! String).prefix(10))", default: 0] += (line["value"] as! NSNumber).doubleValue
+                }
+                for (key, total) in byDay {
+                    let parts = key.split(separator: "|").map(String.init)
+                    let day = LocalDay(parsing: parts[2])
+                    let row = try world.vault.summary(metric: parts[0], by: .day, from: day, to: day).first { $0.unit == parts[1] }
+                    #expect(abs((row?.value ?? .nan) - total) < 1e-3 * max(1, total), "\(key)")
+                }
+            }
+        }
+    }
+}
+
+/// A small deterministic generator so that a failing history reproduces.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(_ bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
+    }
+}
