@@ -51,6 +51,7 @@ let package = Package(
             dependencies: [
                 "EventLog",
                 "CSodium",
+                "Envelope",
                 "Vault",
                 "SyntheticHealth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -88,11 +88,51 @@ extension Vaultctl {
             try step("verify with the new passphrase") {
                 describe(try Vault.verify(at: directory, passphrase: second))
             }
-            try step("audit trail") {
-                let events = try Vault.open(at: directory, passphrase: second).allEvents().filter { $0.event.isAudit }
-                let formatter = ISO8601DateFormatter()
-                return events.map { "#\($0.index) \($0.event.kind) at \($0.event.date.map(formatter.string) ?? "-")" }
-                    .joined(separator: "; ")
+            let researcher = directory + "-researcher"
+            defer { try? FileManager.default.removeItem(atPath: researcher) }
+            try FileManager.default.createDirectory(atPath: researcher, withIntermediateDirectories: true)
+            try step("researcher: keygen writes lab.pub (to give) and lab.key (0600, to keep)") {
+                try RecipientKeyFiles.generate(prefix: researcher + "/lab")
+                return "wrote " + (try FileManager.default.contentsOfDirectory(atPath: researcher).sorted().joined(separator: ", "))
+            }
+            let fingerprint = try Vault.open(at: directory, passphrase: second).identity().fingerprint
+            try step("identity: the fingerprint the person reads out to the researcher") { fingerprint }
+            try step("export before any consent: refused, no file written") {
+                let vault = try Vault.open(at: directory, passphrase: second, mode: .readWrite)
+                try vault.addRecipient(name: "Sleep Lab", publicKeyFile: researcher + "/lab.pub")
+                do {
+                    _ = try vault.export(to: "Sleep Lab", path: researcher + "/refused.bundle")
+                    throw ValidationError("exported without consent")
+                } catch let error as VaultError {
+                    return "\(error)"
+                }
+            }
+            let lastDay = try Vault.open(at: directory, passphrase: second).rings().last?.day ?? .today()
+            let weekStart = LocalDay(dayNumber: lastDay.dayNumber - 6)
+            try step("grant: activity daily and heart hourly for the last 7 days, sleep never") {
+                let vault = try Vault.open(at: directory, passphrase: second, mode: .readWrite)
+                let daily = try vault.grant(recipient: "Sleep Lab", categories: [.activity], from: weekStart, to: lastDay,
+                                            granularity: .daily, expires: nil, purpose: "activity study")
+                let hourly = try vault.grant(recipient: "Sleep Lab", categories: [.heart], from: weekStart, to: lastDay,
+                                             granularity: .hourly, expires: nil, purpose: "activity study")
+                return "consents \(daily.id) and \(hourly.id), data \(weekStart) to \(lastDay)"
+            }
+            let bundle = researcher + "/sleep-lab.bundle"
+            try step("export: encrypted to the lab's key, signed by the vault, recorded in the audit trail") {
+                let summary = try Vault.open(at: directory, passphrase: second, mode: .readWrite).export(to: "Sleep Lab", path: bundle)
+                return summary.counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value) lines" }.joined(separator: ", ")
+                    + ", \(summary.bytes) bytes"
+            }
+            try step("researcher: bundle open --expect-sender checks key, signature, hashes and final chunk, then writes") {
+                let opened = try BundleReader.open(bundle, keyFile: researcher + "/lab.key", outputDirectory: researcher + "/out",
+                                                   expectSender: fingerprint)
+                let first = try String(contentsOfFile: researcher + "/out/data/activity.ndjson", encoding: .utf8)
+                    .split(separator: "\n").first.map(String.init) ?? ""
+                return opened.files.joined(separator: ", ") + "\n    first line: " + first
+            }
+            try step("audit trail (vaultctl history)") {
+                let events = try Vault.open(at: directory, passphrase: second).history()
+                return events.map { "#\($0.index) \($0.event.kind)" }.joined(separator: "; ")
             }
         }
 

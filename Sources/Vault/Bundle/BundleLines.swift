@@ -17,30 +17,96 @@ struct BundleLines {
         }
     }
 
-    /// A raw line: one sample or record as recorded.
+    /// A raw line: one sample or record as recorded. Written byte by byte: a year of samples is
+    /// hundreds of thousands of lines.
     mutating func raw(category: String, type: String, start: HealthTimestamp, end: HealthTimestamp, value: RawValue, unit: String?) {
-        let startText = Self.isoDate(start), endText = Self.isoDate(end)
-        var line = "{\"category\":\(Self.json(category)),\"type\":\(Self.json(type)),\"start\":\"\(startText)\",\"end\":\"\(endText)\",\"value\":"
+        ndjson += Self.literal("{\"category\":")
+        appendJSON(category)
+        ndjson += Self.literal(",\"type\":")
+        appendJSON(type)
+        ndjson += Self.literal(",\"start\":\"")
+        Self.appendISODate(start, to: &ndjson)
+        ndjson += Self.literal("\",\"end\":\"")
+        Self.appendISODate(end, to: &ndjson)
+        ndjson += Self.literal("\",\"value\":")
         switch value {
-        case .number(let text): line += text
-        case .text(let text): line += Self.json(text)
-        case .none: line += "null"
+        case .number(let text): ndjson += Array(text.utf8)
+        case .decimal(let d): Self.appendDecimal(d, to: &ndjson)
+        case .text(let text): appendJSON(text)
+        case .none: ndjson += Self.literal("null")
         }
-        line += ",\"unit\":\(unit.map(Self.json) ?? "null")}\n"
-        ndjson += Array(line.utf8)
+        ndjson += Self.literal(",\"unit\":")
+        if let unit { appendJSON(unit) } else { ndjson += Self.literal("null") }
+        ndjson += Self.literal("}\n")
         if withCSV {
             let valueText: String
             switch value {
             case .number(let text), .text(let text): valueText = text
+            case .decimal(let d):
+                var bytes: [UInt8] = []
+                Self.appendDecimal(d, to: &bytes)
+                valueText = String(decoding: bytes, as: UTF8.self)
             case .none: valueText = ""
             }
-            csv += Array(([category, type, startText, endText, valueText, unit ?? ""].map(Self.csvField).joined(separator: ",") + "\n").utf8)
+            csv += Array(([category, type, Self.isoDate(start), Self.isoDate(end), valueText, unit ?? ""].map(Self.csvField).joined(separator: ",") + "\n").utf8)
         }
         count += 1
     }
 
+    private var jsonCache: [String: [UInt8]] = [:]
+
+    /// Strings that repeat (categories, types, units, category values) are escaped once.
+    private mutating func appendJSON(_ text: String) {
+        if let cached = jsonCache[text] { ndjson += cached; return }
+        let bytes = Array(Self.json(text).utf8)
+        if jsonCache.count < 10_000 { jsonCache[text] = bytes }
+        ndjson += bytes
+    }
+
+    private static func literal(_ text: StaticString) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+    }
+
+    /// The exact decimal as the export wrote it (`12.50` stays `12.50`), else the double.
+    static func appendDecimal(_ d: DecimalValue, to out: inout [UInt8]) {
+        guard d.exact else { out += Array(number(d.double).utf8); return }
+        var digits = Array(String(d.mantissa.magnitude).utf8)
+        if d.mantissa < 0 { out.append(0x2D) }
+        let scale = Int(d.scale)
+        if scale == 0 { out += digits; return }
+        if digits.count <= scale { digits = [UInt8](repeating: 0x30, count: scale - digits.count + 1) + digits }
+        out += digits[..<(digits.count - scale)]
+        out.append(0x2E)
+        out += digits[(digits.count - scale)...]
+    }
+
+    /// `2024-01-01T08:00:00+01:00`, appended.
+    static func appendISODate(_ t: HealthTimestamp, to out: inout [UInt8]) {
+        let local = t.seconds + Int64(t.utcOffset)
+        let dayNumber = LocalDay.floorDivide(local, 86_400)
+        let (y, m, d) = LocalDay.civil(fromDays: dayNumber)
+        let second = local - dayNumber * 86_400
+        func put(_ v: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = v
+            while divisor > 0 {
+                out.append(0x30 + UInt8(rest / divisor % 10))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        if y < 0 || y > 9999 { out += Array(String(y).utf8) } else { put(y, 4) }
+        out.append(0x2D); put(m, 2); out.append(0x2D); put(d, 2)
+        out.append(0x54); put(second / 3600, 2); out.append(0x3A); put(second / 60 % 60, 2); out.append(0x3A); put(second % 60, 2)
+        let offset = Int64(t.utcOffset)
+        out.append(offset < 0 ? 0x2D : 0x2B)
+        put(abs(offset) / 3600, 2); out.append(0x3A); put(abs(offset) / 60 % 60, 2)
+    }
+
     enum RawValue {
         case number(String)
+        case decimal(DecimalValue)
         case text(String)
         case none
     }
@@ -71,15 +137,11 @@ struct BundleLines {
 
     /// `2024-01-01T08:00:00+01:00` in the sample's own offset.
     static func isoDate(_ t: HealthTimestamp) -> String {
-        let local = t.seconds + Int64(t.utcOffset)
-        let day = LocalDay(dayNumber: LocalDay.floorDivide(local, 86_400))
-        let second = local - day.dayNumber * 86_400
-        let offset = Int(t.utcOffset)
-        let sign = offset < 0 ? "-" : "+"
-        return "\(day)T\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))\(sign)\(two(Int64(abs(offset) / 3600))):\(two(Int64(abs(offset) / 60 % 60)))"
+        var out: [UInt8] = []
+        appendISODate(t, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private static func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
 
     /// A JSON string literal.
     static func json(_ text: String) -> String {

@@ -106,7 +106,7 @@ extension Vault {
                     let value: BundleLines.RawValue
                     var unit: String?
                     switch s.value {
-                    case .quantity(let v, let u): value = .number(v.description); unit = u
+                    case .quantity(let v, let u): value = .decimal(v); unit = u
                     case .category(let text): value = .text(text)
                     case .none: value = .none
                     }
@@ -118,7 +118,7 @@ extension Vault {
                 guard let grant = inForce[.workouts], grant.granularity == .raw,
                       grant.covers(day: LocalDay(instant: w.start.seconds, utcOffset: w.start.utcOffset)) else { return }
                 files[.workouts]!.raw(category: "workouts", type: w.activityType, start: w.start, end: w.end,
-                                      value: w.duration.map { .number($0.description) } ?? .none, unit: w.duration == nil ? nil : "min")
+                                      value: w.duration.map { .decimal($0) } ?? .none, unit: w.duration == nil ? nil : "min")
             default:
                 return
             }
