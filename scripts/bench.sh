@@ -19,3 +19,5 @@ echo
 .build/release/vaultbench import --anchor "$venv/bin/healthkit-to-sqlite"
 echo
 .build/release/vaultbench projections
+echo
+.build/release/vaultbench bundle

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// An append-only log of opaque events, sealed in frames with XChaCha20-Poly1305 and chained
 /// with BLAKE2b, with one durable commit per `append`.
 ///
@@ -123,8 +126,14 @@ public final class EventLog {
 
     private static func acquireLock(_ names: LogDirectory, _ fileSystem: any FileSystem) throws -> any StorageFile {
         let lock = try fileSystem.open(names.lock, mode: .createIfMissing)
-        guard try lock.tryLockExclusive() else { throw EventLogError.locked(path: names.lock) }
-        return lock
+        // A lock released a moment ago can still be held for a few milliseconds: a process that
+        // spawns a child shares its open file descriptions with the child until the child's exec.
+        // Retrying briefly tells that apart from another writer, which holds it for its whole run.
+        for attempt in 0..<40 {
+            if try lock.tryLockExclusive() { return lock }
+            if attempt < 39 { usleep(5_000) }
+        }
+        throw EventLogError.locked(path: names.lock)
     }
 
     /// Cuts a torn tail and records a commit that the head record missed (a crash between the

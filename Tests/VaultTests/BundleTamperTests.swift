@@ -23,10 +23,10 @@ import Testing
             _ = try vault.importFiles([zip])
             key = dir.path + "/lab"
             try RecipientKeyFiles.generate(prefix: key)
-            try vault.addRecipient(name: "lab", publicKeyFile: key + ".pub")
-            try vault.grant(recipient: "lab", categories: [.activity, .heart], from: nil, to: nil, granularity: .raw, expires: nil, purpose: nil)
+            try vault.addRecipient(name: "Sleep Laboratory", publicKeyFile: key + ".pub")
+            try vault.grant(recipient: "Sleep Laboratory", categories: [.activity, .heart], from: nil, to: nil, granularity: .raw, expires: nil, purpose: nil)
             bundle = dir.path + "/b.bundle"
-            _ = try vault.export(to: "lab", path: bundle)
+            _ = try vault.export(to: "Sleep Laboratory", path: bundle)
             fingerprint = try vault.identity().fingerprint
             bytes = Array(try Data(contentsOf: URL(fileURLWithPath: bundle)))
         }
@@ -105,23 +105,23 @@ import Testing
     @Test func exportRefusesWithoutConsentAndAfterRevocationOrExpiry() throws {
         let made = try Made()
         let vault = try Vault.open(at: made.dir.path + "/vault", passphrase: passphrase("p"), mode: .readWrite)
-        try vault.revoke(recipient: "lab", categories: [.activity])
-        let partial = try vault.export(to: "lab", path: made.dir.path + "/partial.bundle")
+        try vault.revoke(recipient: "Sleep Laboratory", categories: [.activity])
+        let partial = try vault.export(to: "Sleep Laboratory", path: made.dir.path + "/partial.bundle")
         #expect(Set(partial.counts.keys) == ["heart"])
-        try vault.revoke(recipient: "lab", categories: nil)
-        #expect(throws: VaultError.noConsentInForce(recipient: "lab")) { try vault.export(to: "lab", path: made.dir.path + "/none.bundle") }
+        try vault.revoke(recipient: "Sleep Laboratory", categories: nil)
+        #expect(throws: VaultError.noConsentInForce(recipient: "Sleep Laboratory")) { try vault.export(to: "Sleep Laboratory", path: made.dir.path + "/none.bundle") }
         #expect(!FileManager.default.fileExists(atPath: made.dir.path + "/none.bundle"))
-        try vault.grant(recipient: "lab", categories: [.sleep], from: nil, to: nil, granularity: .raw,
+        try vault.grant(recipient: "Sleep Laboratory", categories: [.sleep], from: nil, to: nil, granularity: .raw,
                         expires: LocalDay(year: 2025, month: 1, day: 1), purpose: nil)
-        #expect(throws: VaultError.noConsentInForce(recipient: "lab")) {
-            try vault.export(to: "lab", path: made.dir.path + "/expired.bundle", today: LocalDay(year: 2025, month: 1, day: 2))
+        #expect(throws: VaultError.noConsentInForce(recipient: "Sleep Laboratory")) {
+            try vault.export(to: "Sleep Laboratory", path: made.dir.path + "/expired.bundle", today: LocalDay(year: 2025, month: 1, day: 2))
         }
-        _ = try vault.export(to: "lab", path: made.dir.path + "/sleep.bundle", today: LocalDay(year: 2025, month: 1, day: 1))
+        _ = try vault.export(to: "Sleep Laboratory", path: made.dir.path + "/sleep.bundle", today: LocalDay(year: 2025, month: 1, day: 1))
         #expect(throws: VaultError.unknownRecipient(name: "nobody")) { try vault.export(to: "nobody", path: made.dir.path + "/x.bundle") }
         // No health value or name in the vault directory after all this.
         for name in try FileManager.default.contentsOfDirectory(atPath: made.dir.path + "/vault") {
             let data = try Data(contentsOf: URL(fileURLWithPath: made.dir.path + "/vault/" + name))
-            for needle in ["lab", "HKQuantity", "activity", "Alex"] where name != "events.lock" {
+            for needle in ["Sleep Laboratory", "HKQuantity", "activity", "Alex’s"] where name != "events.lock" {
                 #expect(data.range(of: Data(needle.utf8)) == nil, "\(name) holds \(needle)")
             }
         }
