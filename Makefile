@@ -1,7 +1,7 @@
 # The two commands a new user runs: `make demo` (the whole flow) and `make test`.
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 
-.PHONY: deps build demo test bench clean
+.PHONY: deps build demo test bench killloop clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -20,6 +20,11 @@ test: deps
 # Release build of the benchmarks and their anchor; docs/benchmarks.md records their output.
 bench: deps
 	SWIFT=$(SWIFT) scripts/bench.sh
+
+# The full kill loop (CI runs 50 kills inside `make test`).
+killloop: deps
+	$(SWIFT) build --build-tests
+	HEALTHVAULT_KILLS=300 $(SWIFT) test --skip-build --filter KillLoopTests
 
 clean:
 	rm -rf .build

@@ -1,0 +1,137 @@
+import Foundation
+import SyntheticHealth
+import Testing
+
+/// `vaultctl import`, `grant`, `export` and `passwd` SIGKILLed at random moments. After every
+/// kill: `verify` passes, whatever a command acknowledged (exit 0 before the kill) is there, and
+/// nothing half-written is visible. At the end, the vault's figures equal a clean run's.
+///
+/// CI runs `HEALTHVAULT_KILLS` (default 50) kills; `make killloop` runs 300.
+@Suite struct KillLoopTests {
+    let cli = CLIRunner()
+
+    final class Setup {
+        let dir = TemporaryDirectory("killloop")
+        let vault: String
+        let passphrases: [String]
+        let exports: [String]
+        var current = 0
+
+        init() throws {
+            vault = dir.path + "/vault"
+            passphrases = [dir.passphraseFile("p0", "kill loop passphrase zero"), dir.passphraseFile("p1", "kill loop passphrase one")]
+            // Days that do not overlap: two exports' different summaries of one day would make the
+            // result depend on import order (the later summary wins), which a clean run cannot match.
+            exports = [dir.path + "/a.zip", dir.path + "/b.zip"]
+            try SyntheticExport.writeZip(to: exports[0], options: .init(days: 6, firstDay: (2024, 3, 27), seed: 3, tripStart: 100))
+            try SyntheticExport.writeZip(to: exports[1], options: .init(days: 9, firstDay: (2024, 4, 2), seed: 4, tripStart: 100))
+        }
+
+        func args(_ command: [String], passphrase: Int? = nil) -> [String] {
+            command + ["--vault", vault, "--passphrase-file", passphrases[passphrase ?? current]]
+        }
+    }
+
+    enum Operation: CaseIterable { case importA, importB, grant, export, passwd }
+
+    @Test func randomKillsNeverLoseAcknowledgedWorkOrShowHalfWrittenState() throws {
+        let kills = Int(ProcessInfo.processInfo.environment["HEALTHVAULT_KILLS"] ?? "") ?? 50
+        let s = try Setup()
+        #expect(try cli.run(s.args(["init", "--kdf", "interactive"])).status == 0)
+        #expect(try cli.run(["keygen", "--out", s.dir.path + "/lab"]).status == 0)
+        #expect(try cli.run(s.args(["recipient", "add", "Kill Loop Lab", "--key", s.dir.path + "/lab.pub"])).status == 0)
+        var rng = SystemRandomNumberGenerator()
+        var killed = 0, acknowledged = 0, exportsAcknowledged: [String] = []
+        var round = 0
+        while killed < kills {
+            round += 1
+            let operation = Operation.allCases[round % Operation.allCases.count]
+            let bundle = s.dir.path + "/bundle-\(round).bundle"
+            let command: [String]
+            switch operation {
+            case .importA: command = s.args(["import", s.exports[0]])
+            case .importB: command = s.args(["import", s.exports[1]])
+            case .grant: command = s.args(["grant", "Kill Loop Lab", "--categories", "activity", "--granularity", "daily"])
+            case .export: command = s.args(["export", "Kill Loop Lab", "--out", bundle])
+            case .passwd: command = s.args(["passwd", "--new-passphrase-file", s.passphrases[1 - s.current]])
+            }
+            let newPassphrase = s.passphrases[1 - s.current]
+            let process = Process()
+            process.executableURL = CLIRunner.binary
+            process.arguments = command
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 0...450_000, using: &rng))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let finished = process.terminationReason == .exit && process.terminationStatus == 0
+            if finished { acknowledged += 1 } else { killed += 1 }
+
+            // Which passphrase opens it now: passwd may or may not have happened.
+            var verify = try cli.run(s.args(["verify"]))
+            if verify.status != 0, verify.stderr.contains("wrong passphrase") {
+                s.current = 1 - s.current
+                verify = try cli.run(s.args(["verify"]))
+            }
+            #expect(verify.status == 0, "round \(round) (\(operation)): \(verify.stderr)")
+            if operation == .passwd && finished {
+                #expect(s.passphrases[s.current] == newPassphrase, "round \(round): an acknowledged passwd was lost")
+            }
+            if operation == .export {
+                let history = try cli.run(s.args(["history", "--json"]))
+                let exports = (try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]] ?? [])
+                    .filter { $0["kind"] as? String == "export" }.compactMap { ($0["detail"] as? [String: String])?["bundleHash"] }
+                if FileManager.default.fileExists(atPath: bundle) {
+                    // A bundle under its name is whole, opens, and is in the audit trail.
+                    let out = s.dir.path + "/out-\(round)"
+                    let opened = try cli.run(["bundle", "open", bundle, "--key", s.dir.path + "/lab.key", "--out", out])
+                    #expect(opened.status == 0, "round \(round): \(opened.stderr)")
+                    let hash = try Self.blake2b(bundle)
+                    #expect(exports.contains(hash), "round \(round): a bundle exists that the audit trail does not list")
+                    try? FileManager.default.removeItem(atPath: out)
+                    if finished { exportsAcknowledged.append(hash) }
+                } else {
+                    #expect(!finished, "round \(round): an acknowledged export left no bundle")
+                }
+            }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: s.vault).filter { $0.contains(".tmp") }
+            #expect(leftovers.allSatisfy { $0.contains(".tmp.") || $0.hasSuffix(".tmp") }, "round \(round): \(leftovers)")
+        }
+
+        // Finish the work, then compare with a clean run.
+        #expect(try cli.run(s.args(["import", s.exports[0], s.exports[1]])).status == 0)
+        let clean = try Setup()
+        #expect(try cli.run(clean.args(["init", "--kdf", "interactive"])).status == 0)
+        #expect(try cli.run(clean.args(["import", s.exports[0], s.exports[1]])).status == 0)
+        for command in [["rings", "--json"], ["summary", "steps", "--json"], ["summary", "heart-rate", "--by", "week", "--json"]] {
+            let mine = try cli.run(s.args(command)), theirs = try cli.run(clean.args(command))
+            #expect(mine.stdout == theirs.stdout, "\(command): \(mine.stderr) | \(theirs.stderr)")
+            if mine.stdout != theirs.stdout {
+                try? mine.stdout.write(toFile: "/tmp/killloop-mine.json", atomically: true, encoding: .utf8)
+                try? theirs.stdout.write(toFile: "/tmp/killloop-clean.json", atomically: true, encoding: .utf8)
+            }
+        }
+        let again = try cli.run(s.args(["import", s.exports[0], s.exports[1], "--json"]))
+        #expect((try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])?["added"] as? Int == 0)
+        #expect(try cli.run(s.args(["verify"])).status == 0)
+        let history = try JSONSerialization.jsonObject(with: Data(try cli.run(s.args(["history", "--json"])).stdout.utf8)) as! [[String: Any]]
+        let recorded = history.compactMap { ($0["detail"] as? [String: String])?["bundleHash"] }
+        #expect(Set(exportsAcknowledged).isSubset(of: Set(recorded)))
+        print("kill loop: \(killed) kills, \(acknowledged) commands finished before their kill, \(exportsAcknowledged.count) acknowledged exports checked")
+    }
+
+    /// BLAKE2b-256 of a file, hex, by libsodium through the vault's own reader of the manifest.
+    static func blake2b(_ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/b2sum")
+        process.arguments = ["-l", "256", path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return String(output.prefix { $0 != " " })
+    }
+}
