@@ -15,8 +15,8 @@ public enum SecretStream {
         SecureBytes(count: keyBytes) { k in crypto_secretstream_xchacha20poly1305_keygen(k.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
     }
 
-    /// Encrypts chunk after chunk.
-    public struct Encryptor {
+    /// Encrypts chunk after chunk. The state holds the stream key: wiped in `deinit`.
+    public final class Encryptor {
         private var state = crypto_secretstream_xchacha20poly1305_state()
         /// To be stored before the first chunk.
         public private(set) var header = [UInt8](repeating: 0, count: SecretStream.headerBytes)
@@ -29,8 +29,12 @@ public enum SecretStream {
             }
         }
 
+        deinit {
+            withUnsafeMutableBytes(of: &state) { sodium_memzero($0.baseAddress, $0.count) }
+        }
+
         /// The ciphertext of one chunk; `final` marks the last.
-        public mutating func push(_ plaintext: UnsafeRawBufferPointer, final: Bool) -> [UInt8] {
+        public func push(_ plaintext: UnsafeRawBufferPointer, final: Bool) -> [UInt8] {
             var out = [UInt8](repeating: 0, count: plaintext.count + SecretStream.chunkOverhead)
             let tag = UInt8(final ? crypto_secretstream_xchacha20poly1305_TAG_FINAL : crypto_secretstream_xchacha20poly1305_TAG_MESSAGE)
             _ = crypto_secretstream_xchacha20poly1305_push(&state, &out, nil, plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self),
@@ -39,8 +43,9 @@ public enum SecretStream {
         }
     }
 
-    /// Decrypts chunk after chunk; `finished` tells whether the FINAL chunk was seen.
-    public struct Decryptor {
+    /// Decrypts chunk after chunk; `finished` tells whether the FINAL chunk was seen. The state
+    /// holds the stream key: wiped in `deinit`.
+    public final class Decryptor {
         private var state = crypto_secretstream_xchacha20poly1305_state()
         public private(set) var finished = false
         private var index = 0
@@ -56,8 +61,12 @@ public enum SecretStream {
             guard rc == 0 else { throw EnvelopeError.chunkDamaged(index: 0) }
         }
 
+        deinit {
+            withUnsafeMutableBytes(of: &state) { sodium_memzero($0.baseAddress, $0.count) }
+        }
+
         /// Opens the next chunk, appending its plaintext to `output`.
-        public mutating func pull(_ ciphertext: UnsafeRawBufferPointer, into output: inout [UInt8]) throws {
+        public func pull(_ ciphertext: UnsafeRawBufferPointer, into output: inout [UInt8]) throws {
             guard !finished else { throw EnvelopeError.trailingData }
             guard ciphertext.count >= SecretStream.chunkOverhead else { throw EnvelopeError.chunkDamaged(index: index) }
             let start = output.count

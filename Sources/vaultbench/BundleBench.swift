@@ -54,7 +54,7 @@ extension VaultBench {
                 summary = s
                 exportTimes.append(exportTime)
                 let (_, hashTime) = try measure {
-                    var d = Digest()
+                    let d = Digest()
                     d.update(Array(try Data(contentsOf: URL(fileURLWithPath: bundle))))
                     return d.finish()
                 }

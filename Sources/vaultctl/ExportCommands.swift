@@ -51,17 +51,17 @@ extension Vaultctl {
             var expectSender: String?
             @Flag(help: "Print one JSON document on stdout.") var json = false
 
-            struct Output: Encodable { var sender: String; var recipient: String; var createdAt: String; var files: [String]; var counts: [String: Int] }
+            struct Output: Encodable { var sender: String; var senderVerified: Bool; var recipient: String; var createdAt: String; var files: [String]; var counts: [String: Int] }
 
             func execute() throws {
                 let opened = try BundleReader.open(file, keyFile: key, outputDirectory: out, expectSender: expectSender)
-                if json {
-                    try Console.json(Output(sender: opened.senderFingerprint, recipient: opened.recipient, createdAt: opened.createdAt,
-                                            files: opened.files, counts: opened.counts))
-                    return
-                }
                 if expectSender == nil {
                     Console.note("warning: sender not checked; compare \(opened.senderFingerprint) with the one the person gave you, or pass --expect-sender")
+                }
+                if json {
+                    try Console.json(Output(sender: opened.senderFingerprint, senderVerified: expectSender != nil, recipient: opened.recipient,
+                                            createdAt: opened.createdAt, files: opened.files, counts: opened.counts))
+                    return
                 }
                 Console.print("verified bundle from \(opened.senderFingerprint) made \(opened.createdAt); wrote \(opened.files.map { out + "/" + $0 }.joined(separator: ", "))")
             }

@@ -126,4 +126,22 @@ import Testing
             }
         }
     }
+
+    @Test func theReceiptNamesOnlyWhatIsStillInForceAndATrailingSlashIsOneDirectory() throws {
+        let made = try Made()
+        let vault = try Vault.open(at: made.dir.path + "/vault", passphrase: passphrase("p"), mode: .readWrite)
+        try vault.revoke(recipient: "Sleep Laboratory", categories: [.heart])
+        let bundle = made.dir.path + "/after-revoke.bundle"
+        _ = try vault.export(to: "Sleep Laboratory", path: bundle)
+        let out = made.dir.path + "/opened/"
+        _ = try BundleReader.open(bundle, keyFile: made.key + ".key", outputDirectory: out)
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "manifest.json"))) as! [String: Any]
+        let receipts = manifest["consents"] as! [[String: Any]]
+        let classes = receipts.flatMap { (($0["provision"] as! [String: Any])["class"] as! [[String: Any]]).map { $0["code"] as! String } }
+        #expect(classes == ["activity"])
+        // Opening again into the same, now non-empty, directory is refused and keeps what is there.
+        #expect(throws: VaultError.self) { try BundleReader.open(bundle, keyFile: made.key + ".key", outputDirectory: out) }
+        #expect(FileManager.default.fileExists(atPath: out + "manifest.json"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: made.dir.path).filter { $0.contains(".tmp.") }.isEmpty)
+    }
 }

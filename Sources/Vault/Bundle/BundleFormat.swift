@@ -95,7 +95,7 @@ struct ConsentReceipt: Codable, Equatable {
     var provision: Provision
     var `extension`: [Extension]
 
-    init(_ grant: ConsentGrant) {
+    init(_ grant: ConsentGrant, categories: [HealthCategory]) {
         let iso = ISO8601DateFormatter()
         id = grant.id
         scope = Concept(coding: [Coding(system: "http://terminology.hl7.org/CodeSystem/consentscope", code: "research")], text: nil)
@@ -106,7 +106,7 @@ struct ConsentReceipt: Codable, Equatable {
             actor: [Actor(role: Concept(coding: [Coding(system: "http://terminology.hl7.org/CodeSystem/v3-ParticipationType", code: "IRCP")], text: nil),
                           reference: Reference(display: grant.recipient))],
             purpose: grant.purpose.map { [Coding(system: nil, code: $0)] },
-            class: grant.categories.map { Coding(system: "urn:healthvault:category", code: $0.rawValue) },
+            class: categories.map { Coding(system: "urn:healthvault:category", code: $0.rawValue) },
             dataPeriod: Period(start: grant.from?.description, end: grant.to?.description))
         `extension` = [Extension(url: "urn:healthvault:granularity", valueCode: grant.granularity.rawValue)]
     }

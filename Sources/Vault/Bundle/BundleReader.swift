@@ -15,8 +15,10 @@ public struct OpenedBundle: Sendable {
 /// The researcher's side: checks a bundle whole (key, every chunk and the final one, the
 /// signature, the sender, every file's hash) and only then writes its files.
 public enum BundleReader {
-    public static func open(_ path: String, keyFile: String, outputDirectory: String, expectSender: String? = nil) throws -> OpenedBundle {
+    public static func open(_ path: String, keyFile: String, outputDirectory requested: String, expectSender: String? = nil) throws -> OpenedBundle {
         func refuse(_ reason: String) -> VaultError { .bundleRefused(path: path, reason: reason) }
+        // `out/` and `out` are one directory; the staging directory goes beside it, not inside.
+        let outputDirectory = URL(fileURLWithPath: requested).standardizedFileURL.path
         if FileManager.default.fileExists(atPath: outputDirectory),
            !((try? FileManager.default.contentsOfDirectory(atPath: outputDirectory))?.isEmpty ?? false) {
             throw VaultError.fileExists(path: outputDirectory)
@@ -40,9 +42,12 @@ public enum BundleReader {
 
         let streamKey: SecureBytes
         do { streamKey = try keys.open(sealedKey) } catch { throw refuse("it is not addressed to this key (a bundle for another recipient)") }
-        var decryptor = try SecretStream.Decryptor(key: streamKey, header: streamHeader)
+        let decryptor = try SecretStream.Decryptor(key: streamKey, header: streamHeader)
         var plaintext: [UInt8] = []
         defer { secureZero(&plaintext) }
+        // Reserved from the file size up front, so that growing leaves no freed plaintext behind.
+        let fileSize = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue ?? 0
+        plaintext.reserveCapacity(min(max(fileSize - BundleFormat.headerBytes, 0), BundleFormat.maximumPlaintext))
         do {
             while true {
                 let lengthBytes = try read(4)
@@ -89,7 +94,7 @@ public enum BundleReader {
         guard let manifest = try? JSONDecoder().decode(BundleManifest.self, from: Data(manifestBytes)),
               manifest.format == "healthvault-bundle", manifest.version == 1 else { throw refuse("malformed manifest") }
         guard manifest.sender.signingKey == Data(senderKey).base64EncodedString(),
-              let encryptionKey = manifest.sender.encryptionKey.flatMap({ Data(base64Encoded: $0) }),
+              let encryptionKey = manifest.sender.encryptionKey.flatMap({ Data(base64Encoded: $0) }), encryptionKey.count == 32,
               manifest.sender.fingerprint == VaultIdentity.fingerprint(signingKey: senderKey, encryptionKey: Array(encryptionKey)) else {
             throw refuse("the manifest names another sender than the one that signed it")
         }
@@ -103,7 +108,7 @@ public enum BundleReader {
         let dataEntries = entries.dropFirst(2)
         guard dataEntries.map(\.name) == manifest.files.map(\.path) else { throw refuse("its files do not match the manifest") }
         for (entry, file) in zip(dataEntries, manifest.files) {
-            guard isSafe(file.path), entry.bytes.count == file.bytes, Digest.of(Array(entry.bytes)).hex == file.blake2b else {
+            guard isSafe(file.path), entry.bytes.count == file.bytes, Digest.of(entry.bytes).hex == file.blake2b else {
                 throw refuse("\(file.path) does not match its hash in the manifest")
             }
         }
@@ -115,8 +120,14 @@ public enum BundleReader {
                                                     attributes: [.posixPermissions: 0o700])
             try writeFile(manifestBytes[...], to: staging + "/" + BundleFormat.manifestName)
             for entry in dataEntries { try writeFile(entry.bytes, to: staging + "/" + entry.name) }
-            if FileManager.default.fileExists(atPath: outputDirectory) { try FileManager.default.removeItem(atPath: outputDirectory) }
-            try FileManager.default.moveItem(atPath: staging, toPath: outputDirectory)
+            // rename(2) takes the place of an empty directory atomically and refuses a non-empty one
+            // (something written there meanwhile is never deleted).
+            guard rename(staging, outputDirectory) == 0 else {
+                throw errno == ENOTEMPTY || errno == EEXIST ? VaultError.fileExists(path: requested) : CocoaError(.fileWriteUnknown)
+            }
+        } catch let error as VaultError {
+            try? FileManager.default.removeItem(atPath: staging)
+            throw error
         } catch {
             try? FileManager.default.removeItem(atPath: staging)
             throw VaultError.invalidKeyFile(path: outputDirectory, reason: "could not be written: \(error.localizedDescription)")
@@ -132,9 +143,18 @@ public enum BundleReader {
         return (name.hasSuffix(".ndjson") || name.hasSuffix(".csv")) && name.allSatisfy { $0.isLetter || $0 == "." || $0 == "-" }
     }
 
+    /// Writes straight from the plaintext (no copy), mode 0600.
     private static func writeFile(_ bytes: ArraySlice<UInt8>, to path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown)
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        defer { close(fd) }
+        try bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                guard n > 0 else { throw CocoaError(.fileWriteUnknown) }
+                offset += n
+            }
         }
     }
 }

@@ -53,7 +53,10 @@ extension Vault {
                           encryptionKey: Data(identity.encryption.publicKey).base64EncodedString()),
             recipient: .init(name: recipient, publicKey: Data(record.publicKey).base64EncodedString()),
             logPosition: .init(sequence: position.sequence, events: position.eventCount, chainHash: position.chainHash.hex),
-            consents: grants.map(ConsentReceipt.init), files: entries.compactMap(\.file), counts: counts)
+            consents: grants.map { grant in
+                // The receipt names only what this grant still covers now (not revoked, not superseded).
+                ConsentReceipt(grant, categories: inForce.filter { $0.value.id == grant.id }.keys.sorted { $0.rawValue < $1.rawValue })
+            }, files: entries.compactMap(\.file), counts: counts)
         let manifestBytes = try manifest.encoded()
         var stream: [[UInt8]] = [BundleFormat.entry(name: BundleFormat.manifestName, bytes: manifestBytes),
                                  BundleFormat.entry(name: BundleFormat.signatureName, bytes: identity.signing.sign(manifestBytes))]
@@ -63,7 +66,12 @@ extension Vault {
         let (hash, bytes) = try BundleWriter.write(stream, signingKey: identity.signing.publicKey, recipientKey: record.publicKey, to: temporary)
         do {
             try append([.exportPerformed(ExportRecord(at: now, recipient: recipient, consentIDs: grants.map(\.id), counts: counts, bundleHash: hash))])
-            guard rename(temporary, path) == 0 else { throw VaultError.invalidKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))") }
+            // link(2) refuses an existing name: a file that appeared at `path` meanwhile is kept.
+            guard link(temporary, path) == 0 else {
+                throw errno == EEXIST ? VaultError.fileExists(path: path)
+                    : VaultError.invalidKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))")
+            }
+            unlink(temporary)
         } catch {
             unlink(temporary)
             throw error
@@ -141,7 +149,7 @@ enum BundleWriter {
     /// BLAKE2b-256 of the file and its size.
     static func write(_ entries: [[UInt8]], signingKey: [UInt8], recipientKey: [UInt8], to path: String) throws -> (String, Int) {
         let streamKey = SecretStream.generateKey()
-        var encryptor = try SecretStream.Encryptor(key: streamKey)
+        let encryptor = try SecretStream.Encryptor(key: streamKey)
         var header = LittleEndianWriter(capacity: BundleFormat.headerBytes)
         header.write(BundleFormat.magic)
         header.write(BundleFormat.version)
@@ -151,7 +159,7 @@ enum BundleWriter {
 
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw VaultError.invalidKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))") }
-        var digest = Digest()
+        let digest = Digest()
         var total = 0
         do {
             defer { close(fd) }

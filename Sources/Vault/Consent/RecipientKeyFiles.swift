@@ -18,7 +18,9 @@ public enum RecipientKeyFiles {
             throw VaultError.fileExists(path: path)
         }
         var secretText = Array((secretHeader + "\n").utf8)
-        pair.secretKey.withUnsafeBytes { secretText += Array(Data($0).base64EncodedString().utf8) }
+        var encoded = SecretBase64.encode(pair.secretKey)
+        secretText += encoded
+        secureZero(&encoded)
         secretText.append(0x0A)
         defer { secureZero(&secretText) }
         try write(secretText, to: secretPath)
@@ -46,11 +48,10 @@ public enum RecipientKeyFiles {
         defer { secureZero(&bytes) }
         let lines = bytes.split(separator: 0x0A)
         guard lines.count == 2, String(decoding: lines[0], as: UTF8.self) == secretHeader,
-              var decoded = Data(base64Encoded: Data(lines[1])).map(Array.init), decoded.count == BoxKeyPair.secretKeyBytes else {
+              let secret = SecretBase64.decode(lines[1], count: BoxKeyPair.secretKeyBytes) else {
             throw VaultError.invalidKeyFile(path: path, reason: "not a healthvault secret key (written by `vaultctl keygen`)")
         }
-        defer { secureZero(&decoded) }
-        return try BoxKeyPair(secretKey: decoded.withUnsafeBytes { SecureBytes(copying: $0) })
+        return try BoxKeyPair(secretKey: secret)
     }
 
     private static func readLines(_ path: String) throws -> [String] {
