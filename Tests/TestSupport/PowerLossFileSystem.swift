@@ -1,0 +1,202 @@
+import EventLog
+import Foundation
+
+/// A real file system that can lose power: writes not yet made durable by `sync`/`fullSync` of
+/// their file, and creations, renames and removals not yet made durable by `syncDirectory`, can
+/// be undone by `losePower(keeping:)`, wholly or in part (an unsynced write that survives while
+/// an earlier one does not models the disk reordering them). Like `FaultInjectingFileSystem`,
+/// it can also stop the process at the k-th mutating operation.
+public final class PowerLossFileSystem: FileSystem, @unchecked Sendable {
+    private let base = POSIXFileSystem()
+    private let lock = NSLock()
+    private var performed = 0
+    /// The 0-based index of the operation at which the process dies, or nil.
+    public let failAt: Int?
+
+    /// Undo information of one volatile change, newest last.
+    enum Change {
+        /// A write or truncate of `path`: its bytes from `offset` and its size before.
+        case data(path: String, offset: UInt64, old: [UInt8], oldSize: UInt64)
+        /// A file created in `directory`.
+        case created(path: String)
+        /// `source` renamed over `destination`, whose old contents (if any) are kept.
+        case renamed(source: String, destination: String, replaced: [UInt8]?)
+        /// A removed file with its contents.
+        case removed(path: String, contents: [UInt8])
+    }
+
+    private var volatile: [Change] = []
+    public private(set) var unsyncedWritesDropped = 0
+
+    public init(failAt: Int? = nil) {
+        self.failAt = failAt
+    }
+
+    public var died: Bool { lock.withLock { failAt.map { performed > $0 } ?? false } }
+
+    func step(_ name: String, _ path: String) throws {
+        try lock.withLock {
+            defer { performed += 1 }
+            if let failAt, performed >= failAt {
+                throw EventLogError.io(operation: "injected crash at \(name)", path: path, errno: EIO)
+            }
+        }
+    }
+
+    func record(_ change: Change) { lock.withLock { volatile.append(change) } }
+
+    /// A file's data is durable: forget its undo records.
+    func synced(_ path: String) {
+        lock.withLock {
+            volatile.removeAll { if case .data(let p, _, _, _) = $0 { return p == path } else { return false } }
+        }
+    }
+
+    /// Directory entries are durable: forget creations, renames and removals inside it.
+    func syncedDirectory(_ directory: String) {
+        func inside(_ path: String) -> Bool { (path as NSString).deletingLastPathComponent == directory }
+        lock.withLock {
+            volatile.removeAll { change in
+                switch change {
+                case .created(let p), .removed(let p, _): inside(p)
+                case .renamed(_, let d, _): inside(d)
+                case .data: false
+                }
+            }
+        }
+    }
+
+    /// Power is lost: every volatile change is undone, newest first, except those `keeping`
+    /// says survived (it is asked about each unsynced data write).
+    public func losePower(keeping survives: (Int) -> Bool = { _ in false }) throws {
+        let changes = lock.withLock { () -> [Change] in
+            defer { volatile = [] }
+            return volatile
+        }
+        for (index, change) in changes.enumerated().reversed() {
+            switch change {
+            case .data(let path, let offset, let old, let oldSize):
+                guard !survives(index), base.exists(path) else { continue }
+                let file = try base.open(path, mode: .readWrite)
+                try old.withUnsafeBytes { try file.write(at: offset, $0) }
+                try file.truncate(to: oldSize)
+                unsyncedWritesDropped += 1
+            case .created(let path):
+                if base.exists(path) { try base.remove(path) }
+            case .renamed(let source, let destination, let replaced):
+                if base.exists(destination) { try base.rename(destination, to: source) }
+                if let replaced {
+                    let file = try base.open(destination, mode: .createNew)
+                    try replaced.withUnsafeBytes { try file.write(at: 0, $0) }
+                }
+            case .removed(let path, let contents):
+                let file = try base.open(path, mode: .createIfMissing)
+                try contents.withUnsafeBytes { try file.write(at: 0, $0) }
+            }
+        }
+    }
+
+    func contents(_ path: String) -> [UInt8]? {
+        guard base.exists(path), let file = try? base.open(path, mode: .readOnly), let size = try? file.size() else { return nil }
+        return try? file.bytes(at: 0, count: Int(size))
+    }
+
+    public func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
+        if mode != .readOnly { try step("open", path) }
+        let existed = base.exists(path)
+        let file = try base.open(path, mode: mode)
+        if !existed && mode != .readOnly { record(.created(path: path)) }
+        return PowerLossFile(base: file, path: path, fileSystem: self)
+    }
+
+    public func rename(_ source: String, to destination: String) throws {
+        try step("rename", destination)
+        let replaced = contents(destination)
+        try base.rename(source, to: destination)
+        record(.renamed(source: source, destination: destination, replaced: replaced))
+    }
+
+    public func remove(_ path: String) throws {
+        try step("remove", path)
+        let old = contents(path) ?? []
+        try base.remove(path)
+        record(.removed(path: path, contents: old))
+    }
+
+    public func syncDirectory(_ path: String) throws {
+        try step("syncDirectory", path)
+        try base.syncDirectory(path)
+        syncedDirectory(path)
+    }
+
+    public func createDirectory(_ path: String) throws {
+        try step("createDirectory", path)
+        try base.createDirectory(path)
+    }
+
+    public func exists(_ path: String) -> Bool { base.exists(path) }
+
+    public func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
+}
+
+extension StorageFile {
+    /// `count` bytes from `offset` (fewer at the end of the file).
+    func bytes(at offset: UInt64, count: Int) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = try out.withUnsafeMutableBytes { try read(at: offset + UInt64(done), into: UnsafeMutableRawBufferPointer(rebasing: $0[done...])) }
+            if n == 0 { break }
+            done += n
+        }
+        return Array(out[..<done])
+    }
+}
+
+final class PowerLossFile: StorageFile {
+    let base: any StorageFile
+    let path: String
+    let fileSystem: PowerLossFileSystem
+
+    init(base: any StorageFile, path: String, fileSystem: PowerLossFileSystem) {
+        self.base = base
+        self.path = path
+        self.fileSystem = fileSystem
+    }
+
+    func size() throws -> UInt64 { try base.size() }
+
+    func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try base.read(at: offset, into: buffer)
+    }
+
+    func write(at offset: UInt64, _ bytes: UnsafeRawBufferPointer) throws {
+        try fileSystem.step("write", path)
+        let size = try base.size()
+        let overlap = offset < size ? try base.bytes(at: offset, count: Int(min(UInt64(bytes.count), size - offset))) : []
+        try base.write(at: offset, bytes)
+        fileSystem.record(.data(path: path, offset: offset, old: overlap, oldSize: size))
+    }
+
+    func sync() throws {
+        try fileSystem.step("sync", path)
+        try base.sync()
+        fileSystem.synced(path)
+    }
+
+    func fullSync() throws {
+        try fileSystem.step("fullSync", path)
+        try base.fullSync()
+        fileSystem.synced(path)
+    }
+
+    func truncate(to size: UInt64) throws {
+        try fileSystem.step("truncate", path)
+        let oldSize = try base.size()
+        let tail = size < oldSize ? try base.bytes(at: size, count: Int(oldSize - size)) : []
+        try base.truncate(to: size)
+        fileSystem.record(.data(path: path, offset: size, old: tail, oldSize: oldSize))
+    }
+
+    func tryLockExclusive() throws -> Bool { try base.tryLockExclusive() }
+}
