@@ -12,11 +12,15 @@ public final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     private var performed = 0
     /// The 0-based index of the operation that fails, or nil to fail nothing.
     public let failAt: Int?
+    /// Whether only that one operation fails (a transient error the process survives) instead of
+    /// it and every later one (a crash).
+    public let once: Bool
     /// Operations performed (or attempted) so far, with their names, for messages.
     public private(set) var journal: [String] = []
 
-    public init(failAt: Int?) {
+    public init(failAt: Int?, once: Bool = false) {
         self.failAt = failAt
+        self.once = once
     }
 
     /// Whether the injected crash has happened.
@@ -26,8 +30,8 @@ public final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
         try lock.withLock {
             journal.append("\(name) \((path as NSString).lastPathComponent)")
             defer { performed += 1 }
-            if let failAt, performed >= failAt {
-                throw EventLogError.io(operation: "injected crash at \(name)", path: path, errno: EIO)
+            if let failAt, once ? performed == failAt : performed >= failAt {
+                throw EventLogError.io(operation: "injected \(once ? "fault" : "crash") at \(name)", path: path, errno: EIO)
             }
         }
     }
