@@ -1,17 +1,20 @@
-/// Little-endian writing into a growing byte array.
-struct ByteWriter {
-    var bytes: [UInt8]
+/// Little-endian writing into a growing byte array. Public: the vault's bundle header uses it too.
+public struct ByteWriter {
+    /// What was written so far.
+    public internal(set) var bytes: [UInt8]
 
-    init(capacity: Int = 0) {
+    public init(capacity: Int = 0) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
-    mutating func write<T: FixedWidthInteger>(_ value: T) {
+    /// Appends an integer, little-endian.
+    public mutating func write<T: FixedWidthInteger>(_ value: T) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    mutating func write(_ raw: some Sequence<UInt8>) {
+    /// Appends bytes as they are.
+    public mutating func write(_ raw: some Sequence<UInt8>) {
         bytes.append(contentsOf: raw)
     }
 }

@@ -47,7 +47,7 @@ public protocol StorageFile: AnyObject {
 
 extension StorageFile {
     /// Reads exactly `count` bytes at `offset`, or fewer only when the file ends first.
-    func readBytes(at offset: UInt64, count: Int) throws -> [UInt8] {
+    public func readBytes(at offset: UInt64, count: Int) throws -> [UInt8] {
         // Uninitialised storage: the read fills it, and only what was read is kept.
         try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             initialized = try read(at: offset, into: UnsafeMutableRawBufferPointer(buffer))

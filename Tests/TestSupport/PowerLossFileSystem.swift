@@ -98,7 +98,7 @@ public final class PowerLossFileSystem: FileSystem, @unchecked Sendable {
 
     func contents(_ path: String) -> [UInt8]? {
         guard base.exists(path), let file = try? base.open(path, mode: .readOnly), let size = try? file.size() else { return nil }
-        return try? file.bytes(at: 0, count: Int(size))
+        return try? file.readBytes(at: 0, count: Int(size))
     }
 
     public func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
@@ -139,20 +139,6 @@ public final class PowerLossFileSystem: FileSystem, @unchecked Sendable {
     public func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
 }
 
-extension StorageFile {
-    /// `count` bytes from `offset` (fewer at the end of the file).
-    func bytes(at offset: UInt64, count: Int) throws -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let n = try out.withUnsafeMutableBytes { try read(at: offset + UInt64(done), into: UnsafeMutableRawBufferPointer(rebasing: $0[done...])) }
-            if n == 0 { break }
-            done += n
-        }
-        return Array(out[..<done])
-    }
-}
-
 final class PowerLossFile: StorageFile {
     let base: any StorageFile
     let path: String
@@ -173,7 +159,7 @@ final class PowerLossFile: StorageFile {
     func write(at offset: UInt64, _ bytes: UnsafeRawBufferPointer) throws {
         try fileSystem.step("write", path)
         let size = try base.size()
-        let overlap = offset < size ? try base.bytes(at: offset, count: Int(min(UInt64(bytes.count), size - offset))) : []
+        let overlap = offset < size ? try base.readBytes(at: offset, count: Int(min(UInt64(bytes.count), size - offset))) : []
         try base.write(at: offset, bytes)
         fileSystem.record(.data(path: path, offset: offset, old: overlap, oldSize: size))
     }
@@ -193,7 +179,7 @@ final class PowerLossFile: StorageFile {
     func truncate(to size: UInt64) throws {
         try fileSystem.step("truncate", path)
         let oldSize = try base.size()
-        let tail = size < oldSize ? try base.bytes(at: size, count: Int(oldSize - size)) : []
+        let tail = size < oldSize ? try base.readBytes(at: size, count: Int(oldSize - size)) : []
         try base.truncate(to: size)
         fileSystem.record(.data(path: path, offset: size, old: tail, oldSize: oldSize))
     }

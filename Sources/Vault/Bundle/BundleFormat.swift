@@ -24,7 +24,7 @@ enum BundleFormat {
     static let signatureName = "manifest.sig"
 
     static func entry(name: String, bytes: [UInt8]) -> [UInt8] {
-        var w = LittleEndianWriter(capacity: 2 + name.utf8.count + 8)
+        var w = ByteWriter(capacity: 2 + name.utf8.count + 8)
         w.write(UInt16(name.utf8.count))
         w.write(Array(name.utf8))
         w.write(UInt64(bytes.count))
@@ -118,17 +118,4 @@ extension BundleManifest {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
         return Array(try encoder.encode(self))
     }
-}
-
-/// Little-endian integers and bytes, appended.
-struct LittleEndianWriter {
-    private(set) var bytes: [UInt8] = []
-
-    init(capacity: Int) { bytes.reserveCapacity(capacity) }
-
-    mutating func write<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
-    }
-
-    mutating func write(_ raw: [UInt8]) { bytes += raw }
 }

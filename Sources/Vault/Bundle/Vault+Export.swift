@@ -150,7 +150,7 @@ enum BundleWriter {
     static func write(_ entries: [[UInt8]], signingKey: [UInt8], recipientKey: [UInt8], to path: String) throws -> (String, Int) {
         let streamKey = SecretStream.generateKey()
         let encryptor = try SecretStream.Encryptor(key: streamKey)
-        var header = LittleEndianWriter(capacity: BundleFormat.headerBytes)
+        var header = ByteWriter(capacity: BundleFormat.headerBytes)
         header.write(BundleFormat.magic)
         header.write(BundleFormat.version)
         header.write(signingKey)
@@ -175,7 +175,7 @@ enum BundleWriter {
             pending.reserveCapacity(BundleFormat.chunkSize * 2)
             func emit(final: Bool) throws {
                 let cipher = pending.withUnsafeBytes { encryptor.push($0, final: final) }
-                var length = LittleEndianWriter(capacity: 4)
+                var length = ByteWriter(capacity: 4)
                 length.write(UInt32(cipher.count))
                 try put(length.bytes + cipher)
                 pending.removeAll(keepingCapacity: true)
