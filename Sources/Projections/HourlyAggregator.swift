@@ -28,7 +28,7 @@ public struct HourlyAggregator {
     private var sourceRanks: [Int] = []
     private var intervals: [Key: [Interval]] = [:]
     private var counts: [Key: Int] = [:]
-    private var discrete: [Key: (micro: Int64, n: Int, min: Double, max: Double)] = [:]
+    private var discrete: [Key: DiscreteStats] = [:]
 
     /// `rank` orders sources as the read models do (lower counts first).
     public init(rank: @escaping (SourceKey) -> Int) {
@@ -61,14 +61,7 @@ public struct HourlyAggregator {
             }
         case .discrete(let s):
             let key = Key(metric: s.metric, unit: s.unit, hour: LocalDay.floorDivide(s.start + Int64(s.utcOffset), 3600))
-            let micro = (s.value * 1_000_000).rounded()
-            let microValue = abs(micro) < 9.2e18 ? Int64(micro) : (micro < 0 ? Int64.min : Int64.max)
-            var stats = discrete[key] ?? (0, 0, s.value, s.value)
-            stats.micro &+= microValue
-            stats.n += 1
-            stats.min = Swift.min(stats.min, s.value)
-            stats.max = Swift.max(stats.max, s.value)
-            discrete[key] = stats
+            discrete[key, default: DiscreteStats()].add(s)
         default:
             break
         }
@@ -85,7 +78,7 @@ public struct HourlyAggregator {
         }
         for (key, stats) in discrete {
             result.append(Row(metric: key.metric, unit: key.unit, period: Self.period(key.hour),
-                              value: Double(stats.micro) / 1e6 / Double(stats.n), min: stats.min, max: stats.max, samples: stats.n))
+                              value: stats.average, min: stats.min, max: stats.max, samples: Int(stats.samples)))
         }
         return result.sorted { ($0.metric, $0.unit, $0.period) < ($1.metric, $1.unit, $1.period) }
     }

@@ -10,21 +10,6 @@ public struct ProjectionUpdate {
 
     /// Discrete readings of one metric-day. Sums are kept in exact millionths, so that they do
     /// not depend on the order readings are added in.
-    struct DiscreteStats {
-        var samples: Int64 = 0
-        var microSum: Int64 = 0
-        var min: Double = .infinity
-        var max: Double = -.infinity
-
-        mutating func add(microSum s: Int64, samples n: Int64, min lo: Double, max hi: Double) {
-            let (sum, overflow) = microSum.addingReportingOverflow(s)
-            microSum = overflow ? (s < 0 ? .min : .max) : sum
-            samples += n
-            min = Swift.min(min, lo)
-            max = Swift.max(max, hi)
-        }
-    }
-
     /// Inputs held in memory before they are merged into the database.
     static let flushThreshold = 2_000_000
 
@@ -75,10 +60,7 @@ public struct ProjectionUpdate {
         case .discrete(let s):
             let metric = try metricID(s.metric, unit: s.unit, cumulative: false)
             let day = LocalDay(instant: s.start, utcOffset: s.utcOffset).dayNumber
-            let micro = (s.value * 1_000_000).rounded()
-            let microValue = abs(micro) < 9.2e18 ? Int64(micro) : (micro < 0 ? Int64.min : Int64.max)
-            pendingDiscrete[DayKey(metric: metric, day: day), default: DiscreteStats()]
-                .add(microSum: microValue, samples: 1, min: s.value, max: s.value)
+            pendingDiscrete[DayKey(metric: metric, day: day), default: DiscreteStats()].add(s)
         case .standHour(let start, let offset, let stood):
             let day = LocalDay(instant: start, utcOffset: offset).dayNumber
             // An idle hour still makes a day with ring data.
