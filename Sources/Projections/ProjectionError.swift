@@ -16,8 +16,6 @@ public enum ProjectionError: Error, Equatable, Sendable, CustomStringConvertible
     case multipleStatements
     /// The plaintext copy's file could not be created (`errno` from open(2)).
     case cannotCreate(path: String, errno: Int32)
-    /// An unknown metric name.
-    case unknownMetric(String)
 
     public var description: String {
         switch self {
@@ -28,7 +26,6 @@ public enum ProjectionError: Error, Equatable, Sendable, CustomStringConvertible
         case .notReadOnly: "only read-only statements (SELECT, EXPLAIN, read-only PRAGMA) are allowed; the projections are rebuilt from the log"
         case .multipleStatements: "give one SQL statement at a time"
         case .cannotCreate(let path, let code): "cannot create \(path): \(String(cString: strerror(code)))"
-        case .unknownMetric(let name): "unknown metric \(name)"
         }
     }
 }

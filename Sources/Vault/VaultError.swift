@@ -26,6 +26,8 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownRecipient(name: String)
     /// A recipient of this name exists with another key.
     case recipientExists(name: String)
+    /// A file could not be created, written or synced.
+    case cannotWrite(path: String, reason: String)
     /// A key file that is not one `vaultctl keygen` wrote.
     case invalidKeyFile(path: String, reason: String)
     /// A consent category that is not in the spec's list.
@@ -65,7 +67,7 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
             "no recipient named '\(name)' (see `vaultctl recipient list`)"
         case .recipientExists(let name):
             "a recipient named '\(name)' already exists with another key"
-        case .invalidKeyFile(let path, let reason):
+        case .cannotWrite(let path, let reason), .invalidKeyFile(let path, let reason):
             "\(path): \(reason)"
         case .unknownCategory(let name):
             "unknown category '\(name)'; categories: \(HealthCategory.allCases.map(\.rawValue).joined(separator: ", "))"

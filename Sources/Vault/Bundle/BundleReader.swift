@@ -114,12 +114,12 @@ public enum BundleReader {
         }
 
         // Everything checked: write.
-        let staging = outputDirectory + ".tmp." + SecureBytesRandom.bytes(8).hex
+        let staging = outputDirectory + ".tmp." + RandomIdentifier.bytes(8).hex
         do {
             try FileManager.default.createDirectory(atPath: staging + "/data", withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
-            try writeFile(manifestBytes[...], to: staging + "/" + BundleFormat.manifestName)
-            for entry in dataEntries { try writeFile(entry.bytes, to: staging + "/" + entry.name) }
+            try NewFile.write(manifestBytes, to: staging + "/" + BundleFormat.manifestName, sync: false)
+            for entry in dataEntries { try NewFile.write(entry.bytes, to: staging + "/" + entry.name, sync: false) }
             // rename(2) takes the place of an empty directory atomically and refuses a non-empty one
             // (something written there meanwhile is never deleted).
             guard rename(staging, outputDirectory) == 0 else {
@@ -130,7 +130,7 @@ public enum BundleReader {
             throw error
         } catch {
             try? FileManager.default.removeItem(atPath: staging)
-            throw VaultError.invalidKeyFile(path: outputDirectory, reason: "could not be written: \(error.localizedDescription)")
+            throw VaultError.cannotWrite(path: outputDirectory, reason: "could not be written: \(error.localizedDescription)")
         }
         return OpenedBundle(senderFingerprint: fingerprint, recipient: manifest.recipient.name ?? "", createdAt: manifest.createdAt,
                             files: [BundleFormat.manifestName] + manifest.files.map(\.path), counts: manifest.counts)
@@ -141,20 +141,5 @@ public enum BundleReader {
         guard parts.count == 2, parts[0] == "data" else { return false }
         let name = parts[1]
         return (name.hasSuffix(".ndjson") || name.hasSuffix(".csv")) && name.allSatisfy { $0.isLetter || $0 == "." || $0 == "-" }
-    }
-
-    /// Writes straight from the plaintext (no copy), mode 0600.
-    private static func writeFile(_ bytes: ArraySlice<UInt8>, to path: String) throws {
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
-        defer { close(fd) }
-        try bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                guard n > 0 else { throw CocoaError(.fileWriteUnknown) }
-                offset += n
-            }
-        }
     }
 }

@@ -62,14 +62,14 @@ extension Vault {
                                  BundleFormat.entry(name: BundleFormat.signatureName, bytes: identity.signing.sign(manifestBytes))]
         for entry in entries { stream.append(BundleFormat.entry(name: entry.name, bytes: entry.bytes)) }
 
-        let temporary = path + ".tmp." + SecureBytesRandom.bytes(8).hex
+        let temporary = path + ".tmp." + RandomIdentifier.bytes(8).hex
         let (hash, bytes) = try BundleWriter.write(stream, signingKey: identity.signing.publicKey, recipientKey: record.publicKey, to: temporary)
         do {
             try append([.exportPerformed(ExportRecord(at: now, recipient: recipient, consentIDs: grants.map(\.id), counts: counts, bundleHash: hash))])
             // link(2) refuses an existing name: a file that appeared at `path` meanwhile is kept.
             guard link(temporary, path) == 0 else {
                 throw errno == EEXIST ? VaultError.fileExists(path: path)
-                    : VaultError.invalidKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))")
+                    : VaultError.cannotWrite(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))")
             }
             unlink(temporary)
         } catch {
@@ -157,17 +157,15 @@ enum BundleWriter {
         header.write(try BoxKeyPair.seal(streamKey, to: recipientKey))
         header.write(encryptor.header)
 
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw VaultError.invalidKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))") }
+        let file = try NewFile(creating: path)
         let digest = Digest()
         var total = 0
         do {
-            defer { close(fd) }
+            defer { file.close() }
             func put(_ bytes: [UInt8]) throws {
                 digest.update(bytes)
                 total += bytes.count
-                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-                guard n == bytes.count else { throw VaultError.invalidKeyFile(path: path, reason: "could not be written: \(String(cString: strerror(errno)))") }
+                try file.write(bytes)
             }
             try put(header.bytes)
             // Entries are cut into chunks of `chunkSize` across entry boundaries.
@@ -190,7 +188,7 @@ enum BundleWriter {
                 }
             }
             try emit(final: true)
-            guard fsync(fd) == 0 else { throw VaultError.invalidKeyFile(path: path, reason: "could not be synced") }
+            try file.sync()
         } catch {
             unlink(path)
             throw error

@@ -23,9 +23,9 @@ public enum RecipientKeyFiles {
         secureZero(&encoded)
         secretText.append(0x0A)
         defer { secureZero(&secretText) }
-        try write(secretText, to: secretPath)
+        try NewFile.write(secretText, to: secretPath)
         do {
-            try write(Array((publicHeader + "\n" + Data(pair.publicKey).base64EncodedString() + "\n").utf8), to: publicPath)
+            try NewFile.write(Array((publicHeader + "\n" + Data(pair.publicKey).base64EncodedString() + "\n").utf8), to: publicPath)
         } catch {
             unlink(secretPath)
             throw error
@@ -65,16 +65,5 @@ public enum RecipientKeyFiles {
         defer { try? handle.close() }
         let data = try handle.read(upToCount: 4096) ?? Data()
         return Array(data)
-    }
-
-    private static func write(_ bytes: [UInt8], to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw VaultError.invalidKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        guard written == bytes.count, fsync(fd) == 0 else {
-            unlink(path)
-            throw VaultError.invalidKeyFile(path: path, reason: "could not be written")
-        }
     }
 }

@@ -39,7 +39,7 @@ extension Vault {
         // At the log's resolution (milliseconds), so the grant returned equals the one read back.
         let at = Date(timeIntervalSince1970: Double(Int64((now.timeIntervalSince1970 * 1000).rounded())) / 1000)
         let grant = ConsentGrant(
-            id: Array(SecureBytesRandom.bytes(8)).hex, at: at, recipient: recipient,
+            id: RandomIdentifier.bytes(8).hex, at: at, recipient: recipient,
             categories: Array(Set(categories)).sorted { $0.rawValue < $1.rawValue },
             from: from, to: to, granularity: granularity, expires: expires, purpose: purpose)
         try append([.consentGranted(grant)])
@@ -61,8 +61,8 @@ extension Vault {
     }
 }
 
-/// Random bytes for identifiers (not secrets).
-enum SecureBytesRandom {
+/// Random bytes for identifiers and temporary names (not secrets: ordinary memory).
+enum RandomIdentifier {
     static func bytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
