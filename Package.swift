@@ -62,6 +62,6 @@ let package = Package(
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"]),
         .testTarget(name: "ProjectionTests", dependencies: ["Projections", "Vault", "EventLog", "TestSupport", "SyntheticHealth"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "EventLog", "Envelope", "TestSupport", "ZIPFoundation", "SyntheticHealth"]),
-        .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "TestSupport", "SyntheticHealth"]),
+        .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "TestSupport", "SyntheticHealth", "Envelope"]),
     ]
 )

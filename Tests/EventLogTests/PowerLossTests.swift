@@ -11,7 +11,7 @@ import Testing
     func appendSurvivesPowerLossAtEveryStep(seed: UInt64) throws {
         let acknowledged = events("a", count: 5)
         let interrupted = events("b", count: 40, size: 30)
-        var rng = SeededGenerator(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var step = 0
         var sawCompletion = false
         var dropped = 0
@@ -45,17 +45,5 @@ import Testing
         }
         #expect(step > 4)
         if seed == 0 { #expect(dropped > 0) }
-    }
-}
-
-struct SeededGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,10 +1,11 @@
 import Testing
+import TestSupport
 @testable import Projections
 
 /// Feeding in many small updates, or through a sealed image, gives what one update gives.
 @Suite struct IncrementalTests {
     static func randomInputs(count: Int, seed: UInt64) -> [ProjectionInput] {
-        var rng = SeededRandom(seed)
+        var rng = SeededRandom(seed: seed)
         let sources = [Build.watch, Build.phone, SourceKey(name: "Strava", deviceClass: .other)]
         var result: [ProjectionInput] = []
         for i in 0..<count {
@@ -57,7 +58,7 @@ import Testing
         try whole.feed(inputs)
         var pieces = try ReadModels()
         var index = 0
-        var rng = SeededRandom(seed &+ 100)
+        var rng = SeededRandom(seed: seed &+ 100)
         var round = 0
         while index < inputs.count {
             let n = min(inputs.count - index, 1 + Int(rng.next() % 400))
@@ -108,18 +109,5 @@ import Testing
             #expect(throws: ProjectionError.self, "\(refused)") { try models.query(refused) }
         }
         #expect(try models.query("SELECT 2 -- trailing comment").rows == [[.integer(2)]])
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so failures reproduce.
-struct SeededRandom {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

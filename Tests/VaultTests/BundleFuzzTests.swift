@@ -7,7 +7,7 @@ import Testing
 @Suite struct BundleFuzzTests {
     @Test func mutatedBundlesAreRefusedWithoutCrashOrOutput() throws {
         let made = try BundleTamperTests.Made()
-        var rng = SplitMix(seed: UInt64(ProcessInfo.processInfo.environment["HEALTHVAULT_FUZZ_SEED"] ?? "") ?? 424_242)
+        var rng = SeededRandom(seed: UInt64(ProcessInfo.processInfo.environment["HEALTHVAULT_FUZZ_SEED"] ?? "") ?? 424_242)
         let rounds = Int(ProcessInfo.processInfo.environment["HEALTHVAULT_FUZZ_ROUNDS"] ?? "") ?? 300
         var refused = 0
         for round in 0..<rounds {

@@ -55,7 +55,7 @@ import Testing
 
     @Test func everyFlippedByteIsRefused() throws {
         let made = try Made()
-        var rng = SplitMix(seed: 7)
+        var rng = SeededRandom(seed: 7)
         var positions = [0, 9, 10, 45, 130, 170, made.bytes.count - 1, made.bytes.count - 20]
         for _ in 0..<40 { positions.append(rng.next(made.bytes.count)) }
         for position in positions {
@@ -67,7 +67,7 @@ import Testing
 
     @Test func everyTruncationIsRefused() throws {
         let made = try Made()
-        var rng = SplitMix(seed: 11)
+        var rng = SeededRandom(seed: 11)
         var cuts = [0, 8, BundleFormat.headerBytes, BundleFormat.headerBytes + 4, made.bytes.count - 1, made.bytes.count - 17]
         for _ in 0..<30 { cuts.append(rng.next(made.bytes.count)) }
         for cut in cuts {

@@ -47,7 +47,7 @@ import Testing
 
     @Test func everyExportedLineIsCoveredByTheConsentInForce() throws {
         let world = try World()
-        var rng = SplitMix(seed: 20_241_123)
+        var rng = SeededRandom(seed: 20_241_123)
         let categories: [HealthCategory] = [.activity, .heart, .sleep, .body, .workouts, .vitals]
         var exportsChecked = 0, refusals = 0
         for round in 0..<30 {
@@ -141,18 +141,5 @@ import Testing
                 }
             }
         }
-    }
-}
-
-/// A small deterministic generator so that a failing history reproduces.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(_ bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }

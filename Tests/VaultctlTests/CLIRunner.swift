@@ -19,19 +19,35 @@ struct CLIRunner {
 
     var environment: [String: String] = [:]
 
-    /// Runs `vaultctl arguments...` with stdin from /dev/null.
-    func run(_ arguments: [String]) throws -> Result {
+    /// Starts `vaultctl arguments...` without waiting for it, with stdin from /dev/null.
+    func start(_ arguments: [String], stdout: Any = FileHandle.nullDevice, stderr: Any = FileHandle.nullDevice) throws -> Process {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEALTHVAULT_") }
         env.merge(environment) { $1 }
         process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
+        process.standardOutput = stdout
+        process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        return process
+    }
+
+    /// Starts `vaultctl arguments...`, SIGKILLs it after `delay` microseconds, and says whether it
+    /// had already finished with exit status 0 (its work acknowledged).
+    func runKilled(_ arguments: [String], after delay: UInt32) throws -> Bool {
+        let process = try start(arguments)
+        usleep(delay)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return process.terminationReason == .exit && process.terminationStatus == 0
+    }
+
+    /// Runs `vaultctl arguments...` with stdin from /dev/null.
+    func run(_ arguments: [String]) throws -> Result {
+        let out = Pipe(), err = Pipe()
+        let process = try start(arguments, stdout: out, stderr: err)
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

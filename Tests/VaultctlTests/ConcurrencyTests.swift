@@ -6,18 +6,6 @@ import Testing
 @Suite struct ConcurrencyTests {
     let cli = CLIRunner()
 
-    private func start(_ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = CLIRunner.binary
-        process.arguments = arguments
-        let err = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return (process, err)
-    }
-
     @Test func twoImportsAtOnceOneWaitsOutOrFailsCleanlyAndNothingIsCountedTwice() throws {
         let dir = TemporaryDirectory("concurrency")
         let vault = dir.path + "/vault", pass = dir.passphraseFile("p", "concurrency passphrase")
@@ -26,8 +14,9 @@ import Testing
         let common = ["--vault", vault, "--passphrase-file", pass]
         #expect(try cli.run(["init", "--kdf", "interactive"] + common).status == 0)
         for _ in 0..<3 {
-            let (a, errA) = try start(["import", zip] + common)
-            let (b, errB) = try start(["import", zip] + common)
+            let errA = Pipe(), errB = Pipe()
+            let a = try cli.start(["import", zip] + common, stderr: errA)
+            let b = try cli.start(["import", zip] + common, stderr: errB)
             a.waitUntilExit()
             b.waitUntilExit()
             for (process, err) in [(a, errA), (b, errB)] where process.terminationStatus != 0 {
@@ -52,7 +41,7 @@ import Testing
         try SyntheticExport.writeZip(to: zip, options: .init(days: 12, firstDay: (2024, 2, 1), tripStart: 100))
         let common = ["--vault", vault, "--passphrase-file", pass]
         #expect(try cli.run(["init", "--kdf", "interactive"] + common).status == 0)
-        let (writer, _) = try start(["import", zip] + common)
+        let writer = try cli.start(["import", zip] + common)
         var reads = 0
         var dayCounts: [Int] = []
         while writer.isRunning || reads < 3 {

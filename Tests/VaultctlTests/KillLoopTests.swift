@@ -1,3 +1,4 @@
+import Envelope
 import Foundation
 import SyntheticHealth
 import Testing
@@ -56,17 +57,7 @@ import Testing
             case .passwd: command = s.args(["passwd", "--new-passphrase-file", s.passphrases[1 - s.current]])
             }
             let newPassphrase = s.passphrases[1 - s.current]
-            let process = Process()
-            process.executableURL = CLIRunner.binary
-            process.arguments = command
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32.random(in: 0...450_000, using: &rng))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let finished = process.terminationReason == .exit && process.terminationStatus == 0
+            let finished = try cli.runKilled(command, after: UInt32.random(in: 0...450_000, using: &rng))
             if finished { acknowledged += 1 } else { killed += 1 }
 
             // Which passphrase opens it now: passwd may or may not have happened.
@@ -88,7 +79,7 @@ import Testing
                     let out = s.dir.path + "/out-\(round)"
                     let opened = try cli.run(["bundle", "open", bundle, "--key", s.dir.path + "/lab.key", "--out", out])
                     #expect(opened.status == 0, "round \(round): \(opened.stderr)")
-                    let hash = try Self.blake2b(bundle)
+                    let hash = Digest.of(Array(try Data(contentsOf: URL(fileURLWithPath: bundle)))).hex
                     #expect(exports.contains(hash), "round \(round): a bundle exists that the audit trail does not list")
                     try? FileManager.default.removeItem(atPath: out)
                     if finished { exportsAcknowledged.append(hash) }
@@ -120,18 +111,5 @@ import Testing
         let recorded = history.compactMap { ($0["detail"] as? [String: String])?["bundleHash"] }
         #expect(Set(exportsAcknowledged).isSubset(of: Set(recorded)))
         print("kill loop: \(killed) kills, \(acknowledged) commands finished before their kill, \(exportsAcknowledged.count) acknowledged exports checked")
-    }
-
-    /// BLAKE2b-256 of a file, hex, by libsodium through the vault's own reader of the manifest.
-    static func blake2b(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/b2sum")
-        process.arguments = ["-l", "256", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return String(output.prefix { $0 != " " })
     }
 }

@@ -71,15 +71,7 @@ import Testing
         #expect(try cli.run(s.args(["init", "--kdf", "interactive"])).status == 0)
         var rng = SystemRandomNumberGenerator()
         for round in 0..<6 {
-            let process = Process()
-            process.executableURL = CLIRunner.binary
-            process.arguments = s.args(["import", s.zip])
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32.random(in: 100_000...900_000, using: &rng))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            _ = try cli.runKilled(s.args(["import", s.zip]), after: UInt32.random(in: 100_000...900_000, using: &rng))
 
             #expect(try cli.run(s.args(["verify"])).status == 0, "round \(round)")
             let caughtUp = try cli.run(s.args(["rings", "--json"]))
