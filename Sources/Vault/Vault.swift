@@ -141,14 +141,7 @@ public final class Vault {
     /// passphrase changes), skipping the decoding of samples: the consent ledger and `history`
     /// read the whole log this way.
     public func forEachAuditEvent(_ body: (UInt64, VaultEvent) throws -> Void) throws {
-        let decoder = EventDecoder()
-        var reader = try log.reader()
-        while let frame = try reader.next() {
-            try frame.forEachEvent { index, bytes in
-                guard bytes.count >= 2, Self.auditKinds.contains(bytes[1]) else { return }
-                if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
-            }
-        }
+        try forEachEvent(where: { $0.count >= 2 && Self.auditKinds.contains($0[1]) }, body)
     }
 
     /// Kinds of audit events (all below 128, so one varint byte). They use no interned strings.
@@ -159,10 +152,16 @@ public final class Vault {
 
     /// Calls `body` with every event of the log, in order.
     public func forEachEvent(_ body: (UInt64, VaultEvent) throws -> Void) throws {
+        try forEachEvent(where: { _ in true }, body)
+    }
+
+    /// Decodes and passes on the events whose encoded bytes `include` accepts.
+    private func forEachEvent(where include: (UnsafeRawBufferPointer) -> Bool, _ body: (UInt64, VaultEvent) throws -> Void) throws {
         let decoder = EventDecoder()
         var reader = try log.reader()
         while let frame = try reader.next() {
             try frame.forEachEvent { index, bytes in
+                guard include(bytes) else { return }
                 if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
             }
         }
