@@ -30,7 +30,6 @@ struct BundleLines {
         Self.appendISODate(end, to: &ndjson)
         ndjson += Self.literal("\",\"value\":")
         switch value {
-        case .number(let text): ndjson += Array(text.utf8)
         case .decimal(let d): Self.appendDecimal(d, to: &ndjson)
         case .text(let text): appendJSON(text)
         case .none: ndjson += Self.literal("null")
@@ -41,7 +40,7 @@ struct BundleLines {
         if withCSV {
             let valueText: String
             switch value {
-            case .number(let text), .text(let text): valueText = text
+            case .text(let text): valueText = text
             case .decimal(let d):
                 var bytes: [UInt8] = []
                 Self.appendDecimal(d, to: &bytes)
@@ -105,7 +104,6 @@ struct BundleLines {
     }
 
     enum RawValue {
-        case number(String)
         case decimal(DecimalValue)
         case text(String)
         case none
