@@ -57,11 +57,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Fuzz harnesses for every parser of untrusted bytes; replayed by the tests, driven by
+        // libFuzzer through `healthvault-fuzz` (scripts/fuzz.sh).
+        .target(name: "FuzzTargets", dependencies: ["EventLog", "Envelope", "Vault", "Projections", "SyntheticHealth", "ZIPFoundation"]),
+        .systemLibrary(name: "CLibFuzzer"),
+        .executableTarget(name: "healthvault-fuzz", dependencies: ["FuzzTargets", "CLibFuzzer"]),
         // Shared by the tests: temporary directories and a file system that crashes at a chosen step.
         .target(name: "TestSupport", dependencies: ["EventLog"], path: "Tests/TestSupport"),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"]),
         .testTarget(name: "ProjectionTests", dependencies: ["Projections", "Vault", "EventLog", "TestSupport", "SyntheticHealth"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "EventLog", "Envelope", "TestSupport", "ZIPFoundation", "SyntheticHealth"]),
+        .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "TestSupport", "SyntheticHealth", "Envelope"]),
     ]
 )

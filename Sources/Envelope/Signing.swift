@@ -20,6 +20,21 @@ public struct SigningKeyPair: Sendable {
         return SigningKeyPair(publicKey: publicKey, secretKey: secret)
     }
 
+    /// The key pair a 32-byte seed determines (`crypto_sign_seed_keypair`): for test vectors and
+    /// fuzz harnesses that need the same sender in every run. Real identities use `generate()`.
+    public init(seed: SecureBytes) throws {
+        guard seed.count == Int(crypto_sign_SEEDBYTES) else { throw EnvelopeError.invalidKey("an Ed25519 seed has 32 bytes") }
+        _ = sodium_init()
+        var publicKey = [UInt8](repeating: 0, count: Self.publicKeyBytes)
+        let secret = SecureBytes(count: Self.secretKeyBytes) { sk in
+            seed.withUnsafeBytes { s in
+                _ = crypto_sign_seed_keypair(&publicKey, sk.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                             s.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+        self.init(publicKey: publicKey, secretKey: secret)
+    }
+
     /// Rebuilds a pair from its 64-byte secret key (which embeds the public key).
     public init(secretKey: SecureBytes) throws {
         guard secretKey.count == Self.secretKeyBytes else { throw EnvelopeError.invalidKey("an Ed25519 secret key has 64 bytes") }

@@ -1,6 +1,6 @@
 /// CRC-32C (Castagnoli), the checksum LevelDB's log uses: cheap, and good at telling a torn or
 /// zeroed header from a complete one. It is not a defence against tampering; the AEAD tag is.
-enum CRC32C {
+public enum CRC32C {
     private static let table: [UInt32] = (0..<256).map { index in
         var crc = UInt32(index)
         for _ in 0..<8 {
@@ -9,7 +9,8 @@ enum CRC32C {
         return crc
     }
 
-    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    /// The CRC-32C of `bytes`.
+    public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         table.withUnsafeBufferPointer { table in
             for byte in bytes {

@@ -3,9 +3,11 @@ import Foundation
 import SyntheticHealth
 import Testing
 
-/// `vaultctl import`, `grant`, `export` and `passwd` SIGKILLed at random moments. After every
-/// kill: `verify` passes, whatever a command acknowledged (exit 0 before the kill) is there, and
-/// nothing half-written is visible. At the end, the vault's figures equal a clean run's.
+/// `vaultctl import`, `grant`, `export`, `passwd`, `rebuild` and `bundle open` SIGKILLed at random
+/// moments. After every kill: `verify` passes, whatever a command acknowledged (exit 0 before the
+/// kill) is there, and nothing half-written is visible: the read models after a killed `rebuild`
+/// equal a finished one's, and an opened bundle's folder is complete or absent. At the end, the
+/// vault's figures equal a clean run's.
 ///
 /// CI runs `HEALTHVAULT_KILLS` (default 50) kills; `make killloop` runs 300.
 @Suite struct KillLoopTests {
@@ -33,7 +35,7 @@ import Testing
         }
     }
 
-    enum Operation: CaseIterable { case importA, importB, grant, export, passwd }
+    enum Operation: CaseIterable { case importA, importB, grant, export, bundleOpen, passwd, rebuild }
 
     @Test func randomKillsNeverLoseAcknowledgedWorkOrShowHalfWrittenState() throws {
         let kills = Int(ProcessInfo.processInfo.environment["HEALTHVAULT_KILLS"] ?? "") ?? 50
@@ -43,6 +45,8 @@ import Testing
         #expect(try cli.run(s.args(["recipient", "add", "Kill Loop Lab", "--key", s.dir.path + "/lab.pub"])).status == 0)
         var rng = SystemRandomNumberGenerator()
         var killed = 0, acknowledged = 0, exportsAcknowledged: [String] = []
+        var openedBundle: (path: String, files: [String: Data])?  // the last whole bundle, and what it opens to
+        var opensChecked = 0, rebuildsChecked = 0
         var round = 0
         while killed < kills {
             round += 1
@@ -55,6 +59,10 @@ import Testing
             case .grant: command = s.args(["grant", "Kill Loop Lab", "--categories", "activity", "--granularity", "daily"])
             case .export: command = s.args(["export", "Kill Loop Lab", "--out", bundle])
             case .passwd: command = s.args(["passwd", "--new-passphrase-file", s.passphrases[1 - s.current]])
+            case .rebuild: command = s.args(["rebuild"])
+            case .bundleOpen:
+                guard let openedBundle else { continue }
+                command = ["bundle", "open", openedBundle.path, "--key", s.dir.path + "/lab.key", "--out", s.dir.path + "/open-\(round)"]
             }
             let newPassphrase = s.passphrases[1 - s.current]
             let finished = try cli.runKilled(command, after: UInt32.random(in: 0...450_000, using: &rng))
@@ -81,11 +89,31 @@ import Testing
                     #expect(opened.status == 0, "round \(round): \(opened.stderr)")
                     let hash = Digest.of(Array(try Data(contentsOf: URL(fileURLWithPath: bundle)))).hex
                     #expect(exports.contains(hash), "round \(round): a bundle exists that the audit trail does not list")
+                    openedBundle = (bundle, try Self.contents(of: out))
                     try? FileManager.default.removeItem(atPath: out)
                     if finished { exportsAcknowledged.append(hash) }
                 } else {
                     #expect(!finished, "round \(round): an acknowledged export left no bundle")
                 }
+            }
+            if operation == .bundleOpen, let openedBundle {
+                // The output folder is there whole, or not at all.
+                let out = s.dir.path + "/open-\(round)"
+                if FileManager.default.fileExists(atPath: out) {
+                    #expect(try Self.contents(of: out) == openedBundle.files, "round \(round): a partly opened bundle is visible")
+                    opensChecked += 1
+                } else {
+                    #expect(!finished, "round \(round): an acknowledged bundle open wrote nothing")
+                }
+                try? FileManager.default.removeItem(atPath: out)
+            }
+            if operation == .rebuild {
+                // Whatever the kill left, the next command's read models equal a finished rebuild's.
+                let before = try cli.run(s.args(["summary", "steps", "--json"]))
+                #expect(try cli.run(s.args(["rebuild"])).status == 0)
+                let after = try cli.run(s.args(["summary", "steps", "--json"]))
+                #expect(before.status == 0 && before.stdout == after.stdout, "round \(round): \(before.stderr)")
+                rebuildsChecked += 1
             }
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: s.vault).filter { $0.contains(".tmp") }
             #expect(leftovers.allSatisfy { $0.contains(".tmp.") || $0.hasSuffix(".tmp") }, "round \(round): \(leftovers)")
@@ -110,6 +138,20 @@ import Testing
         let history = try JSONSerialization.jsonObject(with: Data(try cli.run(s.args(["history", "--json"])).stdout.utf8)) as! [[String: Any]]
         let recorded = history.compactMap { ($0["detail"] as? [String: String])?["bundleHash"] }
         #expect(Set(exportsAcknowledged).isSubset(of: Set(recorded)))
-        print("kill loop: \(killed) kills, \(acknowledged) commands finished before their kill, \(exportsAcknowledged.count) acknowledged exports checked")
+        #expect(opensChecked > 0 && rebuildsChecked > 0)
+        print("kill loop: \(killed) kills, \(acknowledged) commands finished before their kill, \(exportsAcknowledged.count) acknowledged exports checked, \(opensChecked) opened bundle folders and \(rebuildsChecked) killed rebuilds compared")
+    }
+
+    /// Every file under `directory` (relative path to bytes).
+    static func contents(of directory: String) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        guard let walker = FileManager.default.enumerator(atPath: directory) else { return files }
+        while let relative = walker.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: directory + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+                files[relative] = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + relative))
+            }
+        }
+        return files
     }
 }

@@ -9,6 +9,7 @@ enum RejectReason: String, Error, CaseIterable, Sendable {
     case dateOutOfRange = "date out of range"
     case endBeforeStart = "ends before it starts"
     case unparseableValue = "unparseable value"
+    case negativeAmount = "negative amount of a quantity that adds up"
     case malformedReference = "malformed character reference"
     case tooManyChildren = "too many child elements"
 }
@@ -246,6 +247,7 @@ struct AppleHealthHandler: XMLTokenHandler {
         if tag.attribute("unit") != nil {
             guard let unit = tag.string("unit", pool: &pool, removed: &controlCharactersRemoved) else { return .failure(.malformedReference) }
             guard let number = tag.number("value") else { return .failure(.unparseableValue) }
+            if number.double < 0, AggregationStyle.of(type: typeName) == .cumulative { return .failure(.negativeAmount) }
             if let canonical = UnitNormalizer.canonical(for: unit) {
                 value = .quantity(number.scaled(by: canonical.factor), unit: canonical.unit)
             } else {

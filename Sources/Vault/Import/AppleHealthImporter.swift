@@ -43,7 +43,11 @@ struct AppleHealthImporter {
         let pipe = ChunkPipe()
         let shared = UncheckedBox(value: (archive, export))
         pipe.start { pipe in
-            _ = try shared.value.0.extract(shared.value.1, bufferSize: Self.chunkSize, skipCRC32: false) { try pipe.put($0) }
+            var limit = InflationLimit(entry: shared.value.1, name: name)
+            _ = try shared.value.0.extract(shared.value.1, bufferSize: Self.chunkSize, skipCRC32: false) {
+                try limit.add($0.count)
+                try pipe.put($0)
+            }
         }
         do {
             try Self.parse(into: &handler) { feed in
@@ -63,7 +67,11 @@ struct AppleHealthImporter {
         try importRoutes(routes, base: (export.path as NSString).deletingLastPathComponent, missing: "from the zip") { wanted in
             entries.first(where: { $0.path == wanted }).map { entry in
                 RouteFile(label: entry.path, name: "\(path):\(entry.path)") { feed in
-                    _ = try archive.extract(entry, bufferSize: Self.chunkSize, skipCRC32: false) { try feed($0) }
+                    var limit = InflationLimit(entry: entry, name: "\(path):\(entry.path)")
+                    _ = try archive.extract(entry, bufferSize: Self.chunkSize, skipCRC32: false) {
+                        try limit.add($0.count)
+                        try feed($0)
+                    }
                 }
             }
         }
@@ -192,7 +200,7 @@ struct AppleHealthImporter {
 
     static func translate(_ error: Error, name: String) -> Error {
         switch error {
-        case let e as XMLSyntaxError: ImportError.notWellFormed(path: name, location: e.location, message: e.message)
+        case let e as XMLSyntaxError: ImportError.notWellFormed(path: name, location: e.location, message: "not well-formed XML: " + e.message)
         case let e as AppleHealthHandler.NotAnExport: ImportError.notAnExport(path: name, reason: "its root element is <\(e.root)>, not <HealthData>")
         case let e as ImportError: e
         case let e as VaultError: e

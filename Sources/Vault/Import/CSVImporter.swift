@@ -61,6 +61,10 @@ struct CSVImporter {
             let type = metric?.identifier ?? typeName
             let value: SampleValue
             if let number = Array(valueText.utf8).withUnsafeBytes({ DecimalValue.parse($0) }) {
+                if number.double < 0, AggregationStyle.of(type: type) == .cumulative {
+                    reject(RejectReason.negativeAmount.rawValue, line)
+                    return
+                }
                 let unit = field("unit") ?? metric?.unit ?? ""
                 if let canonical = UnitNormalizer.canonical(for: unit) {
                     value = .quantity(number.scaled(by: canonical.factor), unit: canonical.unit)

@@ -22,8 +22,9 @@ struct CompanionJSONImporter {
             if let many = try? JSONDecoder().decode([Post].self, from: data) { posts = many } else {
                 posts = [try JSONDecoder().decode(Post.self, from: data)]
             }
-        } catch DecodingError.dataCorrupted(let context) {
-            throw ImportError.notWellFormed(path: path, location: Self.location(of: context.underlyingError ?? DecodingError.dataCorrupted(context), in: data), message: "not valid JSON")
+        } catch DecodingError.dataCorrupted {
+            let (location, reason) = Self.diagnose(data)
+            throw ImportError.notWellFormed(path: path, location: location, message: "not valid JSON" + reason)
         } catch {
             throw ImportError.notAnExport(path: path, reason: "expected {\"metric\":…,\"data\":[…]} or an array of them")
         }
@@ -50,9 +51,10 @@ struct CompanionJSONImporter {
                     reject("unparseable value", place)
                     continue
                 }
+                let type = metric?.identifier ?? metricName
+                if number < 0, AggregationStyle.of(type: type) == .cumulative { reject(RejectReason.negativeAmount.rawValue, place); continue }
                 let value = number == number.rounded() && abs(number) < 1e15
                     ? DecimalValue(mantissa: Int64(number), scale: 0) : DecimalValue(double: number)
-                let type = metric?.identifier ?? metricName
                 try session.add(.sample(HealthSample(type: type, source: source, start: start, end: end,
                                                      value: .quantity(value, unit: metric?.unit ?? ""))))
             }
@@ -83,12 +85,35 @@ struct CompanionJSONImporter {
     }
 
     /// Line and column of a JSON parse error, when it says where ("around line 3, column 7").
-    static func location(of error: Error, in data: Data) -> SourceLocation {
-        let text = "\(error)"
-        if let r = text.range(of: #"line (\d+), column (\d+)"#, options: .regularExpression) {
-            let numbers = text[r].split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
-            if numbers.count == 2 { return SourceLocation(line: numbers[0], column: numbers[1]) }
+    /// Where and why `data` is not JSON. The decoder says neither, so the parser is asked again;
+    /// its words are kept up to the place it names ("Invalid value", "Unexpected end of file
+    /// during JSON parse", "Too many nested arrays or dictionaries"), never a byte of the input.
+    static func diagnose(_ data: Data) -> (SourceLocation, String) {
+        let detail: String
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return (SourceLocation(line: 1, column: 1), "")
+        } catch {
+            detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? ""
         }
-        return SourceLocation(line: 1, column: 1)
+        var location = SourceLocation(line: 1, column: 1)
+        if let r = detail.range(of: #"character \d+"#, options: .regularExpression), let offset = Int(detail[r].dropFirst(10)) {
+            location = Self.location(ofByte: offset, in: data)
+        } else if detail.hasPrefix("Unexpected end of file") {
+            location = Self.location(ofByte: data.count, in: data)
+        }
+        let words = detail.components(separatedBy: " around ")[0].prefix { $0 != "'" && $0 != "\"" }
+            .trimmingCharacters(in: .whitespaces.union(.punctuationCharacters))
+        return (location, words.isEmpty ? "" : ": " + words.prefix(120))
+    }
+
+    /// Line and column (1-based, in bytes) of byte `offset` of `data`.
+    static func location(ofByte offset: Int, in data: Data) -> SourceLocation {
+        var line = 1, lineStart = 0
+        for (index, byte) in data.prefix(offset).enumerated() where byte == 0x0A {
+            line += 1
+            lineStart = index + 1
+        }
+        return SourceLocation(line: line, column: min(offset, data.count) - lineStart + 1)
     }
 }

@@ -36,7 +36,7 @@ public enum ImportError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreadable(let path, let reason): "\(path): cannot be read: \(reason)"
-        case .notWellFormed(let path, let location, let message): "\(path):\(location): not well-formed XML: \(message); nothing was imported"
+        case .notWellFormed(let path, let location, let message): "\(path):\(location): \(message); nothing was imported"
         case .notAnExport(let path, let reason): "\(path): not an Apple Health export: \(reason)"
         case .unsupportedFormat(let path): "\(path): unknown format (expected an Apple Health export.zip or export.xml, companion JSON or CSV)"
         }

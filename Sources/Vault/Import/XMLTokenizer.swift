@@ -61,6 +61,16 @@ struct XMLTokenizer {
     /// Deeper nesting than this is refused (Apple's exports nest four levels).
     static let maxDepth = 64
 
+    /// The `encoding` of an XML declaration (`<?xml version="1.0" encoding="..."`), if `markup` is one.
+    static func declaredEncoding(_ markup: UnsafeRawBufferPointer) -> String? {
+        guard markup.starts(with: "<?xml ".utf8) else { return nil }
+        let text = String(decoding: markup, as: UTF8.self)
+        guard let key = text.range(of: "encoding"), let quote = text[key.upperBound...].first(where: { $0 == "\"" || $0 == "'" }),
+              let open = text[key.upperBound...].firstIndex(of: quote),
+              let close = text[text.index(after: open)...].firstIndex(of: quote) else { return nil }
+        return String(text[text.index(after: open)..<close])
+    }
+
     private var carry: [UInt8] = []
     private var linesBefore = 0
     /// Column of the first byte of `carry` minus one (bytes since the last newline before it).
@@ -189,6 +199,11 @@ struct XMLTokenizer {
                 continue
             case 0x3F: // <? ... ?>
                 guard let end = find("?>", from: i + 2) else { break }
+                if let encoding = Self.declaredEncoding(UnsafeRawBufferPointer(rebasing: buffer[i..<end])),
+                   !["utf-8", "utf8"].contains(encoding.lowercased()) {
+                    // Apple Health writes UTF-8; another encoding's bytes would be misread as text.
+                    throw fail("the file declares encoding \"\(encoding.prefix(40))\"; Apple Health exports are UTF-8", at: i)
+                }
                 i = end + 2
                 continue
             case 0x21: // <! ...

@@ -1,0 +1,105 @@
+import Foundation
+import SyntheticHealth
+import Vault
+import ZIPFoundation
+
+/// Feeds files to `Vault.importFiles`, the path `vaultctl import` takes.
+///
+/// Promises checked after each input:
+/// - a refused file leaves the log and its head record exactly as they were, and its error
+///   names the file;
+/// - an accepted file imported again adds nothing (idempotence holds for whatever parses).
+final class ImportHarness: FuzzHarness {
+    enum Kind {
+        case appleXML, appleZip, json, csv
+
+        var fileName: String {
+            switch self {
+            case .appleXML: return "export.xml"
+            case .appleZip: return "export.zip"
+            case .json: return "samples.json"
+            case .csv: return "samples.csv"
+            }
+        }
+    }
+
+    private let workspace: FuzzWorkspace
+    private let kind: Kind
+    private var vault: Vault
+    /// Accepted inputs grow the vault; past this size it starts again empty, so a long run stays fast.
+    private static let vaultSizeLimit: Int64 = 4 << 20
+
+    init(workspace path: String, kind: Kind) throws {
+        workspace = FuzzWorkspace(path: path)
+        self.kind = kind
+        vault = try workspace.freshVault()
+    }
+
+    func seeds() throws -> [FuzzSeed] {
+        switch kind {
+        case .appleXML: return [FuzzSeed(name: "generated.xml", bytes: try generatedExport())]
+        case .appleZip: return [FuzzSeed(name: "generated.zip", bytes: try zipped(try generatedExport()))]
+        case .json:
+            return [
+                FuzzSeed(name: "steps.json", bytes: Array(#"{"metric":"STEPS","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 09:00","value":38},{"timeRange":"2025-08-06 09:00/2025-08-06 10:00","value":12.5}]}"#.utf8)),
+                FuzzSeed(name: "array.json", bytes: Array(#"[{"metric":"HEART_RATE","data":[{"timeRange":"2025-08-06T08:00:00+02:00/2025-08-06T08:00:00+02:00","value":61}]},{"metric":"ACTIVE_ENERGY","data":[{"timeRange":"2025-08-06 10:00/2025-08-06 10:30","value":55.5}]}]"#.utf8)),
+            ]
+        case .csv:
+            return [FuzzSeed(name: "samples.csv", bytes: Array("""
+                type,start,end,value,unit,source
+                steps,2025-08-06 08:00,2025-08-06 09:00,38,count,"Phone, old"
+                heart-rate,2025-08-06T08:00:00+02:00,2025-08-06T08:00:00+02:00,61,count/min,Watch
+                active-energy,2025-08-06 10:00,2025-08-06 10:30,55.5,kcal,Watch
+
+                """.utf8))]
+        }
+    }
+
+    func run(_ input: [UInt8]) throws -> FuzzOutcome {
+        if try workspace.vaultState().logSize > Self.vaultSizeLimit { vault = try workspace.freshVault() }
+        let path = try workspace.write(input, to: kind.fileName)
+        let before = try workspace.vaultState()
+        let first: ImportReport
+        do {
+            first = try vault.importFiles([path], timeZone: TimeZone(identifier: "UTC")!)
+        } catch {
+            guard try workspace.vaultState() == before else {
+                throw FuzzInvariantViolation("a refused import changed the log (\(error))")
+            }
+            let message = "\(error)"
+            guard message.contains(kind.fileName) else {
+                throw FuzzInvariantViolation("the error does not name the file: \(message)")
+            }
+            return .refused(message)
+        }
+        let again = try vault.importFiles([path], timeZone: TimeZone(identifier: "UTC")!)
+        guard again.added == 0 else {
+            throw FuzzInvariantViolation("re-importing an accepted file added \(again.added) of its \(first.added) events again")
+        }
+        return .accepted
+    }
+
+    /// About 40 kB of a generated day: every record kind the importer knows, cut short and closed.
+    private func generatedExport() throws -> [UInt8] {
+        let folder = workspace.path + "/generated"
+        try? FileManager.default.removeItem(atPath: folder)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try SyntheticExport.writeFolder(at: folder, options: .init(days: 1, firstDay: (2024, 3, 30)))
+        let full = try String(contentsOfFile: folder + "/apple_health_export/export.xml", encoding: .utf8)
+        let cut = full.range(of: "\n <Record", range: full.index(full.startIndex, offsetBy: min(40_000, full.count))..<full.endIndex)?.lowerBound ?? full.endIndex
+        return Array((full[..<cut] + "\n</HealthData>\n").utf8)
+    }
+
+    private func zipped(_ xml: [UInt8]) throws -> [UInt8] {
+        let file = workspace.path + "/seed.zip"
+        try? FileManager.default.removeItem(atPath: file)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let archive = try Archive(url: URL(fileURLWithPath: file), accessMode: .create)
+        let data = Data(xml)
+        try archive.addEntry(with: "apple_health_export/export.xml", type: .file, uncompressedSize: Int64(data.count),
+                             compressionMethod: .deflate) { position, size in
+            data.subdata(in: Int(position)..<Int(position) + size)
+        }
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+    }
+}

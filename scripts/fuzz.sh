@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs libFuzzer over the parsers of untrusted bytes (Sources/FuzzTargets).
+#
+#   scripts/fuzz.sh [TARGET...]        all targets when none is named
+#   FUZZ_SECONDS=600 scripts/fuzz.sh apple-xml
+#
+# Each target starts from Fuzz/corpus/TARGET (kept in the repository) and grows a working corpus
+# in .build/fuzz-corpus/TARGET. An input that breaks a promise (crash, broken invariant, leak of
+# time or memory) is written to Fuzz/regressions/TARGET/, where `make test` replays it from then
+# on: fix the code, keep the file. Fold a run's new coverage into the kept corpus with
+# FUZZ_MERGE=1 (keeps it small: libFuzzer's -merge picks inputs that add coverage).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+TARGETS=("$@")
+if [ ${#TARGETS[@]} -eq 0 ]; then
+    TARGETS=(log keyslot apple-xml apple-zip json csv bundle bundle-contents)
+fi
+
+"$SWIFT" build -c release --build-path .build/fuzz --product healthvault-fuzz \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLIBFUZZER \
+    -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld >&2
+FUZZER=.build/fuzz/release/healthvault-fuzz
+
+summary=()
+status=0
+for target in "${TARGETS[@]}"; do
+    work=.build/fuzz-corpus/$target
+    mkdir -p "$work" "Fuzz/regressions/$target"
+    # tmpfs when there is one: the harnesses write and sync a vault per input.
+    workspace=$(mktemp -d -p "$( [ -d /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")")
+    log=.build/fuzz-corpus/$target.log
+    echo "fuzzing $target for ${SECONDS_EACH}s" >&2
+    set +e
+    # -malloc_limit_mb: one allocation above it is a finding (no input may make us allocate without bound).
+    LSAN_OPTIONS=suppressions=$PWD/Fuzz/lsan.supp \
+    HEALTHVAULT_FUZZ_TARGET=$target HEALTHVAULT_FUZZ_WORKSPACE=$workspace \
+        "$FUZZER" "$work" "Fuzz/corpus/$target" \
+        -max_total_time="$SECONDS_EACH" -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=512 \
+        -max_len=262144 -print_final_stats=1 \
+        -artifact_prefix="Fuzz/regressions/$target/" >"$log" 2>&1
+    rc=$?
+    set -e
+    if [ "${FUZZ_MERGE:-0}" = 1 ] && [ $rc -eq 0 ]; then
+        HEALTHVAULT_FUZZ_TARGET=$target HEALTHVAULT_FUZZ_WORKSPACE=$workspace \
+            "$FUZZER" -merge=1 "Fuzz/corpus/$target" "$work" >>"$log" 2>&1
+    fi
+    rm -rf "$workspace"
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+    coverage=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo "?")
+    if [ $rc -eq 0 ]; then
+        summary+=("$target: ${runs} inputs in ${SECONDS_EACH}s, ${coverage} edges covered, no finding")
+    else
+        status=1
+        summary+=("$target: FINDING after ${runs} inputs, see $log and Fuzz/regressions/$target/")
+    fi
+done
+printf '%s\n' "${summary[@]}"
+exit $status
