@@ -1,7 +1,7 @@
 # The two commands a new user runs: `make demo` (the whole flow) and `make test`.
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 
-.PHONY: deps build demo test bench killloop clean
+.PHONY: deps build demo test bench killloop fuzz clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -25,6 +25,11 @@ bench: deps
 killloop: deps
 	$(SWIFT) build --build-tests
 	HEALTHVAULT_KILLS=300 $(SWIFT) test --skip-build --filter KillLoopTests
+
+# libFuzzer over every parser of untrusted bytes, FUZZ_SECONDS (default 60) per target; findings
+# land in Fuzz/regressions/, which `make test` replays. See docs/reliability.md.
+fuzz: deps
+	SWIFT=$(SWIFT) scripts/fuzz.sh
 
 clean:
 	rm -rf .build
