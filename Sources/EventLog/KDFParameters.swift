@@ -30,7 +30,8 @@ public struct KDFParameters: Equatable, Sendable {
     static let maxMemLimit: UInt64 = 4 << 30
     static let maxOpsLimit: UInt64 = 64
 
-    var isWithinBounds: Bool {
+    /// Whether a keyslot may ask for these costs (a decoded keyslot always does).
+    public var isWithinBounds: Bool {
         opsLimit >= UInt64(crypto_pwhash_OPSLIMIT_MIN) && opsLimit <= Self.maxOpsLimit
             && memLimit >= UInt64(crypto_pwhash_MEMLIMIT_MIN) && memLimit <= Self.maxMemLimit
     }

@@ -96,6 +96,12 @@ final class BundleContentsHarness: FuzzHarness {
         for (index, file) in files.enumerated() {
             if let hash = file["blake2b"] as? String { text = text.replacingOccurrences(of: hash, with: "@BLAKE2B:\(index)@") }
         }
+        // Sizes in file order ("bytes" is a key of the file entries only).
+        var index = 0
+        while let size = text.range(of: #""bytes"\s*:\s*[0-9]+"#, options: .regularExpression) {
+            text.replaceSubrange(size, with: "\"bytes\" : @BYTES:\(index)@")
+            index += 1
+        }
         entries[0].bytes = Array(text.utf8)
         entries[1].bytes = [UInt8](repeating: 0, count: SigningKeyPair.signatureBytes)
         return entries.flatMap(Self.encoded)

@@ -8,7 +8,8 @@ import ZIPFoundation
 /// Promises checked after each input:
 /// - a refused file leaves the log and its head record exactly as they were, and its error
 ///   names the file;
-/// - an accepted file imported again adds nothing (idempotence holds for whatever parses).
+/// - an accepted file leaves a vault that verifies (every event decodes), and imported again
+///   adds nothing (idempotence holds for whatever parses).
 final class ImportHarness: FuzzHarness {
     enum Kind {
         case appleXML, appleZip, json, csv
@@ -27,7 +28,7 @@ final class ImportHarness: FuzzHarness {
     private let kind: Kind
     private var vault: Vault
     /// Accepted inputs grow the vault; past this size it starts again empty, so a long run stays fast.
-    private static let vaultSizeLimit: Int64 = 4 << 20
+    private static let vaultSizeLimit: Int64 = 1 << 20
 
     init(workspace path: String, kind: Kind) throws {
         workspace = FuzzWorkspace(path: path)
@@ -75,6 +76,10 @@ final class ImportHarness: FuzzHarness {
         let again = try vault.importFiles([path], timeZone: TimeZone(identifier: "UTC")!)
         guard again.added == 0 else {
             throw FuzzInvariantViolation("re-importing an accepted file added \(again.added) of its \(first.added) events again")
+        }
+        let report = try Vault.verify(at: workspace.vaultPath, passphrase: FuzzWorkspace.passphrase())
+        guard report.isOK else {
+            throw FuzzInvariantViolation("after an accepted import the vault does not verify: \(report.problems.joined(separator: "; "))")
         }
         return .accepted
     }

@@ -8,8 +8,9 @@ import Vault
 ///
 /// Promises checked after each input:
 /// - a log that `verify` passes reads back in full, as many events as it counted, each decoding;
-/// - a log a writer agrees to open takes an append, and verifies afterwards (torn tails cut,
-///   nothing damaged hidden under the new frame).
+/// - a log a writer agrees to open takes an append, and verifies afterwards with more events
+///   than were committed before (torn tails cut, no committed frame cut with them, nothing
+///   damaged hidden under the new frame).
 final class LogFileHarness: FuzzHarness {
     private let workspace: FuzzWorkspace
     /// Every file of the vault after setup (keyslot, identity, head, projection image), put back
@@ -48,9 +49,9 @@ final class LogFileHarness: FuzzHarness {
         let head = input.count >= 2 + headLength ? Array(input[2..<2 + headLength]) : []
         let log = Array(input.dropFirst(2 + head.count))
         try restore(head: head, log: log)
-        let outcome = try readEverything()
+        let (outcome, committed) = try readEverything()
         try restore(head: head, log: log)
-        try appendIfAWriterOpens()
+        try appendIfAWriterOpens(committedBefore: committed)
         return outcome
     }
 
@@ -66,13 +67,18 @@ final class LogFileHarness: FuzzHarness {
         try workspace.write(log, to: "vault/events.log")
     }
 
-    private func readEverything() throws -> FuzzOutcome {
+    /// Reads the log every way; also returns the committed events `verify` counted, if it ran.
+    private func readEverything() throws -> (FuzzOutcome, UInt64?) {
         let report: VerificationReport
         do {
             report = try Vault.verify(at: workspace.vaultPath, passphrase: FuzzWorkspace.passphrase())
         } catch {
-            return .refused("\(error)")
+            return (.refused("\(error)"), nil)
         }
+        return (try readAll(verified: report), report.events)
+    }
+
+    private func readAll(verified report: VerificationReport) throws -> FuzzOutcome {
         var frameEvents: UInt64 = 0
         do {
             let log = try EventLog.open(in: workspace.vaultPath, masterKey: FuzzWorkspace.fixedMasterKey, mode: .readOnly)
@@ -91,7 +97,8 @@ final class LogFileHarness: FuzzHarness {
         return .accepted
     }
 
-    private func appendIfAWriterOpens() throws {
+    /// A writer that opens the log keeps every committed event and adds the new one after them.
+    private func appendIfAWriterOpens(committedBefore: UInt64?) throws {
         let vault: Vault
         do {
             vault = try Vault.open(at: workspace.vaultPath, passphrase: FuzzWorkspace.passphrase(), mode: .readWrite)
@@ -106,6 +113,9 @@ final class LogFileHarness: FuzzHarness {
         let report = try Vault.verify(at: workspace.vaultPath, passphrase: FuzzWorkspace.passphrase())
         guard report.isOK else {
             throw FuzzInvariantViolation("after an append the log does not verify: \(report.problems.joined(separator: "; "))")
+        }
+        if let committedBefore, report.events <= committedBefore {
+            throw FuzzInvariantViolation("a writer kept \(report.events) events of \(committedBefore) committed, with its append")
         }
     }
 }

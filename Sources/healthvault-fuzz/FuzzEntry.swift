@@ -7,10 +7,11 @@ import FuzzTargets
 // - by a plain `swift build`: a small tool that writes a target's seeds and replays inputs,
 //   which is how a saved crash is reproduced under the debugger.
 
-/// The workspace a run uses: HEALTHVAULT_FUZZ_WORKSPACE, or a fresh temporary directory.
-func workspace(for target: FuzzTarget) -> String {
-    ProcessInfo.processInfo.environment["HEALTHVAULT_FUZZ_WORKSPACE"]
-        ?? NSTemporaryDirectory() + "/healthvault-fuzz-\(target.rawValue)-\(getpid())"
+/// The workspace a run uses: HEALTHVAULT_FUZZ_WORKSPACE (left in place), or a fresh temporary
+/// directory (`owned`: removed when the run ends).
+func workspace(for target: FuzzTarget) -> (path: String, owned: Bool) {
+    if let given = ProcessInfo.processInfo.environment["HEALTHVAULT_FUZZ_WORKSPACE"] { return (given, false) }
+    return (NSTemporaryDirectory() + "/healthvault-fuzz-\(target.rawValue)-\(getpid())", true)
 }
 
 func printError(_ message: String) {
@@ -40,15 +41,18 @@ struct FuzzDriver {
             printError("set HEALTHVAULT_FUZZ_TARGET to one of: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", "))")
             exit(2)
         }
+        let directory = workspace(for: target)
         do {
-            harness = try target.makeHarness(workspace: workspace(for: target))
+            harness = try target.makeHarness(workspace: directory.path)
         } catch {
             printError("cannot set up the \(name) harness: \(error)")
             exit(2)
         }
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { testOneInput($0, $1) })
+        let status = LLVMFuzzerRunDriver(&argc, &argv) { testOneInput($0, $1) }
+        if directory.owned { try? FileManager.default.removeItem(atPath: directory.path) }
+        exit(status)
     }
 }
 
@@ -65,42 +69,43 @@ struct FuzzTool {
 
     static func main() throws {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        guard arguments.count >= 3, let target = FuzzTarget(rawValue: arguments[0]) else {
+        guard arguments.count >= 3, let target = FuzzTarget(rawValue: arguments[0]), ["seeds", "replay"].contains(arguments[1]) else {
             printError(usage)
             exit(2)
         }
         let directory = workspace(for: target)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let harness = try target.makeHarness(workspace: directory)
-        switch arguments[1] {
-        case "seeds":
-            try FileManager.default.createDirectory(atPath: arguments[2], withIntermediateDirectories: true)
-            for seed in try harness.seeds() {
-                try Data(seed.bytes).write(to: URL(fileURLWithPath: arguments[2] + "/" + seed.name))
-                print("\(arguments[2])/\(seed.name): \(seed.bytes.count) bytes")
-            }
-        case "replay":
-            var failed = false
-            for path in try files(arguments.dropFirst(2)) {
-                do {
-                    let outcome = try harness.run([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
-                    switch outcome {
-                    case .accepted: print("\(path): accepted")
-                    case .refused(let reason): print("\(path): refused: \(reason)")
-                    }
-                } catch {
-                    failed = true
-                    print("\(path): BROKEN PROMISE: \(error)")
-                }
-            }
-            if failed { exit(1) }
-        default:
-            printError(usage)
-            exit(2)
-        }
+        let allKept = try run(target, arguments[1], Array(arguments.dropFirst(2)), workspace: directory.path)
+        if directory.owned { try? FileManager.default.removeItem(atPath: directory.path) }
+        exit(allKept ? 0 : 1)
     }
 
-    static func files(_ paths: ArraySlice<String>) throws -> [String] {
+    /// Runs a command; false when an input broke a promise.
+    static func run(_ target: FuzzTarget, _ command: String, _ paths: [String], workspace: String) throws -> Bool {
+        let harness = try target.makeHarness(workspace: workspace)
+        if command == "seeds" {
+            try FileManager.default.createDirectory(atPath: paths[0], withIntermediateDirectories: true)
+            for seed in try harness.seeds() {
+                try Data(seed.bytes).write(to: URL(fileURLWithPath: paths[0] + "/" + seed.name))
+                print("\(paths[0])/\(seed.name): \(seed.bytes.count) bytes")
+            }
+            return true
+        }
+        var allKept = true
+        for path in try files(paths) {
+            do {
+                switch try harness.run([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))) {
+                case .accepted: print("\(path): accepted")
+                case .refused(let reason): print("\(path): refused: \(reason)")
+                }
+            } catch {
+                allKept = false
+                print("\(path): BROKEN PROMISE: \(error)")
+            }
+        }
+        return allKept
+    }
+
+    static func files(_ paths: [String]) throws -> [String] {
         try paths.flatMap { path -> [String] in
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return [path] }

@@ -36,5 +36,6 @@ import Testing
             crashPoint += 1
         }
         #expect(crashPoint > 4)
+        print("fault injection: append crashed at each of \(crashPoint) steps")
     }
 }

@@ -44,6 +44,7 @@ import Testing
             step += 1
         }
         #expect(step > 4)
+        print("fault injection: append lost power at each of \(step) steps (seed \(seed))")
         if seed == 0 { #expect(dropped > 0) }
     }
 }

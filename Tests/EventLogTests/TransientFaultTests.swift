@@ -44,5 +44,6 @@ import Testing
             step += 1
         }
         #expect(step > 4)
+        print("transient faults: append faulted at each of \(step) steps")
     }
 }

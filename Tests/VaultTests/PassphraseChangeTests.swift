@@ -57,5 +57,6 @@ import Testing
         }
         // Both outcomes occur: early crashes keep the old passphrase, late ones the new.
         #expect(outcomes.first == "old" && outcomes.last == "new")
+        print("fault injection: passwd crashed at each of \(crashPoint) steps")
     }
 }

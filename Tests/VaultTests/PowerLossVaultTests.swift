@@ -32,6 +32,7 @@ import Testing
             step += 1
         }
         #expect(step > 4)
+        print("fault injection: passwd lost power at each of \(step) steps")
     }
 
     @Test func anAcknowledgedImportSurvivesPowerLoss() throws {
@@ -65,5 +66,6 @@ import Testing
             step += 1
         }
         #expect(completed && step > 3)
+        print("fault injection: import lost power at each of \(step) steps")
     }
 }

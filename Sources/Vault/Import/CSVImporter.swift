@@ -61,7 +61,7 @@ struct CSVImporter {
             let type = metric?.identifier ?? typeName
             let value: SampleValue
             if let number = Array(valueText.utf8).withUnsafeBytes({ DecimalValue.parse($0) }) {
-                if number.double < 0, AggregationStyle.of(type: type) == .cumulative {
+                if number.double < 0, metric != nil || type.hasPrefix("HKQuantityTypeIdentifier"), AggregationStyle.of(type: type) == .cumulative {
                     reject(RejectReason.negativeAmount.rawValue, line)
                     return
                 }

@@ -52,7 +52,7 @@ struct CompanionJSONImporter {
                     continue
                 }
                 let type = metric?.identifier ?? metricName
-                if number < 0, AggregationStyle.of(type: type) == .cumulative { reject(RejectReason.negativeAmount.rawValue, place); continue }
+                if number < 0, metric != nil || type.hasPrefix("HKQuantityTypeIdentifier"), AggregationStyle.of(type: type) == .cumulative { reject(RejectReason.negativeAmount.rawValue, place); continue }
                 let value = number == number.rounded() && abs(number) < 1e15
                     ? DecimalValue(mantissa: Int64(number), scale: 0) : DecimalValue(double: number)
                 try session.add(.sample(HealthSample(type: type, source: source, start: start, end: end,
@@ -84,10 +84,9 @@ struct CompanionJSONImporter {
         }
     }
 
-    /// Line and column of a JSON parse error, when it says where ("around line 3, column 7").
-    /// Where and why `data` is not JSON. The decoder says neither, so the parser is asked again;
-    /// its words are kept up to the place it names ("Invalid value", "Unexpected end of file
-    /// during JSON parse", "Too many nested arrays or dictionaries"), never a byte of the input.
+    /// Where and why `data` is not JSON. The decoder says neither, so the parser is asked again,
+    /// and its known phrases ("Invalid value", "Unexpected end of file", "Too many nested arrays
+    /// or dictionaries") are passed on, never a byte of the input.
     static func diagnose(_ data: Data) -> (SourceLocation, String) {
         let detail: String
         do {
@@ -102,9 +101,13 @@ struct CompanionJSONImporter {
         } else if detail.hasPrefix("Unexpected end of file") {
             location = Self.location(ofByte: data.count, in: data)
         }
-        let words = detail.components(separatedBy: " around ")[0].prefix { $0 != "'" && $0 != "\"" }
-            .trimmingCharacters(in: .whitespaces.union(.punctuationCharacters))
-        return (location, words.isEmpty ? "" : ": " + words.prefix(120))
+        // Only the parser's known phrases are repeated: others may quote the input ("Number 1e400
+        // is not representable").
+        let known = ["Unexpected end of file", "Too many nested arrays or dictionaries", "Invalid value",
+                     "Invalid escape sequence", "Unexpected character", "Invalid UTF-8", "Badly formed object",
+                     "Badly formed array", "Number", "Garbage at end"]
+        guard let phrase = known.first(where: { detail.hasPrefix($0) }) else { return (location, "") }
+        return (location, ": " + (phrase == "Number" ? "a number out of range" : phrase))
     }
 
     /// Line and column (1-based, in bytes) of byte `offset` of `data`.

@@ -27,9 +27,9 @@ struct InflationLimit {
         if inflated > declared {
             throw ImportError.unreadable(path: name, reason: "the zip entry inflates to more than the \(declared) bytes its header declares")
         }
-        // The declared size refuses an honest bomb at its first chunk; the count, one that lies.
-        let size = max(inflated, declared)
-        if size > Self.freeBytes, size / max(compressed, 1) > Self.maximumRatio {
+        // Judged by the declared size (never below what inflated so far: that threw above), so an
+        // honest bomb is refused at its first chunk and one that lies by the check above.
+        if declared > Self.freeBytes, declared / max(compressed, 1) > Self.maximumRatio {
             throw ImportError.unreadable(
                 path: name,
                 reason: "the zip entry inflates to more than \(Self.maximumRatio) times its compressed size (\(compressed) bytes); refused as a zip bomb")

@@ -200,9 +200,13 @@ struct XMLTokenizer {
             case 0x3F: // <? ... ?>
                 guard let end = find("?>", from: i + 2) else { break }
                 if let encoding = Self.declaredEncoding(UnsafeRawBufferPointer(rebasing: buffer[i..<end])),
-                   !["utf-8", "utf8"].contains(encoding.lowercased()) {
+                   !["utf-8", "utf8", "us-ascii", "ascii"].contains(encoding.lowercased()) {
                     // Apple Health writes UTF-8; another encoding's bytes would be misread as text.
-                    throw fail("the file declares encoding \"\(encoding.prefix(40))\"; Apple Health exports are UTF-8", at: i)
+                    // The name is echoed only when it looks like one (no bytes of the file otherwise).
+                    let looksLikeAName = encoding.count <= 40 && encoding.first?.isASCII == true && encoding.first?.isLetter == true
+                        && encoding.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+                    let named = looksLikeAName ? "encoding \"\(encoding)\"" : "a non-UTF-8 encoding"
+                    throw fail("the file declares \(named); Apple Health exports are UTF-8", at: i)
                 }
                 i = end + 2
                 continue
