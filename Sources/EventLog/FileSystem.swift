@@ -5,6 +5,10 @@ public protocol FileSystem: Sendable {
     func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile
     /// Atomically replaces `destination` by `source` (POSIX `rename`).
     func rename(_ source: String, to destination: String) throws
+    /// Gives the file at `source` the second name `destination` (POSIX `link`), failing with
+    /// `alreadyExists` when `destination` exists: publishes a finished file under its name
+    /// without ever replacing another.
+    func link(_ source: String, to destination: String) throws
     /// Removes a file; a missing file is not an error.
     func remove(_ path: String) throws
     /// Makes a directory's entries (creations, renames) durable.
@@ -79,7 +83,7 @@ extension FileSystem {
 }
 
 /// The directory part of a path (`"."` for a bare name).
-func directoryName(of path: String) -> String {
+public func directoryName(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     if slash == path.startIndex { return "/" }
     return String(path[..<slash])

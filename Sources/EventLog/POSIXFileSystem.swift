@@ -50,6 +50,13 @@ public struct POSIXFileSystem: FileSystem {
         }
     }
 
+    public func link(_ source: String, to destination: String) throws {
+        guard Glibc.link(source, destination) == 0 else {
+            if errno == EEXIST { throw EventLogError.alreadyExists(path: destination) }
+            throw EventLogError.io(operation: "link", path: destination, errno: errno)
+        }
+    }
+
     public func remove(_ path: String) throws {
         guard unlink(path) == 0 || errno == ENOENT else {
             throw EventLogError.io(operation: "unlink", path: path, errno: errno)

@@ -46,6 +46,11 @@ public final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
         try base.rename(source, to: destination)
     }
 
+    public func link(_ source: String, to destination: String) throws {
+        try step("link", destination)
+        try base.link(source, to: destination)
+    }
+
     public func remove(_ path: String) throws {
         try step("remove", path)
         try base.remove(path)

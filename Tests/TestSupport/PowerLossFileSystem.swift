@@ -116,6 +116,12 @@ public final class PowerLossFileSystem: FileSystem, @unchecked Sendable {
         record(.renamed(source: source, destination: destination, replaced: replaced))
     }
 
+    public func link(_ source: String, to destination: String) throws {
+        try step("link", destination)
+        try base.link(source, to: destination)
+        record(.created(path: destination))
+    }
+
     public func remove(_ path: String) throws {
         try step("remove", path)
         let old = contents(path) ?? []

@@ -63,17 +63,28 @@ extension Vault {
         for entry in entries { stream.append(BundleFormat.entry(name: entry.name, bytes: entry.bytes)) }
 
         let temporary = path + ".tmp." + RandomIdentifier.bytes(8).hex
-        let (hash, bytes) = try BundleWriter.write(stream, signingKey: identity.signing.publicKey, recipientKey: record.publicKey, to: temporary)
+        let (hash, bytes) = try BundleWriter.write(stream, signingKey: identity.signing.publicKey, recipientKey: record.publicKey,
+                                                   to: temporary, fileSystem: fileSystem)
         do {
             try append([.exportPerformed(ExportRecord(at: now, recipient: recipient, consentIDs: grants.map(\.id), counts: counts, bundleHash: hash))])
             // link(2) refuses an existing name: a file that appeared at `path` meanwhile is kept.
-            guard link(temporary, path) == 0 else {
-                throw errno == EEXIST ? VaultError.fileExists(path: path)
-                    : VaultError.cannotWrite(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))")
+            do {
+                try fileSystem.link(temporary, to: path)
+            } catch EventLogError.alreadyExists {
+                throw VaultError.fileExists(path: path)
+            } catch {
+                throw VaultError.cannotWrite(path: path, reason: "cannot be created: \(error)")
             }
-            unlink(temporary)
+            // The name is durable before the export is acknowledged.
+            do {
+                try fileSystem.syncDirectory(directoryName(of: path))
+            } catch {
+                throw VaultError.cannotWrite(path: path, reason: "was written but its folder could not be synced: \(error)")
+            }
+            // A second name of the same, audited bundle if this fails: nothing to undo.
+            try? fileSystem.remove(temporary)
         } catch {
-            unlink(temporary)
+            try? fileSystem.remove(temporary)
             throw error
         }
         return ExportSummary(path: path, recipient: recipient, counts: counts, files: entries.map(\.name),
@@ -146,8 +157,9 @@ extension Vault {
 /// Writes the encrypted stream of a bundle.
 enum BundleWriter {
     /// Writes `entries` as one secretstream to `path` (created new, 0600, fsynced); returns the
-    /// BLAKE2b-256 of the file and its size.
-    static func write(_ entries: [[UInt8]], signingKey: [UInt8], recipientKey: [UInt8], to path: String) throws -> (String, Int) {
+    /// BLAKE2b-256 of the file and its size. On failure nothing is left at `path`.
+    static func write(_ entries: [[UInt8]], signingKey: [UInt8], recipientKey: [UInt8], to path: String,
+                      fileSystem: any FileSystem) throws -> (String, Int) {
         let streamKey = SecretStream.generateKey()
         let encryptor = try SecretStream.Encryptor(key: streamKey)
         var header = ByteWriter(capacity: BundleFormat.headerBytes)
@@ -157,15 +169,21 @@ enum BundleWriter {
         header.write(try BoxKeyPair.seal(streamKey, to: recipientKey))
         header.write(encryptor.header)
 
-        let file = try NewFile(creating: path)
+        let file: any StorageFile
+        do {
+            file = try fileSystem.open(path, mode: .createNew)
+        } catch EventLogError.alreadyExists {
+            throw VaultError.fileExists(path: path)
+        } catch {
+            throw VaultError.cannotWrite(path: path, reason: "cannot be created: \(error)")
+        }
         let digest = Digest()
         var total = 0
         do {
-            defer { file.close() }
             func put(_ bytes: [UInt8]) throws {
                 digest.update(bytes)
+                try bytes.withUnsafeBytes { try file.write(at: UInt64(total), $0) }
                 total += bytes.count
-                try file.write(bytes)
             }
             try put(header.bytes)
             // Entries are cut into chunks of `chunkSize` across entry boundaries.
@@ -188,10 +206,10 @@ enum BundleWriter {
                 }
             }
             try emit(final: true)
-            try file.sync()
+            try file.fullSync()
         } catch {
-            unlink(path)
-            throw error
+            try? fileSystem.remove(path)
+            throw VaultError.cannotWrite(path: path, reason: "could not be written: \(error)")
         }
         return (digest.finish().hex, total)
     }
