@@ -8,7 +8,8 @@
 # in .build/fuzz-corpus/TARGET. An input that breaks a promise (crash, broken invariant, timeout,
 # allocation over the limit, leak) is written to Fuzz/regressions/TARGET/, where `make test`
 # replays it from then on: fix the code, keep the file. Fold a run's new coverage into the kept
-# corpus with FUZZ_MERGE=1 (libFuzzer's -merge keeps only inputs that add coverage).
+# corpus with FUZZ_MERGE=1 (libFuzzer's -merge keeps only inputs that add coverage; the kept
+# corpus takes those under FUZZ_KEEP_KB, default 16, so the repository stays small).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
@@ -33,7 +34,7 @@ done
 FUZZER=.build/fuzz/release/healthvault-fuzz
 export LSAN_OPTIONS=suppressions=$PWD/Fuzz/lsan.supp
 # -malloc_limit_mb: one allocation above it is a finding (no input may make us allocate without bound).
-LIMITS=(-timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=512 -max_len=262144)
+LIMITS=(-timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=512 -max_len=65536)
 
 workspace=""
 trap 'if [ -n "$workspace" ]; then rm -rf "$workspace"; fi' EXIT INT TERM
@@ -59,6 +60,9 @@ for target in "${TARGETS[@]}"; do
         HEALTHVAULT_FUZZ_TARGET=$target HEALTHVAULT_FUZZ_WORKSPACE=$workspace \
             "$FUZZER" -merge=1 "${LIMITS[@]}" "Fuzz/corpus/$target" "$work" >>"$log" 2>&1 \
             || echo "fuzz.sh: merging $target's corpus failed, see $log" >&2
+        # The repository keeps the small inputs (and the named seeds); big ones stay in $work.
+        find "Fuzz/corpus/$target" -type f -size +"${FUZZ_KEEP_KB:-16}"k -regextype posix-extended \
+            -regex '.*/[0-9a-f]{40}' -delete
     fi
     rm -rf "$workspace"
     workspace=""
