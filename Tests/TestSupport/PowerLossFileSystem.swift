@@ -4,14 +4,16 @@ import Foundation
 /// A real file system that can lose power: writes not yet made durable by `sync`/`fullSync` of
 /// their file, and creations, renames and removals not yet made durable by `syncDirectory`, can
 /// be undone by `losePower(keeping:)`, wholly or in part (an unsynced write that survives while
-/// an earlier one does not models the disk reordering them). Like `FaultInjectingFileSystem`,
-/// it can also stop the process at the k-th mutating operation.
+/// an earlier one does not models the disk reordering them). It stops the process at the k-th
+/// mutating operation through a `FaultInjectingFileSystem` beneath it, which counts the steps.
 public final class PowerLossFileSystem: FileSystem, @unchecked Sendable {
+    /// Reads and undoes changes without counting them as steps.
     private let base = POSIXFileSystem()
+    /// Performs every operation, counting it and failing from the k-th on.
+    private let faults: FaultInjectingFileSystem
     private let lock = NSLock()
-    private var performed = 0
     /// The 0-based index of the operation at which the process dies, or nil.
-    public let failAt: Int?
+    public var failAt: Int? { faults.failAt }
 
     /// Undo information of one volatile change, newest last.
     enum Change {
@@ -29,19 +31,11 @@ public final class PowerLossFileSystem: FileSystem, @unchecked Sendable {
     public private(set) var unsyncedWritesDropped = 0
 
     public init(failAt: Int? = nil) {
-        self.failAt = failAt
+        faults = FaultInjectingFileSystem(failAt: failAt)
     }
 
-    public var died: Bool { lock.withLock { failAt.map { performed > $0 } ?? false } }
-
-    func step(_ name: String, _ path: String) throws {
-        try lock.withLock {
-            defer { performed += 1 }
-            if let failAt, performed >= failAt {
-                throw EventLogError.io(operation: "injected crash at \(name)", path: path, errno: EIO)
-            }
-        }
-    }
+    /// Whether the process has died (the k-th operation was reached).
+    public var died: Bool { faults.crashed }
 
     func record(_ change: Change) { lock.withLock { volatile.append(change) } }
 
@@ -102,42 +96,36 @@ public final class PowerLossFileSystem: FileSystem, @unchecked Sendable {
     }
 
     public func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
-        if mode != .readOnly { try step("open", path) }
         let existed = base.exists(path)
-        let file = try base.open(path, mode: mode)
+        let file = try faults.open(path, mode: mode)
         if !existed && mode != .readOnly { record(.created(path: path)) }
         return PowerLossFile(base: file, path: path, fileSystem: self)
     }
 
     public func rename(_ source: String, to destination: String) throws {
-        try step("rename", destination)
         let replaced = contents(destination)
-        try base.rename(source, to: destination)
+        try faults.rename(source, to: destination)
         record(.renamed(source: source, destination: destination, replaced: replaced))
     }
 
     public func link(_ source: String, to destination: String) throws {
-        try step("link", destination)
-        try base.link(source, to: destination)
+        try faults.link(source, to: destination)
         record(.created(path: destination))
     }
 
     public func remove(_ path: String) throws {
-        try step("remove", path)
         let old = contents(path) ?? []
-        try base.remove(path)
+        try faults.remove(path)
         record(.removed(path: path, contents: old))
     }
 
     public func syncDirectory(_ path: String) throws {
-        try step("syncDirectory", path)
-        try base.syncDirectory(path)
+        try faults.syncDirectory(path)
         syncedDirectory(path)
     }
 
     public func createDirectory(_ path: String) throws {
-        try step("createDirectory", path)
-        try base.createDirectory(path)
+        try faults.createDirectory(path)
     }
 
     public func exists(_ path: String) -> Bool { base.exists(path) }
@@ -145,6 +133,7 @@ public final class PowerLossFileSystem: FileSystem, @unchecked Sendable {
     public func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
 }
 
+/// Records undo information around a `FaultInjectingFile`, which counts and fails the steps.
 final class PowerLossFile: StorageFile {
     let base: any StorageFile
     let path: String
@@ -163,7 +152,6 @@ final class PowerLossFile: StorageFile {
     }
 
     func write(at offset: UInt64, _ bytes: UnsafeRawBufferPointer) throws {
-        try fileSystem.step("write", path)
         let size = try base.size()
         let overlap = offset < size ? try base.readBytes(at: offset, count: Int(min(UInt64(bytes.count), size - offset))) : []
         try base.write(at: offset, bytes)
@@ -171,19 +159,16 @@ final class PowerLossFile: StorageFile {
     }
 
     func sync() throws {
-        try fileSystem.step("sync", path)
         try base.sync()
         fileSystem.synced(path)
     }
 
     func fullSync() throws {
-        try fileSystem.step("fullSync", path)
         try base.fullSync()
         fileSystem.synced(path)
     }
 
     func truncate(to size: UInt64) throws {
-        try fileSystem.step("truncate", path)
         let oldSize = try base.size()
         let tail = size < oldSize ? try base.readBytes(at: size, count: Int(oldSize - size)) : []
         try base.truncate(to: size)
