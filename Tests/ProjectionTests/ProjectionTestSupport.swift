@@ -48,3 +48,21 @@ extension ReadModels {
 }
 
 let d0 = LocalDay(year: 2024, month: 5, day: 6)
+
+/// Everything the read models answer (rings, the summaries of `metrics` by every period, streaks,
+/// goals, sources), as comparable lines.
+func readModelAnswers(_ models: ReadModels, metrics: [String]) throws -> [String] {
+    var lines = try models.rings().map { "\($0)" }
+    for metric in metrics {
+        for period in SummaryPeriod.allCases {
+            lines += try models.summary(metric: metric, by: period).map {
+                // Sums of the same pieces in another order may differ in the last bits.
+                "\(metric) \($0.period) \(($0.value * 1e6).rounded()) \($0.samples) \(String(describing: $0.min)) \(String(describing: $0.max))"
+            }
+        }
+    }
+    lines.append("\(try models.streaks())")
+    lines += try models.goalChanges().map { "\($0)" }
+    lines += try models.sources().map { "\($0)" }
+    return lines
+}

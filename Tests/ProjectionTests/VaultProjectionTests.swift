@@ -34,18 +34,8 @@ import TestSupport
 
     /// Everything the read models answer, as comparable lines.
     static func answers(_ vault: Vault) throws -> [String] {
-        var lines = try vault.rings().map { "\($0)" }
-        for metric in ["steps", "active-energy", "heart-rate", "distance", "exercise-time"] {
-            for period in SummaryPeriod.allCases {
-                lines += try vault.summary(metric: metric, by: period).map {
-                    "\(metric) \($0.period) \(($0.value * 1e6).rounded()) \($0.samples) \(String(describing: $0.min)) \(String(describing: $0.max))"
-                }
-            }
-        }
-        lines.append("\(try vault.streaks())")
-        lines += try vault.goalChanges().map { "\($0)" }
-        lines += try vault.sources().map { "\($0)" }
-        return lines
+        let metrics = try ["steps", "active-energy", "heart-rate", "distance", "exercise-time"].map(Vault.metricIdentifier)
+        return try readModelAnswers(try vault.projections(), metrics: metrics)
     }
 
     /// 40 generated days over the DST switch with a trip to New York: every computed ring equals
