@@ -74,14 +74,8 @@ import Testing
             _ = try makeVault(in: vaultPath)
             let file = dir.path + "/samples.csv"
             try Data(Self.csv.utf8).write(to: URL(fileURLWithPath: file))
-            var vault: Vault?
-            do {
-                vault = try Vault.open(at: vaultPath, passphrase: passphrase("old passphrase"), mode: .readWrite, fileSystem: disk)
-            } catch {
-                // The fault hit `open`, which reported it; the crash-point tests cover opening.
-                #expect(disk.crashed)
-                return true
-            }
+            var vault = Self.openForWriting(vaultPath, disk)
+            guard vault != nil else { return true }
             var added = 0
             do {
                 added = try vault!.importFiles([file], timeZone: TimeZone(identifier: "UTC")!).added
@@ -103,6 +97,17 @@ import Testing
         }
         #expect(steps > 5 && reportedFailures > 3)
         print("transient faults: import faulted at each of \(steps) steps, \(reportedFailures) reported")
+    }
+
+    /// The vault opened for writing through `disk`, or nil when the fault hit `open` itself,
+    /// which reported it (the crash-point tests cover opening).
+    static func openForWriting(_ vaultPath: String, _ disk: FaultInjectingFileSystem) -> Vault? {
+        do {
+            return try Vault.open(at: vaultPath, passphrase: passphrase("old passphrase"), mode: .readWrite, fileSystem: disk)
+        } catch {
+            #expect(disk.crashed)
+            return nil
+        }
     }
 
     /// Runs `command` again on the vault object whose write failed: it works, or refuses with
@@ -138,13 +143,8 @@ import Testing
                 try vault.addRecipient(name: "lab", publicKeyFile: dir.path + "/lab.pub")
                 try vault.grant(recipient: "lab", categories: [.activity, .heart], from: nil, to: nil, granularity: .raw, expires: nil, purpose: nil)
             }
-            var vault: Vault?
-            do {
-                vault = try Vault.open(at: vaultPath, passphrase: passphrase("old passphrase"), mode: .readWrite, fileSystem: disk)
-            } catch {
-                #expect(disk.crashed)
-                return true
-            }
+            var vault = Self.openForWriting(vaultPath, disk)
+            guard vault != nil else { return true }
             let bundle = dir.path + "/out.hvb"
             do {
                 _ = try vault!.export(to: "lab", path: bundle, today: LocalDay(year: 2025, month: 8, day: 10))
