@@ -1,5 +1,7 @@
 import Envelope
+import EventLog
 import Foundation
+import Vault
 
 /// Fuzzes what is inside a bundle's encryption: the entries, the manifest, the file list, paths
 /// and hashes. Mutated ciphertext never gets past authentication, so the input here is the
@@ -32,39 +34,25 @@ final class BundleContentsHarness: FuzzHarness {
             let data = Array(entries.dropFirst(2))
             entries[0].bytes = Array(Self.filled(String(decoding: entries[0].bytes, as: UTF8.self), data: data).utf8)
             entries[1].bytes = FuzzKeys.senderSigning.sign(entries[0].bytes)
-            plaintext = entries.flatMap(Self.encoded)
+            plaintext = Self.encoded(entries)
         }
-        return try opener.open(try workspace.write(try sealed(plaintext), to: "resealed.hvb"))
+        let path = workspace.path + "/resealed.hvb"
+        try? FileManager.default.removeItem(atPath: path)
+        _ = try BundleWriter.write([plaintext], signingKey: FuzzKeys.senderSigning.publicKey, recipientKey: FuzzKeys.recipient.publicKey,
+                                   to: path, fileSystem: POSIXFileSystem())
+        return try opener.open(path)
     }
 
     // MARK: Entries (docs/bundle-format.md)
 
     typealias Entry = (name: String, bytes: [UInt8])
 
-    static func entries(_ bytes: [UInt8]) -> [Entry]? {
-        var result: [Entry] = []
-        var offset = 0
-        func integer(_ width: Int) -> UInt64? {
-            guard bytes.count - offset >= width else { return nil }
-            defer { offset += width }
-            return (0..<width).reduce(UInt64(0)) { $0 | UInt64(bytes[offset + $1]) << (8 * UInt64($1)) }
-        }
-        while offset < bytes.count {
-            guard let nameLength = integer(2), bytes.count - offset >= Int(nameLength) else { return nil }
-            let name = String(decoding: bytes[offset..<offset + Int(nameLength)], as: UTF8.self)
-            offset += Int(nameLength)
-            guard let length = integer(8), length <= UInt64(bytes.count - offset) else { return nil }
-            result.append((name, Array(bytes[offset..<offset + Int(length)])))
-            offset += Int(length)
-        }
-        return result
+    static func entries(_ plaintext: [UInt8]) -> [Entry]? {
+        BundleFormat.entries(plaintext)?.map { ($0.name, Array($0.bytes)) }
     }
 
-    static func encoded(_ entry: Entry) -> [UInt8] {
-        let name = Array(entry.name.utf8)
-        var out = withUnsafeBytes(of: UInt16(truncatingIfNeeded: name.count).littleEndian, Array.init) + name
-        out += withUnsafeBytes(of: UInt64(entry.bytes.count).littleEndian, Array.init)
-        return out + entry.bytes
+    static func encoded(_ entries: [Entry]) -> [UInt8] {
+        entries.flatMap { BundleFormat.entry(name: $0.name, bytes: $0.bytes) }
     }
 
     // MARK: Placeholders
@@ -104,29 +92,12 @@ final class BundleContentsHarness: FuzzHarness {
         }
         entries[0].bytes = Array(text.utf8)
         entries[1].bytes = [UInt8](repeating: 0, count: SigningKeyPair.signatureBytes)
-        return entries.flatMap(Self.encoded)
+        return Self.encoded(entries)
     }
 
     // MARK: Envelope (docs/bundle-format.md, "File")
 
     private static let magic = Array("HVBUNDL\n".utf8)
-    private static let chunkSize = 1 << 20
-
-    private func sealed(_ plaintext: [UInt8]) throws -> [UInt8] {
-        let key = SecretStream.generateKey()
-        let encryptor = try SecretStream.Encryptor(key: key)
-        var out = Self.magic + [1, 0] + FuzzKeys.senderSigning.publicKey
-        out += try BoxKeyPair.seal(key, to: FuzzKeys.recipient.publicKey)
-        out += encryptor.header
-        var offset = 0
-        repeat {
-            let end = min(plaintext.count, offset + Self.chunkSize)
-            let chunk = plaintext[offset..<end].withUnsafeBytes { encryptor.push($0, final: end == plaintext.count) }
-            out += withUnsafeBytes(of: UInt32(chunk.count).littleEndian, Array.init) + chunk
-            offset = end
-        } while offset < plaintext.count
-        return out
-    }
 
     private func decrypted(_ bundle: [UInt8]) throws -> [UInt8] {
         let headerBytes = Self.magic.count + 2 + SigningKeyPair.publicKeyBytes + SecretStream.keyBytes + BoxKeyPair.sealOverhead + SecretStream.headerBytes

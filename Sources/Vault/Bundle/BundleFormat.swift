@@ -10,7 +10,7 @@ import Foundation
 /// ```
 /// The stream's plaintext is a sequence of entries (`name length u16 || name || length u64 ||
 /// bytes`): `manifest.json`, `manifest.sig` (Ed25519 over the manifest), then the data files.
-enum BundleFormat {
+public enum BundleFormat {
     static let magic: [UInt8] = Array("HVBUNDL\n".utf8)
     static let version: UInt16 = 1
     static let sealedKeyBytes = SecretStream.keyBytes + BoxKeyPair.sealOverhead
@@ -23,12 +23,34 @@ enum BundleFormat {
     static let manifestName = "manifest.json"
     static let signatureName = "manifest.sig"
 
-    static func entry(name: String, bytes: [UInt8]) -> [UInt8] {
+    /// One entry of a bundle's plaintext.
+    public static func entry(name: String, bytes: [UInt8]) -> [UInt8] {
         var w = ByteWriter(capacity: 2 + name.utf8.count + 8)
         w.write(UInt16(name.utf8.count))
         w.write(Array(name.utf8))
         w.write(UInt64(bytes.count))
         return w.bytes + bytes
+    }
+
+    /// A bundle's plaintext split into its entries, or nil unless it is whole entries only.
+    public static func entries(_ plaintext: [UInt8]) -> [(name: String, bytes: ArraySlice<UInt8>)]? {
+        var entries: [(name: String, bytes: ArraySlice<UInt8>)] = []
+        var offset = 0
+        while offset < plaintext.count {
+            guard plaintext.count - offset >= 2 else { return nil }
+            let nameLength = Int(plaintext[offset]) | Int(plaintext[offset + 1]) << 8
+            offset += 2
+            guard plaintext.count - offset >= nameLength + 8 else { return nil }
+            let name = String(decoding: plaintext[offset..<offset + nameLength], as: UTF8.self)
+            offset += nameLength
+            var length: UInt64 = 0
+            for k in 0..<8 { length |= UInt64(plaintext[offset + k]) << (8 * UInt64(k)) }
+            offset += 8
+            guard length <= UInt64(plaintext.count - offset) else { return nil }
+            entries.append((name, plaintext[offset..<offset + Int(length)]))
+            offset += Int(length)
+        }
+        return entries
     }
 }
 

@@ -67,23 +67,7 @@ public enum BundleReader {
             throw refuse("\(error)")
         }
 
-        // Entries.
-        var entries: [(name: String, bytes: ArraySlice<UInt8>)] = []
-        var offset = 0
-        while offset < plaintext.count {
-            guard plaintext.count - offset >= 2 else { throw refuse("malformed contents") }
-            let nameLength = Int(plaintext[offset]) | Int(plaintext[offset + 1]) << 8
-            offset += 2
-            guard plaintext.count - offset >= nameLength + 8 else { throw refuse("malformed contents") }
-            let name = String(decoding: plaintext[offset..<offset + nameLength], as: UTF8.self)
-            offset += nameLength
-            var length: UInt64 = 0
-            for k in 0..<8 { length |= UInt64(plaintext[offset + k]) << (8 * UInt64(k)) }
-            offset += 8
-            guard length <= UInt64(plaintext.count - offset) else { throw refuse("malformed contents") }
-            entries.append((name, plaintext[offset..<offset + Int(length)]))
-            offset += Int(length)
-        }
+        guard let entries = BundleFormat.entries(plaintext) else { throw refuse("malformed contents") }
         guard entries.count >= 2, entries[0].name == BundleFormat.manifestName, entries[1].name == BundleFormat.signatureName else {
             throw refuse("malformed contents (no signed manifest)")
         }

@@ -155,10 +155,12 @@ extension Vault {
 }
 
 /// Writes the encrypted stream of a bundle.
-enum BundleWriter {
-    /// Writes `entries` as one secretstream to `path` (created new, 0600, fsynced); returns the
-    /// BLAKE2b-256 of the file and its size. On failure nothing is left at `path`.
-    static func write(_ entries: [[UInt8]], signingKey: [UInt8], recipientKey: [UInt8], to path: String,
+public enum BundleWriter {
+    /// Writes `entries` (`BundleFormat.entry` bytes, concatenated into one stream) as a bundle
+    /// file to `path` (created new, 0600, fsynced), with `signingKey` as the sender's key in its
+    /// header and the stream key sealed to `recipientKey`; returns the BLAKE2b-256 of the file and its size. On
+    /// failure nothing is left at `path`.
+    public static func write(_ entries: [[UInt8]], signingKey: [UInt8], recipientKey: [UInt8], to path: String,
                       fileSystem: any FileSystem) throws -> (String, Int) {
         let streamKey = SecretStream.generateKey()
         let encryptor = try SecretStream.Encryptor(key: streamKey)
