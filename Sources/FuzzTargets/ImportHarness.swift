@@ -57,9 +57,12 @@ final class ImportHarness: FuzzHarness {
     }
 
     func run(_ input: [UInt8]) throws -> FuzzOutcome {
-        if try workspace.vaultState().logSize > Self.vaultSizeLimit { vault = try workspace.freshVault() }
+        var before = try workspace.vaultState()
+        if before.logSize > Self.vaultSizeLimit {
+            vault = try workspace.freshVault()
+            before = try workspace.vaultState()
+        }
         let path = try workspace.write(input, to: kind.fileName)
-        let before = try workspace.vaultState()
         let first: ImportReport
         do {
             first = try vault.importFiles([path], timeZone: TimeZone(identifier: "UTC")!)
