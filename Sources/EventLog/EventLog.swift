@@ -215,6 +215,13 @@ public final class EventLog {
             }
             result = try scanner.scan(from: claimed, startFrameOffset: head.lastFrameOffset, fileSize: fileSize, acknowledged: claimed.sequence, onFrame: onFrame)
         }
+        // A crash leaves at most one commit the head has not caught up with, and never an
+        // unfinished frame after it: the head is replaced after every commit, under the lock,
+        // before the next append starts. Both together mean an older head over a cut log.
+        if let torn = result.tornTail, result.lastCommit.sequence > claimed.sequence {
+            throw EventLogError.headBehindLog(path: names.log, headSequence: claimed.sequence,
+                                              logSequence: result.lastCommit.sequence, tornOffset: torn.offset)
+        }
         return InspectedState(vaultID: header.vaultID, head: head, scan: result)
     }
 

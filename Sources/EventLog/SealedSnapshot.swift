@@ -75,7 +75,7 @@ public enum SealedSnapshot {
     /// used (the caller rebuilds), or an I/O error.
     public static func read(
         from path: String, purpose: UInt16, vaultID: [UInt8], masterKey: SecretKey,
-        fileSystem: any FileSystem = POSIXFileSystem()
+        fileSystem: any FileSystem = POSIXFileSystem(), limit: Int = maximumPlaintext
     ) throws -> Contents? {
         guard fileSystem.exists(path) else { return nil }
         let file = try fileSystem.open(path, mode: .readOnly)
@@ -93,7 +93,9 @@ public enum SealedSnapshot {
                                        chainHash: reader.readBytes(32)!)
             return (position, reader.readBytes(LogFormat.nonceSize)!, reader.read()!)
         }
-        guard length <= UInt64(maximumPlaintext), size == UInt64(headerSize) + length + UInt64(LogFormat.tagSize) else {
+        // Checked before anything is allocated: a sparse file cannot make the reader reserve more
+        // than the caller expects of this kind of snapshot.
+        guard length <= UInt64(min(limit, maximumPlaintext)), size == UInt64(headerSize) + length + UInt64(LogFormat.tagSize) else {
             throw Problem.malformed("length does not match the file size")
         }
         let ciphertext = try file.readBytes(at: UInt64(headerSize), count: Int(length) + LogFormat.tagSize)

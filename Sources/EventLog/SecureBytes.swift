@@ -64,3 +64,9 @@ public func secureZero(_ bytes: inout [UInt8]) {
         if let base = buffer.baseAddress, buffer.count > 0 { sodium_memzero(base, buffer.count) }
     }
 }
+
+/// Zeroes memory this program does not own as an array (the environment block) in a way the
+/// compiler cannot drop.
+public func secureZero(_ pointer: UnsafeMutableRawPointer, count: Int) {
+    if count > 0 { sodium_memzero(pointer, count) }
+}

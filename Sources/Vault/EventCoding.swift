@@ -28,6 +28,8 @@ enum EventCoding {
         case consentGranted = 16
         case consentRevoked = 17
         case exportPerformed = 18
+        case identityRecorded = 19
+        case masterKeyRotated = 20
     }
 
     /// Seconds of 2001-01-01T00:00:00Z (Apple's reference date): timestamps are stored relative to it.

@@ -76,6 +76,14 @@ final class EventDecoder {
                 categories = list
             }
             event = .consentRevoked(ConsentRevocation(at: at, recipient: recipient, categories: categories))
+        case .identityRecorded:
+            let at = try r.date()
+            guard let reason = IdentityRecord.Reason(rawValue: try r.string()) else { throw r.fail("unknown identity reason") }
+            guard let signing = Data(base64Encoded: try r.string()), signing.count == 32,
+                  let encryption = Data(base64Encoded: try r.string()), encryption.count == 32 else { throw r.fail("malformed identity key") }
+            event = .identityRecorded(IdentityRecord(at: at, reason: reason, signingKey: Array(signing), encryptionKey: Array(encryption)))
+        case .masterKeyRotated:
+            event = .masterKeyRotated(at: try r.date())
         case .exportPerformed:
             let at = try r.date(), recipient = try r.string()
             var ids: [String] = []

@@ -154,6 +154,17 @@ final class EventEncoder {
                 for c in categories { w.string(c.rawValue) }
             }
             return w
+        case .identityRecorded(let i):
+            var w = EventWriter(kind: .identityRecorded)
+            w.date(i.at)
+            w.string(i.reason.rawValue)
+            w.string(Data(i.signingKey).base64EncodedString())
+            w.string(Data(i.encryptionKey).base64EncodedString())
+            return w
+        case .masterKeyRotated(let at):
+            var w = EventWriter(kind: .masterKeyRotated)
+            w.date(at)
+            return w
         case .exportPerformed(let e):
             var w = EventWriter(kind: .exportPerformed)
             w.date(e.at)

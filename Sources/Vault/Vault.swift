@@ -47,6 +47,7 @@ public final class Vault {
             return names
         }
         _ = try refuseUnlessEmptyOrLeftovers()
+        try restrictToOwner(directory)
         let masterKey = SecretKey.random()
         let vaultID = randomVaultID()
         // Checked again under the lock: another init may have finished meanwhile.
@@ -60,8 +61,23 @@ public final class Vault {
         let keyslot = try Keyslot.seal(masterKey: masterKey, vaultID: vaultID, passphrase: passphrase, kdf: kdf)
         try keyslot.write(to: keyslotPath, fileSystem: fileSystem)
         // After the keyslot: a crash before this leaves a vault that makes its identity later.
-        try vault.writeIdentity(.generate())
+        let identity = VaultIdentity.generate()
+        try vault.writeIdentity(identity, to: vault.identityPath)
+        try vault.append([.identityRecorded(IdentityRecord(identity, reason: .created, at: now))])
         return vault
+    }
+
+    /// An existing directory given to `init` becomes the owner's alone (0700), as a new one is
+    /// made: a group- or world-writable vault directory would let others swap its files.
+    static func restrictToOwner(_ directory: String) throws {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: directory),
+              attributes[.type] as? FileAttributeType == .typeDirectory,
+              let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, mode & 0o077 != 0 else { return }
+        do {
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory)
+        } catch {
+            throw VaultError.cannotWrite(path: directory, reason: "is open to other users (mode \(String(mode, radix: 8))) and could not be made private: \(error.localizedDescription)")
+        }
     }
 
     /// Opens the vault in `directory`. Read-only handles never block a writer and are never blocked.
@@ -147,7 +163,7 @@ public final class Vault {
     /// Kinds of audit events (all below 128, so one varint byte). They use no interned strings.
     static let auditKinds: Set<UInt8> = Set([
         EventCoding.Kind.vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
-        .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed,
+        .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated,
     ].map { UInt8($0.rawValue) })
 
     /// Calls `body` with every event of the log, in order.

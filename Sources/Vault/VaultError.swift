@@ -22,10 +22,16 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case identityDamaged
     /// No identity yet and the vault is open read-only.
     case noIdentity
+    /// `identity.sealed` is gone though the log records an identity (or exports signed by one).
+    case identityMissing(path: String, fingerprint: String?)
+    /// `identity.sealed` holds another identity than the one the log records.
+    case identityMismatch(recorded: String, found: String)
     /// No recipient of this name.
     case unknownRecipient(name: String)
     /// A recipient of this name exists with another key.
     case recipientExists(name: String)
+    /// A new recipient's name looks the same as an existing one's (case, width, lookalike letters).
+    case recipientLookalike(name: String, existing: String)
     /// A file could not be created, written or synced.
     case cannotWrite(path: String, reason: String)
     /// A key file that is not one `vaultctl keygen` wrote.
@@ -61,12 +67,18 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(path) already exists; choose a new file name"
         case .identityDamaged:
             "the vault's identity (identity.sealed) is damaged; bundles cannot be signed"
+        case .identityMissing(let path, let fingerprint):
+            "\(path) is missing, but the vault has signed as \(fingerprint ?? "an identity the log does not name") (see `vaultctl history`); restore it from a backup, or run `vaultctl identity rotate` to make a new one that recipients must learn again"
+        case .identityMismatch(let recorded, let found):
+            "identity.sealed holds identity \(found), but the log records \(recorded): it was replaced outside vaultctl; restore it from a backup, or run `vaultctl identity rotate`"
         case .noIdentity:
             "this vault has no identity yet; run a write command (recipient add, grant, export) to make one"
         case .unknownRecipient(let name):
             "no recipient named '\(name)' (see `vaultctl recipient list`)"
         case .recipientExists(let name):
             "a recipient named '\(name)' already exists with another key"
+        case .recipientLookalike(let name, let existing):
+            "'\(name)' looks the same as the existing recipient '\(existing)'; choose a name that cannot be mistaken for it"
         case .cannotWrite(let path, let reason), .invalidKeyFile(let path, let reason):
             "\(path): \(reason)"
         case .unknownCategory(let name):

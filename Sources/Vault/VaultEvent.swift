@@ -36,6 +36,10 @@ public enum VaultEvent: Equatable, Sendable {
     case consentRevoked(ConsentRevocation)
     /// A bundle was written for a recipient.
     case exportPerformed(ExportRecord)
+    /// The vault's signing and encryption identity was made, adopted or replaced.
+    case identityRecorded(IdentityRecord)
+    /// The master key was replaced and the log re-encrypted under it (`passwd --rekey`).
+    case masterKeyRotated(at: Date)
 
     /// The kind name used in the audit trail (`history --json`).
     public var kind: String {
@@ -49,6 +53,8 @@ public enum VaultEvent: Equatable, Sendable {
         case .consentGranted: "grant"
         case .consentRevoked: "revoke"
         case .exportPerformed: "export"
+        case .identityRecorded: "identity"
+        case .masterKeyRotated: "rekey"
         case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .genericRecord: "data"
         }
     }
@@ -59,7 +65,9 @@ public enum VaultEvent: Equatable, Sendable {
     /// When the event was recorded, for audit events.
     public var date: Date? {
         switch self {
-        case .vaultCreated(let at, _), .passphraseChanged(let at), .importRecorded(let at, _), .sourceOrderSet(let at, _): at
+        case .vaultCreated(let at, _), .passphraseChanged(let at), .importRecorded(let at, _), .sourceOrderSet(let at, _),
+             .masterKeyRotated(let at): at
+        case .identityRecorded(let i): i.at
         case .goalSet(let goal): goal.at
         case .recipientAdded(let r): r.at
         case .consentGranted(let g): g.at

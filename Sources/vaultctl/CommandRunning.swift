@@ -21,14 +21,15 @@ extension VaultCommand {
     }
 }
 
-/// Output conventions: data on stdout, everything else on stderr.
+/// Output conventions: data on stdout, everything else on stderr. Every line passes through
+/// `TerminalText.sanitize`: what it quotes may come from untrusted files.
 enum Console {
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data("vaultctl: error: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("vaultctl: error: \(TerminalText.sanitize(message))\n".utf8))
     }
 
     static func note(_ message: String) {
-        FileHandle.standardError.write(Data("\(message)\n".utf8))
+        FileHandle.standardError.write(Data("\(TerminalText.sanitize(message))\n".utf8))
     }
 
     /// Prints one JSON document on stdout.
@@ -40,6 +41,6 @@ enum Console {
     }
 
     static func print(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        FileHandle.standardOutput.write(Data((TerminalText.sanitize(line) + "\n").utf8))
     }
 }

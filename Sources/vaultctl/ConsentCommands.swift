@@ -23,6 +23,9 @@ extension Vaultctl {
             let grant = try opened.grant(recipient: name, categories: try HealthCategory.parseList(categories), from: range.from, to: range.to,
                                          granularity: granularity, expires: expires, purpose: purpose)
             Console.print("granted \(name): \(grant.categories.map(\.rawValue).joined(separator: ",")) \(grant.granularity.rawValue), data \(grant.from?.description ?? "any") to \(grant.to?.description ?? "any"), expires \(grant.expires?.description ?? "never") (consent \(grant.id))")
+            if grant.categories.contains(.other) {
+                Console.print("other holds (an export shares these): " + Consents.describe(try opened.typesHeld(in: .other)))
+            }
         }
     }
 
@@ -59,9 +62,13 @@ extension Vaultctl {
             var revokedAt: String?
             var id: String?
             var change: String?
+            /// For a consent in force that covers `other`: the types it holds now.
+            var otherHolds: [HeldType]?
+
+            struct HeldType: Encodable { var type: String; var count: Int }
 
             enum Keys: String, CodingKey {
-                case recipient, categories, from, to, granularity, expires, purpose, grantedAt, revokedAt, id, change
+                case recipient, categories, from, to, granularity, expires, purpose, grantedAt, revokedAt, id, change, otherHolds
             }
 
             /// The spec's fields always, null when absent; the history's extra fields only when set.
@@ -78,6 +85,7 @@ extension Vaultctl {
                 try c.encodeIfPresent(revokedAt, forKey: .revokedAt)
                 try c.encodeIfPresent(id, forKey: .id)
                 try c.encodeIfPresent(change, forKey: .change)
+                try c.encodeIfPresent(otherHolds, forKey: .otherHolds)
             }
 
             init(_ grant: ConsentGrant, categories: [HealthCategory], change: String? = nil) {
@@ -102,9 +110,15 @@ extension Vaultctl {
             }
         }
 
+        /// `HKQuantityTypeIdentifierUVExposure (12), NoiseLevel (3)`, or that it is empty.
+        static func describe(_ held: [(type: String, count: Int)]) -> String {
+            held.isEmpty ? "nothing yet" : held.map { "\($0.type) (\($0.count))" }.joined(separator: ", ")
+        }
+
         func execute() throws {
-            let ledger = try Vault.open(at: vault.directory, passphrase: try vault.passphrase()).consentLedger()
-            let rows: [Output]
+            let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase())
+            let ledger = try opened.consentLedger()
+            var rows: [Output]
             if history {
                 rows = ledger.changes.map { change in
                     switch change {
@@ -114,6 +128,10 @@ extension Vaultctl {
                 }
             } else {
                 rows = ledger.allInForce(on: .today()).map { Output($0.grant, categories: $0.categories) }
+                if rows.contains(where: { $0.categories.contains(HealthCategory.other.rawValue) }) {
+                    let held = try opened.typesHeld(in: .other).map { Output.HeldType(type: $0.type, count: $0.count) }
+                    for i in rows.indices where rows[i].categories.contains(HealthCategory.other.rawValue) { rows[i].otherHolds = held }
+                }
             }
             if json { try Console.json(rows); return }
             if rows.isEmpty { Console.note(history ? "no consent was ever given" : "no consent is in force") }
@@ -122,6 +140,9 @@ extension Vaultctl {
                     Console.print("\(row.revokedAt ?? "")  revoke  \(row.recipient): \(row.categories.joined(separator: ","))")
                 } else {
                     Console.print("\(row.grantedAt ?? "")  \(history ? "grant  " : "")\(row.recipient): \(row.categories.joined(separator: ",")) \(row.granularity ?? ""), data \(row.from ?? "any") to \(row.to ?? "any"), expires \(row.expires ?? "never")\(row.purpose.map { ", purpose: \($0)" } ?? "")")
+                    if let held = row.otherHolds {
+                        Console.print("    other holds: " + Self.describe(held.map { ($0.type, $0.count) }))
+                    }
                 }
             }
         }

@@ -49,21 +49,31 @@ extension Vaultctl {
             @Option(help: ArgumentHelp("Directory to write (new or empty).", valueName: "DIR")) var out: String
             @Option(help: ArgumentHelp("Refuse unless the vault's fingerprint is this one (from `vaultctl identity`).", valueName: "FPR"))
             var expectSender: String?
+            @Flag(help: "Open a bundle from whichever vault signed it, without checking who that is (not recommended).")
+            var anySender = false
             @Flag(help: "Print one JSON document on stdout.") var json = false
 
             struct Output: Encodable { var sender: String; var senderVerified: Bool; var recipient: String; var createdAt: String; var files: [String]; var counts: [String: Int] }
 
+            func validate() throws {
+                if expectSender == nil, !anySender {
+                    throw ValidationError("say whose bundle you expect: --expect-sender FPR (the fingerprint the person read out from `vaultctl identity`), or --any-sender to open it without checking who signed it")
+                }
+                if expectSender != nil, anySender { throw ValidationError("--expect-sender and --any-sender exclude each other") }
+            }
+
             func execute() throws {
                 let opened = try BundleReader.open(file, keyFile: key, outputDirectory: out, expectSender: expectSender)
                 if expectSender == nil {
-                    Console.note("warning: sender not checked; compare \(opened.senderFingerprint) with the one the person gave you, or pass --expect-sender")
+                    Console.note("warning: sender not checked (--any-sender); compare \(opened.senderFingerprint) with the one the person gave you")
                 }
                 if json {
                     try Console.json(Output(sender: opened.senderFingerprint, senderVerified: expectSender != nil, recipient: opened.recipient,
                                             createdAt: opened.createdAt, files: opened.files, counts: opened.counts))
                     return
                 }
-                Console.print("verified bundle from \(opened.senderFingerprint) made \(opened.createdAt); wrote \(opened.files.map { out + "/" + $0 }.joined(separator: ", "))")
+                let who = expectSender == nil ? "signed by \(opened.senderFingerprint) (sender not checked)" : "verified bundle from \(opened.senderFingerprint)"
+                Console.print("\(who) made \(opened.createdAt); wrote \(opened.files.map { out + "/" + $0 }.joined(separator: ", "))")
             }
         }
     }
@@ -107,6 +117,7 @@ extension Vaultctl {
             case .exportPerformed(let e):
                 ["recipient": e.recipient, "consents": e.consentIDs.joined(separator: ","), "bundleHash": e.bundleHash,
                  "counts": e.counts.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")]
+            case .identityRecorded(let i): ["reason": i.reason.rawValue, "fingerprint": i.fingerprint]
             default: [:]
             }
         }

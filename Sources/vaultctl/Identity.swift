@@ -16,29 +16,55 @@ extension Vaultctl {
         }
     }
 
-    struct Identity: VaultCommand {
+    struct Identity: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "The vault's public keys and fingerprint, to give to a researcher.")
+            abstract: "The vault's public keys and fingerprint, to give to a researcher.",
+            subcommands: [Show.self, Rotate.self], defaultSubcommand: Show.self)
 
-        @OptionGroup var vault: VaultOptions
+        struct Show: VaultCommand {
+            static let configuration = CommandConfiguration(abstract: "Print the fingerprint and public keys.")
 
-        @Flag(help: "Print one JSON document on stdout.")
-        var json = false
+            @OptionGroup var vault: VaultOptions
+            @Flag(help: "Print one JSON document on stdout.") var json = false
 
-        struct Output: Encodable {
-            var fingerprint: String
-            var signingKey: String
-            var encryptionKey: String
+            struct Output: Encodable {
+                var fingerprint: String
+                var signingKey: String
+                var encryptionKey: String
+            }
+
+            func execute() throws {
+                let identity = try Vault.open(at: vault.directory, passphrase: try vault.passphrase()).identity()
+                let output = Output(fingerprint: identity.fingerprint, signingKey: Data(identity.signing.publicKey).base64EncodedString(),
+                                    encryptionKey: Data(identity.encryption.publicKey).base64EncodedString())
+                if json { try Console.json(output); return }
+                Console.print("fingerprint     \(output.fingerprint)")
+                Console.print("signing key     \(output.signingKey) (Ed25519)")
+                Console.print("encryption key  \(output.encryptionKey) (X25519)")
+            }
         }
 
-        func execute() throws {
-            let identity = try Vault.open(at: vault.directory, passphrase: try vault.passphrase()).identity()
-            let output = Output(fingerprint: identity.fingerprint, signingKey: Data(identity.signing.publicKey).base64EncodedString(),
-                                encryptionKey: Data(identity.encryption.publicKey).base64EncodedString())
-            if json { try Console.json(output); return }
-            Console.print("fingerprint     \(output.fingerprint)")
-            Console.print("signing key     \(output.signingKey) (Ed25519)")
-            Console.print("encryption key  \(output.encryptionKey) (X25519)")
+        struct Rotate: VaultCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Replace the vault's signing and encryption keys (recorded in the audit trail).",
+                discussion: "Recipients who check --expect-sender must be given the new fingerprint. Also the way back to signing after identity.sealed was lost.")
+
+            @OptionGroup var vault: VaultOptions
+            @Flag(help: "Confirm: bundles will carry a new fingerprint.") var yes = false
+            @Flag(help: "Print one JSON document on stdout.") var json = false
+
+            struct Output: Encodable { var previous: String?; var fingerprint: String }
+
+            func validate() throws {
+                guard yes else { throw ValidationError("rotating the identity gives bundles a new fingerprint that every recipient must learn; pass --yes to go ahead") }
+            }
+
+            func execute() throws {
+                let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+                let (previous, identity) = try opened.rotateIdentity()
+                if json { try Console.json(Output(previous: previous, fingerprint: identity.fingerprint)); return }
+                Console.print("new identity \(identity.fingerprint)" + (previous.map { " (was \($0))" } ?? "") + "; give recipients the new fingerprint")
+            }
         }
     }
 

@@ -54,7 +54,7 @@ final class ProgressBar {
         let width = 24
         let filled = Int(fraction * Double(width))
         let eta = rate > 0 && total > done ? Double(total - done) / rate : 0
-        let line = String(format: "\r%@ [%@%@] %3.0f%% %.0f/%.0f MB %.0f MB/s ETA %.0fs ", label,
+        let line = String(format: "\r%@ [%@%@] %3.0f%% %.0f/%.0f MB %.0f MB/s ETA %.0fs ", TerminalText.sanitize(label),
                           String(repeating: "#", count: filled), String(repeating: "-", count: width - filled),
                           fraction * 100, Double(done) / 1e6, Double(total) / 1e6, rate / 1e6, eta)
         FileHandle.standardError.write(Data(line.utf8))

@@ -32,7 +32,12 @@ enum PassphraseInput {
         if let file { return try fromFile(file) }
         if let value = getenv(variable) {
             let length = strlen(value)
-            return Passphrase(copying: UnsafeRawBufferPointer(start: value, count: length))
+            let passphrase = Passphrase(copying: UnsafeRawBufferPointer(start: value, count: length))
+            // The environment block is the last plaintext copy in this process: wiped in place,
+            // then the variable removed, so nothing later (a child, a Foundation copy) sees it.
+            secureZero(value, count: length)
+            unsetenv(variable)
+            return passphrase
         }
         guard isatty(STDIN_FILENO) == 1 else {
             throw Failure.noSource(what: what, fileFlag: fileFlag, variable: variable)

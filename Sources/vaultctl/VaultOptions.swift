@@ -14,11 +14,16 @@ struct VaultOptions: ParsableArguments {
 
     /// The vault directory the user means, per the spec's order of sources.
     var directory: String {
-        let environment = ProcessInfo.processInfo.environment
         if let dir = vaultDirectory, !dir.isEmpty { return dir }
-        if let dir = environment["HEALTHVAULT_DIR"], !dir.isEmpty { return dir }
-        if let data = environment["XDG_DATA_HOME"], !data.isEmpty { return data + "/healthvault" }
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        if let dir = Self.environment("HEALTHVAULT_DIR"), !dir.isEmpty { return dir }
+        if let data = Self.environment("XDG_DATA_HOME"), !data.isEmpty { return data + "/healthvault" }
+        let home = Self.environment("HOME") ?? NSHomeDirectory()
         return home + "/.local/share/healthvault"
+    }
+
+    /// One environment variable, read with getenv(3): `ProcessInfo.environment` would copy every
+    /// variable, `HEALTHVAULT_PASSPHRASE` included, into Swift strings that are never wiped.
+    static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
     }
 }

@@ -13,6 +13,7 @@ struct Vaultctl: ParsableCommand {
 
     static func main() {
         ProcessTuning.limitMallocArenas()
+        ProcessTuning.hardenAgainstMemoryDumps()
         main(nil)
     }
 }

@@ -46,8 +46,12 @@ import Testing
         #expect(opened.status == 0, "\(opened.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out/data").sorted()
         #expect(files == ["activity.csv", "activity.ndjson", "heart.csv", "heart.ndjson"])
-        let again = try cli.run(["bundle", "open", dir.path + "/b.bundle", "--key", dir.path + "/lab.key", "--out", dir.path + "/out"])
-        #expect(again.status != 0)  // the output directory is not empty
+        let unchecked = try cli.run(["bundle", "open", dir.path + "/b.bundle", "--key", dir.path + "/lab.key", "--out", dir.path + "/out2"])
+        #expect(unchecked.status != 0 && unchecked.stderr.contains("--expect-sender FPR"), "\(unchecked.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/out2"))
+        let again = try cli.run(["bundle", "open", dir.path + "/b.bundle", "--key", dir.path + "/lab.key", "--out", dir.path + "/out",
+                                 "--expect-sender", identity["fingerprint"]!])
+        #expect(again.status != 0 && again.stderr.contains("already exists"), "\(again.stderr)")
 
         #expect(try run(["revoke", "lab"]).status == 0)
         #expect(try run(["consents", "--json"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")

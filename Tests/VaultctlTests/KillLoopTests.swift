@@ -62,7 +62,7 @@ import Testing
             case .rebuild: command = s.args(["rebuild"])
             case .bundleOpen:
                 guard let openedBundle else { continue }
-                command = ["bundle", "open", openedBundle.path, "--key", s.dir.path + "/lab.key", "--out", s.dir.path + "/open-\(round)"]
+                command = ["bundle", "open", openedBundle.path, "--key", s.dir.path + "/lab.key", "--out", s.dir.path + "/open-\(round)", "--any-sender"]
             }
             let newPassphrase = s.passphrases[1 - s.current]
             let finished = try cli.runKilled(command, after: UInt32.random(in: 0...450_000, using: &rng))
@@ -85,7 +85,7 @@ import Testing
                 if FileManager.default.fileExists(atPath: bundle) {
                     // A bundle under its name is whole, opens, and is in the audit trail.
                     let out = s.dir.path + "/out-\(round)"
-                    let opened = try cli.run(["bundle", "open", bundle, "--key", s.dir.path + "/lab.key", "--out", out])
+                    let opened = try cli.run(["bundle", "open", bundle, "--key", s.dir.path + "/lab.key", "--out", out, "--any-sender"])
                     #expect(opened.status == 0, "round \(round): \(opened.stderr)")
                     let hash = Digest.of(Array(try Data(contentsOf: URL(fileURLWithPath: bundle)))).hex
                     #expect(exports.contains(hash), "round \(round): a bundle exists that the audit trail does not list")

@@ -2,19 +2,30 @@ import Envelope
 import EventLog
 import Foundation
 
-/// The bundle file layout, version 1 (docs/bundle-format.md).
+/// The bundle file layout (docs/bundle-format.md). Version 2, written today:
 ///
 /// ```
-/// magic "HVBUNDL\n" (8) || version u16 || sender signing key (32) || sealed stream key (80)
-/// || secretstream header (24) || chunks: ciphertext length u32 || ciphertext
+/// magic "HVBUNDL\n" (8) || version u16 || sealed stream key (80) || secretstream header (24)
+/// || chunks: ciphertext length u32 || ciphertext
 /// ```
 /// The stream's plaintext is a sequence of entries (`name length u16 || name || length u64 ||
-/// bytes`): `manifest.json`, `manifest.sig` (Ed25519 over the manifest), then the data files.
+/// bytes`): `manifest.json` (which names the sender's keys), `manifest.sig` (Ed25519 over the
+/// manifest), the data files, then `padding` (zero bytes) up to a Padmé bucket, so that nothing
+/// outside the encryption names the sender or gives the exact size.
+///
+/// Version 1 (still opened) had the sender's signing key between the version and the sealed key,
+/// in the clear, and no padding.
 public enum BundleFormat {
     static let magic: [UInt8] = Array("HVBUNDL\n".utf8)
-    static let version: UInt16 = 1
+    /// The version written.
+    static let version: UInt16 = 2
     static let sealedKeyBytes = SecretStream.keyBytes + BoxKeyPair.sealOverhead
-    static let headerBytes = 8 + 2 + SigningKeyPair.publicKeyBytes + sealedKeyBytes + SecretStream.headerBytes
+    /// Header bytes of a version-2 bundle.
+    static let headerBytes = headerBytes(version: version)
+    /// Header bytes of a bundle of `version` (1 or 2).
+    static func headerBytes(version: UInt16) -> Int {
+        8 + 2 + (version == 1 ? SigningKeyPair.publicKeyBytes : 0) + sealedKeyBytes + SecretStream.headerBytes
+    }
     /// Plaintext per chunk.
     static let chunkSize = 1 << 20
     /// A bundle's plaintext may not exceed this (the reader holds it in memory to check it
@@ -22,6 +33,24 @@ public enum BundleFormat {
     static let maximumPlaintext = 1 << 33
     static let manifestName = "manifest.json"
     static let signatureName = "manifest.sig"
+    static let paddingName = "padding"
+
+    /// The length `length` is padded to: Padmé (Nikitin et al., "Reducing Metadata Leakage from
+    /// Encrypted Files and Communication with PURBs", 2019). At most 12 % more, and a length
+    /// reveals O(log log) bits of the true size instead of all of them.
+    public static func padme(_ length: Int) -> Int {
+        guard length > 2 else { return length }
+        let e = Int.bitWidth - 1 - length.leadingZeroBitCount
+        let s = Int.bitWidth - 1 - e.leadingZeroBitCount + 1
+        let mask = (1 << (e - s)) - 1
+        return (length + mask) & ~mask
+    }
+
+    /// The `padding` entry that brings a plaintext of `length` bytes to its Padmé bucket.
+    static func paddingEntry(after length: Int) -> [UInt8] {
+        let overhead = 2 + paddingName.utf8.count + 8
+        return entry(name: paddingName, bytes: [UInt8](repeating: 0, count: padme(length + overhead) - length - overhead))
+    }
 
     /// One entry of a bundle's plaintext.
     public static func entry(name: String, bytes: [UInt8]) -> [UInt8] {
@@ -64,9 +93,11 @@ struct BundleManifest: Codable, Equatable {
         var publicKey: String?
     }
 
+    /// Where in the log the export read. Version 2 keeps only the chain hash: the sequence and
+    /// event count told a recipient how much the whole vault holds.
     struct Position: Codable, Equatable {
-        var sequence: UInt64
-        var events: UInt64
+        var sequence: UInt64?
+        var events: UInt64?
         var chainHash: String
     }
 
@@ -81,7 +112,8 @@ struct BundleManifest: Codable, Equatable {
     }
 
     var format = "healthvault-bundle"
-    var version = 1
+    /// The bundle format version the manifest was written for (1 or 2).
+    var version = Int(BundleFormat.version)
     var createdAt: String
     var sender: Party
     var recipient: Party

@@ -13,13 +13,14 @@ struct BundleLines {
         self.withCSV = withCSV
         self.aggregated = aggregated
         if withCSV {
-            csv += Array((aggregated ? "category,metric,period,value,unit,min,max,samples\n" : "category,type,start,end,value,unit\n").utf8)
+            csv += Array((aggregated ? "category,metric,period,value,unit,min,max,samples\n" : "category,type,start,end,value,unit,clipped\n").utf8)
         }
     }
 
-    /// A raw line: one sample or record as recorded. Written byte by byte: a year of samples is
-    /// hundreds of thousands of lines.
-    mutating func raw(category: String, type: String, start: HealthTimestamp, end: HealthTimestamp, value: RawValue, unit: String?) {
+    /// A raw line: one sample or record as recorded, or its part inside the data period with
+    /// `"clipped":true`. Written byte by byte: a year of samples is hundreds of thousands of lines.
+    mutating func raw(category: String, type: String, start: HealthTimestamp, end: HealthTimestamp, value: RawValue, unit: String?,
+                      clipped: Bool = false) {
         ndjson += Self.literal("{\"category\":")
         appendJSON(category)
         ndjson += Self.literal(",\"type\":")
@@ -36,6 +37,7 @@ struct BundleLines {
         }
         ndjson += Self.literal(",\"unit\":")
         if let unit { appendJSON(unit) } else { ndjson += Self.literal("null") }
+        if clipped { ndjson += Self.literal(",\"clipped\":true") }
         ndjson += Self.literal("}\n")
         if withCSV {
             let valueText: String
@@ -47,7 +49,7 @@ struct BundleLines {
                 valueText = String(decoding: bytes, as: UTF8.self)
             case .none: valueText = ""
             }
-            csv += Array(([category, type, Self.isoDate(start), Self.isoDate(end), valueText, unit ?? ""].map(Self.csvField).joined(separator: ",") + "\n").utf8)
+            csv += Array(([category, type, Self.isoDate(start), Self.isoDate(end), valueText, unit ?? "", clipped ? "true" : ""].map(Self.csvField).joined(separator: ",") + "\n").utf8)
         }
         count += 1
     }
@@ -109,9 +111,14 @@ struct BundleLines {
         case none
     }
 
+    /// Fewer readings than this in a period and a discrete metric's line carries no `min` and
+    /// `max`: with one or two readings they are the readings themselves.
+    static let minimumReadingsForRange = 3
+
     /// An aggregated line: a metric's figure for a period.
     mutating func aggregate(category: String, metric: String, period: String, value: Double, unit: String, min: Double?, max: Double?, samples: Int) {
-        let value = Self.micro(value), min = min.map(Self.micro), max = max.map(Self.micro)
+        let range = samples >= Self.minimumReadingsForRange
+        let value = Self.micro(value), min = range ? min.map(Self.micro) : nil, max = range ? max.map(Self.micro) : nil
         var line = "{\"category\":\(Self.json(category)),\"metric\":\(Self.json(metric)),\"period\":\"\(period)\",\"value\":\(Self.number(value)),\"unit\":\(Self.json(unit))"
         if let min, let max { line += ",\"min\":\(Self.number(min)),\"max\":\(Self.number(max))" }
         line += ",\"samples\":\(samples)}\n"
@@ -158,8 +165,14 @@ struct BundleLines {
         return out + "\""
     }
 
-    /// An RFC 4180 field.
+    /// An RFC 4180 field. A text that a spreadsheet would run as a formula (starting with `=`, `+`,
+    /// `-`, `@`, a tab or a carriage return, and not a plain number) gets a leading `'`, as OWASP
+    /// advises for CSV injection: a source or category value named `=HYPERLINK(...)` stays text.
     static func csvField(_ text: String) -> String {
+        var text = text
+        if let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first), Double(text) == nil {
+            text = "'" + text
+        }
         guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

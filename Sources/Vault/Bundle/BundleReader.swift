@@ -28,15 +28,17 @@ public enum BundleReader {
         defer { try? handle.close() }
         func read(_ n: Int) throws -> [UInt8] { Array(try handle.read(upToCount: n) ?? Data()) }
 
-        let header = try read(BundleFormat.headerBytes)
-        guard header.count == BundleFormat.headerBytes, Array(header[0..<8]) == BundleFormat.magic else {
-            throw refuse("not a healthvault bundle")
-        }
-        let version = UInt16(header[8]) | UInt16(header[9]) << 8
-        guard version == BundleFormat.version else { throw refuse("bundle format version \(version) is not supported by this build") }
+        let prefix = try read(10)
+        guard prefix.count == 10, Array(prefix[0..<8]) == BundleFormat.magic else { throw refuse("not a healthvault bundle") }
+        let version = UInt16(prefix[8]) | UInt16(prefix[9]) << 8
+        guard version == 1 || version == 2 else { throw refuse("bundle format version \(version) is not supported by this build") }
+        let headerBytes = BundleFormat.headerBytes(version: version)
+        let header = prefix + (try read(headerBytes - 10))
+        guard header.count == headerBytes else { throw refuse("not a healthvault bundle") }
         var cursor = 10
         func take(_ n: Int) -> [UInt8] { defer { cursor += n }; return Array(header[cursor..<cursor + n]) }
-        let senderKey = take(SigningKeyPair.publicKeyBytes)
+        // Version 1 named the sender in the clear; version 2 only inside the manifest.
+        let headerSenderKey = version == 1 ? take(SigningKeyPair.publicKeyBytes) : nil
         let sealedKey = take(BundleFormat.sealedKeyBytes)
         let streamHeader = take(SecretStream.headerBytes)
 
@@ -47,7 +49,7 @@ public enum BundleReader {
         defer { secureZero(&plaintext) }
         // Reserved from the file size up front, so that growing leaves no freed plaintext behind.
         let fileSize = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue ?? 0
-        plaintext.reserveCapacity(min(max(fileSize - BundleFormat.headerBytes, 0), BundleFormat.maximumPlaintext))
+        plaintext.reserveCapacity(min(max(fileSize - headerBytes, 0), BundleFormat.maximumPlaintext))
         do {
             while true {
                 let lengthBytes = try read(4)
@@ -67,16 +69,23 @@ public enum BundleReader {
             throw refuse("\(error)")
         }
 
-        guard let entries = BundleFormat.entries(plaintext) else { throw refuse("malformed contents") }
+        guard var entries = BundleFormat.entries(plaintext) else { throw refuse("malformed contents") }
         guard entries.count >= 2, entries[0].name == BundleFormat.manifestName, entries[1].name == BundleFormat.signatureName else {
             throw refuse("malformed contents (no signed manifest)")
         }
+        if version >= 2, entries.last?.name == BundleFormat.paddingName {
+            guard entries.last!.bytes.allSatisfy({ $0 == 0 }) else { throw refuse("malformed contents (padding)") }
+            entries.removeLast()
+        }
         let manifestBytes = Array(entries[0].bytes)
-        guard SigningKeyPair.verify(Array(entries[1].bytes), of: manifestBytes, publicKey: senderKey) else {
+        guard let manifest = try? JSONDecoder().decode(BundleManifest.self, from: Data(manifestBytes)),
+              manifest.format == "healthvault-bundle", manifest.version == Int(version),
+              ISO8601DateFormatter().date(from: manifest.createdAt) != nil else { throw refuse("malformed manifest") }
+        guard let senderKey = headerSenderKey ?? manifest.sender.signingKey.flatMap({ Data(base64Encoded: $0) }).map(Array.init),
+              senderKey.count == SigningKeyPair.publicKeyBytes,
+              SigningKeyPair.verify(Array(entries[1].bytes), of: manifestBytes, publicKey: senderKey) else {
             throw refuse("the manifest's signature does not verify")
         }
-        guard let manifest = try? JSONDecoder().decode(BundleManifest.self, from: Data(manifestBytes)),
-              manifest.format == "healthvault-bundle", manifest.version == 1 else { throw refuse("malformed manifest") }
         guard manifest.sender.signingKey == Data(senderKey).base64EncodedString(),
               let encryptionKey = manifest.sender.encryptionKey.flatMap({ Data(base64Encoded: $0) }), encryptionKey.count == 32,
               manifest.sender.fingerprint == VaultIdentity.fingerprint(signingKey: senderKey, encryptionKey: Array(encryptionKey)) else {
@@ -84,7 +93,7 @@ public enum BundleReader {
         }
         let fingerprint = manifest.sender.fingerprint!
         if let expectSender, VaultIdentity.normalized(fingerprint: expectSender) != VaultIdentity.normalized(fingerprint: fingerprint) {
-            throw refuse("it was signed by \(fingerprint), not the expected sender \(expectSender)")
+            throw refuse("it was signed by \(fingerprint), not the expected sender")
         }
         guard manifest.recipient.publicKey == Data(keys.publicKey).base64EncodedString() else {
             throw refuse("its manifest is addressed to another key")

@@ -27,7 +27,7 @@ extension Vault {
         guard let record = ledger.recipients[recipient] else { throw VaultError.unknownRecipient(name: recipient) }
         let inForce = ledger.inForce(for: recipient, on: today ?? LocalDay.today(now: now))
         guard !inForce.isEmpty else { throw VaultError.noConsentInForce(recipient: recipient) }
-        let identity = try identity()
+        let identity = try identity(ledger: ledger, now: now)
         let models = try projections()
         let position = log.committed
 
@@ -52,7 +52,7 @@ extension Vault {
             sender: .init(fingerprint: identity.fingerprint, signingKey: Data(identity.signing.publicKey).base64EncodedString(),
                           encryptionKey: Data(identity.encryption.publicKey).base64EncodedString()),
             recipient: .init(name: recipient, publicKey: Data(record.publicKey).base64EncodedString()),
-            logPosition: .init(sequence: position.sequence, events: position.eventCount, chainHash: position.chainHash.hex),
+            logPosition: .init(sequence: nil, events: nil, chainHash: position.chainHash.hex),
             consents: grants.map { grant in
                 // The receipt names only what this grant still covers now (not revoked, not superseded).
                 ConsentReceipt(grant, categories: inForce.filter { $0.value.id == grant.id }.keys.sorted { $0.rawValue < $1.rawValue })
@@ -63,7 +63,7 @@ extension Vault {
         for entry in entries { stream.append(BundleFormat.entry(name: entry.name, bytes: entry.bytes)) }
 
         let temporary = path + ".tmp." + RandomIdentifier.bytes(8).hex
-        let (hash, bytes) = try BundleWriter.write(stream, signingKey: identity.signing.publicKey, recipientKey: record.publicKey,
+        let (hash, bytes) = try BundleWriter.write(stream, recipientKey: record.publicKey,
                                                    to: temporary, fileSystem: fileSystem)
         do {
             try append([.exportPerformed(ExportRecord(at: now, recipient: recipient, consentIDs: grants.map(\.id), counts: counts, bundleHash: hash))])
@@ -119,25 +119,36 @@ extension Vault {
             switch event {
             case .sample(let s):
                 let category = s.category
-                guard let grant = inForce[category], grant.granularity != .daily,
-                      grant.covers(day: LocalDay(instant: s.start.seconds, utcOffset: s.start.utcOffset)) else { return }
+                guard let grant = inForce[category], grant.granularity != .daily else { return }
                 if grant.granularity == .raw {
+                    // Nothing outside the data period: the span is cut at its edges.
+                    guard let clip = PeriodClip(start: s.start, end: s.end, from: grant.from, to: grant.to) else { return }
                     let value: BundleLines.RawValue
                     var unit: String?
                     switch s.value {
-                    case .quantity(let v, let u): value = .decimal(v); unit = u
+                    case .quantity(let v, let u):
+                        unit = u
+                        if clip.clipped, AggregationStyle.of(type: s.type) == .cumulative {
+                            value = .decimal(DecimalValue(double: BundleLines.micro(v.double * clip.fraction)))
+                        } else {
+                            value = .decimal(v)
+                        }
                     case .category(let text): value = .text(text)
                     case .none: value = .none
                     }
-                    files[category]!.raw(category: category.rawValue, type: s.type, start: s.start, end: s.end, value: value, unit: unit)
+                    files[category]!.raw(category: category.rawValue, type: s.type, start: clip.start, end: clip.end, value: value,
+                                         unit: unit, clipped: clip.clipped)
                 } else if let input = feed.input(for: event) {
+                    // Hourly rows are split at hour boundaries and kept to the period by their hour's day below.
                     hourly[category]!.add(input)
                 }
             case .workout(let w):
                 guard let grant = inForce[.workouts], grant.granularity == .raw,
-                      grant.covers(day: LocalDay(instant: w.start.seconds, utcOffset: w.start.utcOffset)) else { return }
-                files[.workouts]!.raw(category: "workouts", type: w.activityType, start: w.start, end: w.end,
-                                      value: w.duration.map { .decimal($0) } ?? .none, unit: w.duration == nil ? nil : "min")
+                      let clip = PeriodClip(start: w.start, end: w.end, from: grant.from, to: grant.to) else { return }
+                let duration = w.duration.map { clip.clipped ? DecimalValue(double: BundleLines.micro($0.double * clip.fraction)) : $0 }
+                files[.workouts]!.raw(category: "workouts", type: w.activityType, start: clip.start, end: clip.end,
+                                      value: duration.map { .decimal($0) } ?? .none,
+                                      unit: duration == nil ? nil : "min", clipped: clip.clipped)
             default:
                 return
             }
@@ -146,6 +157,9 @@ extension Vault {
             for row in aggregator.rows() {
                 // Hourly data keeps to the data period by the hour's own day.
                 guard let day = LocalDay(parsing: String(row.period.prefix(10))), inForce[category]!.covers(day: day) else { continue }
+                // A discrete metric's hour with a single reading is that reading, timed to the hour:
+                // closer to raw data than the grant allows, so it is withheld.
+                if row.min != nil, row.samples < 2 { continue }
                 files[category]!.aggregate(category: category.rawValue, metric: row.metric, period: row.period, value: row.value,
                                            unit: row.unit, min: row.min, max: row.max, samples: row.samples)
             }
@@ -156,18 +170,18 @@ extension Vault {
 
 /// Writes the encrypted stream of a bundle.
 public enum BundleWriter {
-    /// Writes `entries` (`BundleFormat.entry` bytes, concatenated into one stream) as a bundle
-    /// file to `path` (created new, 0600, fsynced), with `signingKey` as the sender's key in its
-    /// header and the stream key sealed to `recipientKey`; returns the BLAKE2b-256 of the file and its size. On
-    /// failure nothing is left at `path`.
-    public static func write(_ entries: [[UInt8]], signingKey: [UInt8], recipientKey: [UInt8], to path: String,
+    /// Writes `entries` (`BundleFormat.entry` bytes, concatenated into one stream, then the
+    /// `padding` entry) as a version-2 bundle file to `path` (created new, 0600, fsynced), with
+    /// the stream key sealed to `recipientKey`; returns the BLAKE2b-256 of the file and its size.
+    /// On failure nothing is left at `path`.
+    public static func write(_ entries: [[UInt8]], recipientKey: [UInt8], to path: String,
                       fileSystem: any FileSystem) throws -> (String, Int) {
+        let entries = entries + [BundleFormat.paddingEntry(after: entries.reduce(0) { $0 + $1.count })]
         let streamKey = SecretStream.generateKey()
         let encryptor = try SecretStream.Encryptor(key: streamKey)
         var header = ByteWriter(capacity: BundleFormat.headerBytes)
         header.write(BundleFormat.magic)
         header.write(BundleFormat.version)
-        header.write(signingKey)
         header.write(try BoxKeyPair.seal(streamKey, to: recipientKey))
         header.write(encryptor.header)
 

@@ -8,6 +8,10 @@ public struct ConsentLedger: Sendable {
     public private(set) var recipients: [String: RecipientRecord] = [:]
     /// Every grant and revocation, oldest first.
     public private(set) var changes: [Change] = []
+    /// The vault's signing identities as the log records them, oldest first; the last is in force.
+    public private(set) var identities: [IdentityRecord] = []
+    /// How many bundles were exported (each signed by the identity of its day).
+    public private(set) var exportCount = 0
 
     public enum Change: Hashable, Sendable {
         case granted(ConsentGrant)
@@ -21,6 +25,8 @@ public struct ConsentLedger: Sendable {
         case .recipientAdded(let r): recipients[r.name] = r
         case .consentGranted(let g): changes.append(.granted(g))
         case .consentRevoked(let r): changes.append(.revoked(r))
+        case .identityRecorded(let i): identities.append(i)
+        case .exportPerformed: exportCount += 1
         default: break
         }
     }

@@ -17,12 +17,20 @@ extension Vault {
         guard !trimmed.isEmpty, trimmed.count <= 200, !trimmed.contains(where: \.isNewline) else {
             throw VaultError.invalidConsent(reason: "a recipient name must be 1 to 200 characters on one line")
         }
+        guard !RecipientName.hasInvisibleCharacters(trimmed) else {
+            throw VaultError.invalidConsent(reason: "a recipient name may not hold control, invisible or direction-changing characters")
+        }
         let key = try RecipientKeyFiles.readPublicKey(publicKeyFile)
-        if let existing = try consentLedger().recipients[trimmed] {
+        let ledger = try consentLedger()
+        if let existing = ledger.recipients[trimmed] {
             guard existing.publicKey == key else { throw VaultError.recipientExists(name: trimmed) }
             return
         }
-        _ = try identity()
+        let skeleton = RecipientName.skeleton(trimmed)
+        if let lookalike = ledger.recipients.keys.sorted().first(where: { RecipientName.skeleton($0) == skeleton }) {
+            throw VaultError.recipientLookalike(name: trimmed, existing: lookalike)
+        }
+        _ = try identity(ledger: ledger, now: now)
         try append([.recipientAdded(RecipientRecord(at: now, name: trimmed, publicKey: key))])
     }
 
@@ -36,6 +44,9 @@ extension Vault {
         guard !categories.isEmpty else { throw VaultError.invalidConsent(reason: "name at least one category (--categories activity,heart,...)") }
         if let from, let to, to < from { throw VaultError.invalidConsent(reason: "--to \(to) is before --from \(from)") }
         if let purpose, purpose.count > 1000 { throw VaultError.invalidConsent(reason: "the purpose is longer than 1000 characters") }
+        if let expires, expires < LocalDay.today(now: now) {
+            throw VaultError.invalidConsent(reason: "--expires \(expires) is already past: the consent would never be in force")
+        }
         // At the log's resolution (milliseconds), so the grant returned equals the one read back.
         let at = Date(timeIntervalSince1970: Double(Int64((now.timeIntervalSince1970 * 1000).rounded())) / 1000)
         let grant = ConsentGrant(
@@ -84,5 +95,21 @@ extension LocalDay {
     /// Today in the machine's time zone.
     public static func today(now: Date = Date(), timeZone: TimeZone = .current) -> LocalDay {
         LocalDay(instant: Int64(now.timeIntervalSince1970.rounded(.down)), utcOffset: Int32(timeZone.secondsFromGMT(for: now)))
+    }
+}
+
+extension Vault {
+    /// The sample types the vault keeps under `category`, with how many samples of each, most
+    /// first: what a grant of it would let leave (`grant other`, `consents` show it for `other`).
+    /// Reads the whole log: only asked when a grant names the category.
+    public func typesHeld(in category: HealthCategory) throws -> [(type: String, count: Int)] {
+        var counts: [String: Int] = [:]
+        var last = ("", false)
+        try forEachEvent { _, event in
+            guard case .sample(let sample) = event else { return }
+            if sample.type != last.0 { last = (sample.type, sample.category == category) }
+            if last.1 { counts[sample.type, default: 0] += 1 }
+        }
+        return counts.map { (type: $0.key, count: $0.value) }.sorted { ($0.count, $1.type) > ($1.count, $0.type) }
     }
 }

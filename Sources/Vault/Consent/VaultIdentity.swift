@@ -29,39 +29,132 @@ public struct VaultIdentity: Sendable {
     }
 }
 
+/// The audit record of an identity: made at `init` (`created`), found in a vault made before
+/// identities were recorded (`adopted`), or replaced by `vaultctl identity rotate` (`rotated`).
+/// The log holds the public keys only.
+public struct IdentityRecord: Hashable, Sendable {
+    public enum Reason: String, Sendable { case created, adopted, rotated }
+    public var at: Date
+    public var reason: Reason
+    public var signingKey: [UInt8]
+    public var encryptionKey: [UInt8]
+
+    public init(at: Date, reason: Reason, signingKey: [UInt8], encryptionKey: [UInt8]) {
+        self.at = at
+        self.reason = reason
+        self.signingKey = signingKey
+        self.encryptionKey = encryptionKey
+    }
+
+    init(_ identity: VaultIdentity, reason: Reason, at: Date) {
+        self.init(at: at, reason: reason, signingKey: identity.signing.publicKey, encryptionKey: identity.encryption.publicKey)
+    }
+
+    public var fingerprint: String { VaultIdentity.fingerprint(signingKey: signingKey, encryptionKey: encryptionKey) }
+
+    func matches(_ identity: VaultIdentity) -> Bool {
+        signingKey == identity.signing.publicKey && encryptionKey == identity.encryption.publicKey
+    }
+}
+
 extension Vault {
     public static let identityFileName = "identity.sealed"
     static let identityPurpose: UInt16 = 2
 
     var identityPath: String { directory + "/" + Self.identityFileName }
+    /// A rotated identity waits here until its record is committed (`rotateIdentity`).
+    var nextIdentityPath: String { identityPath + ".next" }
 
-    /// The vault's identity. A vault made before identities existed, or whose `init` stopped
-    /// before writing it, gets one the first time a write command asks.
-    public func identity() throws -> VaultIdentity {
+    /// The vault's identity, checked against the one the log records.
+    ///
+    /// - A vault made before identities were recorded gets its file's identity recorded
+    ///   (`adopted`), or a new one (`created`) if it never had one, at the first write command
+    ///   that asks.
+    /// - A missing or different `identity.sealed` is refused when the log records an identity
+    ///   (or an export, which was signed by one): a new signing key only comes through
+    ///   `rotateIdentity`, in the audit trail.
+    public func identity(ledger: ConsentLedger? = nil, now: Date = Date()) throws -> VaultIdentity {
         SealedSnapshot.removeLeftovers(of: identityPath, fileSystem: fileSystem)
-        if let contents = try SealedSnapshot.read(from: identityPath, purpose: Self.identityPurpose, vaultID: log.vaultID,
-                                                 masterKey: masterKey, fileSystem: fileSystem) {
-            guard contents.plaintext.count == SigningKeyPair.secretKeyBytes + BoxKeyPair.secretKeyBytes else {
-                throw VaultError.identityDamaged
+        let ledger = try ledger ?? consentLedger()
+        let recorded = ledger.identities.last
+        if let identity = try readIdentity(at: identityPath) {
+            if let recorded, !recorded.matches(identity) {
+                // A rotation whose record committed but whose file was not yet moved into place.
+                if let next = try? readIdentity(at: nextIdentityPath), recorded.matches(next), log.mode == .readWrite {
+                    try fileSystem.rename(nextIdentityPath, to: identityPath)
+                    try fileSystem.syncDirectory(directory)
+                    return next
+                }
+                throw VaultError.identityMismatch(recorded: recorded.fingerprint, found: identity.fingerprint)
             }
-            let signing = contents.plaintext.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<64])) }
-            let box = contents.plaintext.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[64..<96])) }
-            return VaultIdentity(signing: try SigningKeyPair(secretKey: signing), encryption: try BoxKeyPair(secretKey: box))
+            if log.mode == .readWrite {
+                // A rotation that stopped before its record: the old identity stands.
+                if fileSystem.exists(nextIdentityPath) { try fileSystem.remove(nextIdentityPath) }
+                if recorded == nil { try append([.identityRecorded(IdentityRecord(identity, reason: .adopted, at: now))]) }
+            }
+            return identity
         }
+        if let recorded {
+            if let next = try? readIdentity(at: nextIdentityPath), recorded.matches(next), log.mode == .readWrite {
+                try fileSystem.rename(nextIdentityPath, to: identityPath)
+                try fileSystem.syncDirectory(directory)
+                return next
+            }
+            throw VaultError.identityMissing(path: identityPath, fingerprint: recorded.fingerprint)
+        }
+        if ledger.exportCount > 0 { throw VaultError.identityMissing(path: identityPath, fingerprint: nil) }
         guard log.mode == .readWrite else { throw VaultError.noIdentity }
         let identity = VaultIdentity.generate()
-        try writeIdentity(identity)
+        try writeIdentity(identity, to: identityPath)
+        try append([.identityRecorded(IdentityRecord(identity, reason: .created, at: now))])
         return identity
     }
 
-    func writeIdentity(_ identity: VaultIdentity) throws {
+    /// Replaces the vault's identity with a new one, recorded in the audit trail; recipients will
+    /// see a new fingerprint. Works when `identity.sealed` is missing or damaged too: this is how
+    /// a vault whose identity was lost signs again. The new identity is sealed beside the old
+    /// (`identity.sealed.next`), its record committed, and only then moved into place, so a crash
+    /// leaves either identity whole and in agreement with the log.
+    @discardableResult
+    public func rotateIdentity(now: Date = Date()) throws -> (old: String?, new: VaultIdentity) {
+        guard log.mode == .readWrite else { throw EventLogError.readOnly }
+        let old = try consentLedger().identities.last?.fingerprint
+        let identity = VaultIdentity.generate()
+        SealedSnapshot.removeLeftovers(of: nextIdentityPath, fileSystem: fileSystem)
+        if fileSystem.exists(nextIdentityPath) { try fileSystem.remove(nextIdentityPath) }
+        try writeIdentity(identity, to: nextIdentityPath)
+        try append([.identityRecorded(IdentityRecord(identity, reason: .rotated, at: now))])
+        try fileSystem.rename(nextIdentityPath, to: identityPath)
+        try fileSystem.syncDirectory(directory)
+        return (old, identity)
+    }
+
+    /// The identity sealed at `path`, nil when there is no file.
+    private func readIdentity(at path: String) throws -> VaultIdentity? {
+        let secretBytes = SigningKeyPair.secretKeyBytes + BoxKeyPair.secretKeyBytes
+        let contents: SealedSnapshot.Contents?
+        do {
+            contents = try SealedSnapshot.read(from: path, purpose: Self.identityPurpose, vaultID: log.vaultID,
+                                               masterKey: masterKey, fileSystem: fileSystem, limit: secretBytes)
+        } catch let error as SealedSnapshot.Problem {
+            _ = error
+            throw VaultError.identityDamaged
+        }
+        guard let contents else { return nil }
+        guard contents.plaintext.count == secretBytes else { throw VaultError.identityDamaged }
+        let signing = contents.plaintext.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<64])) }
+        let box = contents.plaintext.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[64..<96])) }
+        return VaultIdentity(signing: try SigningKeyPair(secretKey: signing), encryption: try BoxKeyPair(secretKey: box))
+    }
+
+    func writeIdentity(_ identity: VaultIdentity, to path: String) throws {
         let secret = SecureBytes(count: 96) { out in
             identity.signing.secretKey.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[0..<64]).copyMemory(from: $0) }
             identity.encryption.secretKey.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[64..<96]).copyMemory(from: $0) }
         }
         try secret.withUnsafeBytes { plaintext in
             try SealedSnapshot.write(plaintext, purpose: Self.identityPurpose, position: log.genesis, vaultID: log.vaultID,
-                                     masterKey: masterKey, to: identityPath, fileSystem: fileSystem)
+                                     masterKey: masterKey, to: path, fileSystem: fileSystem)
         }
     }
 }

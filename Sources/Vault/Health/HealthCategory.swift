@@ -4,59 +4,57 @@ public enum HealthCategory: String, CaseIterable, Sendable, Codable {
     case activity, heart, sleep, body, vitals, workouts, location, nutrition, mindfulness
     case reproductive, clinical, profile, other
 
-    /// The category of a HealthKit type identifier (`HKQuantityTypeIdentifierStepCount`).
+    /// The category of a HealthKit type identifier (`HKQuantityTypeIdentifierStepCount`), an
+    /// export element kept as a record (`Me`, `ClinicalRecord`), or a name a CSV or companion app
+    /// used. Every type Apple documents is in `HealthKitCatalog`; an identifier it does not know
+    /// (a newer iOS's, an app's own) goes by its family (`HKClinicalTypeIdentifier…` is clinical),
+    /// then by the words in its name (`heart`, `sleep`, `menstrual`, ...), so heart, sleep and
+    /// reproductive data never land in `other`; only what none of these place is `other`.
     public static func of(type identifier: String) -> HealthCategory {
-        let short = HealthTypes.shortName(identifier)
-        if let category = table[short] { return category }
-        if short.hasPrefix("Dietary") { return .nutrition }
-        if identifier.hasPrefix("HKClinicalTypeIdentifier") { return .clinical }
-        if identifier.hasPrefix("HKCharacteristicTypeIdentifier") { return .profile }
-        if identifier.hasPrefix("HKWorkoutActivityType") { return .workouts }
-        return .other
+        if let category = catalog[identifier] ?? elements[identifier] { return category }
+        return inferred(identifier) ?? .other
     }
 
-    private static let table: [String: HealthCategory] = {
-        var t: [String: HealthCategory] = [:]
-        func put(_ c: HealthCategory, _ names: [String]) { for n in names { t[n] = c } }
-        put(.activity, ["StepCount", "DistanceWalkingRunning", "DistanceCycling", "DistanceSwimming", "DistanceWheelchair",
-                        "DistanceDownhillSnowSports", "DistanceRowing", "DistancePaddleSports", "DistanceCrossCountrySkiing",
-                        "DistanceSkatingSports", "FlightsClimbed", "ActiveEnergyBurned", "BasalEnergyBurned",
-                        "AppleExerciseTime", "AppleStandTime", "AppleMoveTime", "AppleStandHour", "PushCount",
-                        "SwimmingStrokeCount", "NikeFuel", "PhysicalEffort", "RunningSpeed", "RunningPower",
-                        "RunningStrideLength", "RunningVerticalOscillation", "RunningGroundContactTime", "CyclingSpeed",
-                        "CyclingPower", "CyclingCadence", "CyclingFunctionalThresholdPower", "WalkingSpeed",
-                        "WalkingStepLength", "WalkingAsymmetryPercentage", "WalkingDoubleSupportPercentage",
-                        "StairAscentSpeed", "StairDescentSpeed", "SixMinuteWalkTestDistance", "AppleWalkingSteadiness",
-                        "AppleWalkingSteadinessEvent", "ActivitySummary", "TimeInDaylight"])
-        put(.heart, ["HeartRate", "RestingHeartRate", "WalkingHeartRateAverage", "HeartRateVariabilitySDNN",
-                     "HeartRateRecoveryOneMinute", "VO2Max", "HighHeartRateEvent", "LowHeartRateEvent",
-                     "IrregularHeartRhythmEvent", "AtrialFibrillationBurden", "Electrocardiogram",
-                     "LowCardioFitnessEvent", "PeripheralPerfusionIndex"])
-        put(.sleep, ["SleepAnalysis", "SleepDurationGoal", "AppleSleepingBreathingDisturbances", "SleepApneaEvent"])
-        put(.body, ["BodyMass", "BodyMassIndex", "BodyFatPercentage", "LeanBodyMass", "Height", "WaistCircumference"])
-        put(.vitals, ["BloodPressureSystolic", "BloodPressureDiastolic", "BloodPressure", "OxygenSaturation",
-                      "RespiratoryRate", "BodyTemperature", "BloodGlucose", "AppleSleepingWristTemperature",
-                      "ForcedVitalCapacity", "ForcedExpiratoryVolume1", "PeakExpiratoryFlowRate", "BloodAlcoholContent",
-                      "InhalerUsage", "InsulinDelivery", "ElectrodermalActivity"])
-        put(.workouts, ["Workout", "WorkoutEvent", "WorkoutStatistics"])
-        put(.location, ["WorkoutRoute"])
-        put(.nutrition, ["Food", "NumberOfAlcoholicBeverages"])
-        put(.mindfulness, ["MindfulSession", "StateOfMind"])
-        put(.reproductive, ["MenstrualFlow", "IntermenstrualBleeding", "SexualActivity", "OvulationTestResult",
-                            "CervicalMucusQuality", "BasalBodyTemperature", "Pregnancy", "Lactation", "Contraceptive",
-                            "PregnancyTestResult", "ProgesteroneTestResult", "InfrequentMenstrualCycles",
-                            "IrregularMenstrualCycles", "PersistentIntermenstrualBleeding", "ProlongedMenstrualPeriods"])
-        put(.clinical, ["ClinicalRecord", "VisionPrescription"])
-        put(.profile, ["Me", "DateOfBirth", "BiologicalSex", "BloodType", "FitzpatrickSkinType", "WheelchairUse",
-                       "CardioFitnessMedicationsUse", "ActivityMoveMode"])
-        return t
-    }()
+    /// The category an identifier's family or words suggest, nil when nothing does.
+    static func inferred(_ identifier: String) -> HealthCategory? {
+        for (prefix, category) in families where identifier.hasPrefix(prefix) { return category }
+        let words = identifier.lowercased()
+        for (category, keywords) in keywords where keywords.contains(where: words.contains) { return category }
+        return nil
+    }
+
+    private static let catalog: [String: HealthCategory] =
+        Dictionary(HealthKitCatalog.entries.map { ($0.identifier, $0.category) }, uniquingKeysWith: { first, _ in first })
+
+    /// Export elements kept as events of their own (docs/health-model.md, "Events").
+    private static let elements: [String: HealthCategory] = [
+        "Me": .profile, "Workout": .workouts, "WorkoutEvent": .workouts, "WorkoutStatistics": .workouts,
+        "WorkoutRoute": .location, "ActivitySummary": .activity, "ClinicalRecord": .clinical,
+        "VisionPrescription": .clinical, "Audiogram": .other, "Electrocardiogram": .heart,
+    ]
+
+    private static let families: [(String, HealthCategory)] = [
+        ("HKClinicalTypeIdentifier", .clinical), ("HKCharacteristicTypeIdentifier", .profile),
+        ("_HKCharacteristicTypeIdentifier", .profile), ("HKWorkoutActivityType", .workouts),
+        ("HKQuantityTypeIdentifierDietary", .nutrition), ("HKMedication", .clinical), ("HKDocumentTypeIdentifier", .clinical),
+    ]
+
+    /// Checked in this order: the stricter readings first.
+    private static let keywords: [(HealthCategory, [String])] = [
+        (.reproductive, ["menstru", "pregnan", "ovulat", "lactat", "contracept", "cervical", "sexual", "bleeding",
+                         "menopaus", "fertil", "progesterone", "period"]),
+        (.heart, ["heart", "cardi", "ecg", "electrocardio", "pulse", "fibrillation", "arrhythm", "palpitation", "hypertension"]),
+        (.sleep, ["sleep"]),
+        (.mindfulness, ["mindful", "stateofmind", "mood"]),
+        (.nutrition, ["dietary"]),
+    ]
 }
 
 /// Helpers for HealthKit identifiers.
 public enum HealthTypes {
     private static let prefixes = ["HKQuantityTypeIdentifier", "HKCategoryTypeIdentifier", "HKCorrelationTypeIdentifier",
-                                   "HKDataTypeIdentifier", "HKCharacteristicTypeIdentifier", "HKClinicalTypeIdentifier"]
+                                   "HKDataTypeIdentifier", "HKCharacteristicTypeIdentifier", "HKClinicalTypeIdentifier",
+                                   "HKDataType", "HKScoredAssessmentTypeIdentifier"]
 
     /// `HKQuantityTypeIdentifierStepCount` → `StepCount`.
     public static func shortName(_ identifier: String) -> String {

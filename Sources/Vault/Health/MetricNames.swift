@@ -33,14 +33,4 @@ public enum MetricNames {
         if let m = table[name.lowercased()] { return m }
         return table.values.first { $0.identifier == name }
     }
-
-    /// Companion apps name metrics in capitals with underscores (`STEPS`, `HEART_RATE`).
-    static func companion(_ name: String) -> Metric? {
-        let normalized = name.lowercased().replacingOccurrences(of: "_", with: "-")
-        switch normalized {
-        case "calories", "active-calories": return table["active-energy"]
-        case "step": return table["steps"]
-        default: return metric(normalized)
-        }
-    }
 }

@@ -150,8 +150,12 @@ struct AppleHealthImporter {
     /// Reads the route files workouts named. `find` looks one up (nil when it is missing); a file
     /// that does not parse is skipped with a warning, missing ones are counted in one.
     private func importRoutes(_ routes: [RouteReference], base: String, missing place: String, find: (String) -> RouteFile?) throws {
-        var missing = 0
+        var missing = 0, outside = 0
         for route in routes {
+            guard Self.isRouteFilePath(route.path) else {
+                outside += 1
+                continue
+            }
             guard let file = find(Self.join(base, route.path)) else {
                 missing += 1
                 continue
@@ -166,6 +170,7 @@ struct AppleHealthImporter {
             try addRoute(route, gpx)
         }
         if missing > 0 { session.warn("\(missing) route file(s) named by workouts are missing \(place)") }
+        if outside > 0 { session.warn("\(outside) route reference(s) outside workout-routes/ ignored (only files of the export are read)") }
     }
 
     private func makeHandler(routes: @escaping (RouteReference) -> Void, tally: @escaping (RejectReason, SourceLocation) -> Void) -> AppleHealthHandler {
@@ -222,6 +227,15 @@ struct AppleHealthImporter {
         let name = (lower as NSString).lastPathComponent
         return lower.hasSuffix(".xml") && name != "export_cda.xml" && !lower.contains("workout-routes/")
             && !lower.contains("electrocardiograms/") && !name.hasSuffix("_cda.xml")
+    }
+
+    /// Whether a `FileReference` path names a file inside the export's `workout-routes/` folder
+    /// (`/workout-routes/route_1.gpx`): never `..`, never another folder, so a crafted export
+    /// cannot make the import read files beside or above it.
+    static func isRouteFilePath(_ path: String) -> Bool {
+        let parts = (path.hasPrefix("/") ? path.dropFirst() : Substring(path)).split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count >= 2 && parts[0] == "workout-routes"
+            && parts.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") }
     }
 
     static func join(_ base: String, _ path: String) -> String {

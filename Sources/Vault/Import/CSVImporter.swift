@@ -57,21 +57,27 @@ struct CSVImporter {
             }
             guard AppleHealthHandler.plausible(start), AppleHealthHandler.plausible(end) else { reject("date out of range", line); return }
             guard end.seconds >= start.seconds else { reject("ends before it starts", line); return }
-            let metric = MetricNames.metric(typeName)
-            let type = metric?.identifier ?? typeName
+            let type: String, impliedUnit: String?
+            switch TypeNames.resolve(typeName) {
+            case .known(let identifier, let unit): (type, impliedUnit) = (identifier, unit)
+            case .other(let name): (type, impliedUnit) = (name, nil)
+            case .refused(let category):
+                reject("a type name this build does not know that reads as \(category.rawValue) data (use a short name or HealthKit identifier)", line)
+                return
+            }
             let value: SampleValue
             if let number = Array(valueText.utf8).withUnsafeBytes({ DecimalValue.parse($0) }) {
-                if number.double < 0, metric != nil || type.hasPrefix("HKQuantityTypeIdentifier"), AggregationStyle.of(type: type) == .cumulative {
+                if number.double < 0, type.hasPrefix("HKQuantityTypeIdentifier"), AggregationStyle.of(type: type) == .cumulative {
                     reject(RejectReason.negativeAmount.rawValue, line)
                     return
                 }
-                let unit = field("unit") ?? metric?.unit ?? ""
+                let unit = field("unit") ?? impliedUnit ?? ""
                 if let canonical = UnitNormalizer.canonical(for: unit) {
                     value = .quantity(number.scaled(by: canonical.factor), unit: canonical.unit)
                 } else {
                     value = .quantity(number, unit: unit)
                 }
-            } else if type.hasPrefix("HKQuantityTypeIdentifier") || metric != nil {
+            } else if type.hasPrefix("HKQuantityTypeIdentifier") {
                 reject("unparseable value", line)
                 return
             } else {

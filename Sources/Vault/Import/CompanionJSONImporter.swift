@@ -36,9 +36,22 @@ struct CompanionJSONImporter {
         let source = HealthSource(name: "Companion app", version: nil, device: HealthDevice(model: "iPhone"))
         for (p, post) in posts.enumerated() {
             let metricName = post.metric, entries = post.data
-            let metric = MetricNames.companion(metricName)
+            let resolution = TypeNames.resolve(metricName)
             for (i, entry) in entries.enumerated() {
                 let place = posts.count > 1 ? "[\(p)].data[\(i)]" : "data[\(i)]"
+                let type: String, unit: String
+                switch resolution {
+                case .known(let identifier, let implied) where identifier.hasPrefix("HKQuantityTypeIdentifier"):
+                    (type, unit) = (identifier, implied ?? "")
+                case .known:
+                    // A category type (sleep stages, symptoms) has no number to post.
+                    reject("a number for a type that takes a category value", place)
+                    continue
+                case .other(let name): (type, unit) = (name, "")
+                case .refused(let category):
+                    reject("a metric name this build does not know that reads as \(category.rawValue) data", place)
+                    continue
+                }
                 guard let range = entry.timeRange, let slash = range.firstIndex(of: "/"),
                       let start = LocalTime.parse(range[..<slash], timeZone: timeZone),
                       let end = LocalTime.parse(range[range.index(after: slash)...], timeZone: timeZone) else {
@@ -51,12 +64,11 @@ struct CompanionJSONImporter {
                     reject("unparseable value", place)
                     continue
                 }
-                let type = metric?.identifier ?? metricName
-                if number < 0, metric != nil || type.hasPrefix("HKQuantityTypeIdentifier"), AggregationStyle.of(type: type) == .cumulative { reject(RejectReason.negativeAmount.rawValue, place); continue }
+                if number < 0, type.hasPrefix("HKQuantityTypeIdentifier"), AggregationStyle.of(type: type) == .cumulative { reject(RejectReason.negativeAmount.rawValue, place); continue }
                 let value = number == number.rounded() && abs(number) < 1e15
                     ? DecimalValue(mantissa: Int64(number), scale: 0) : DecimalValue(double: number)
                 try session.add(.sample(HealthSample(type: type, source: source, start: start, end: end,
-                                                     value: .quantity(value, unit: metric?.unit ?? ""))))
+                                                     value: .quantity(value, unit: unit))))
             }
         }
         for (reason, t) in tally.sorted(by: { $0.key < $1.key }) {

@@ -13,7 +13,7 @@ enum EventIdentity {
         do {
             switch kind {
             case .defineString, .defineSource, .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
-                 .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed:
+                 .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated:
                 return nil
             case .route, .activitySummary, .characteristics, .genericRecord:
                 return bytes.count

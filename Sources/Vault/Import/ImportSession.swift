@@ -19,6 +19,10 @@ final class ImportSession {
     private var external: ExternalDeduplicator?
     private var transaction: LogTransaction
     private(set) var file = FileImportReport(path: "", format: "")
+    /// Samples of types kept under `other`, by type, for the file's warning.
+    private var otherTypes: [String: Int] = [:]
+    /// The last sample type seen and whether it is `other` (exports come in runs of one type).
+    private var lastType = ("", false)
 
     init(log: EventLog, encoder: EventEncoder, expected: Int, scratchDirectory: String, memoryBudgetSlots: Int) throws {
         self.log = log
@@ -53,11 +57,16 @@ final class ImportSession {
 
     func startFile(path: String, format: String) {
         file = FileImportReport(path: path, format: format)
+        otherTypes = [:]
     }
 
     /// Adds an event unless the vault already has it. Records nested in a correlation that are
     /// already present (as they are: the export repeats them at top level) are not counted.
     func add(_ event: VaultEvent, nested: Bool = false) throws {
+        if case .sample(let sample) = event {
+            if sample.type != lastType.0 { lastType = (sample.type, sample.category == .other) }
+            if lastType.1 { otherTypes[sample.type, default: 0] += 1 }
+        }
         var writer = encoder.encodeIdentity(event)
         if !event.isAudit {
             if external == nil && identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
@@ -101,6 +110,11 @@ final class ImportSession {
             }
             file.added += added
             file.duplicates += duplicates
+        }
+        if !otherTypes.isEmpty {
+            let listed = otherTypes.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+            let names = listed.prefix(20).map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+            warn("kept under other, which only a grant of other shares: \(names)" + (listed.count > 20 ? " and \(listed.count - 20) more types" : ""))
         }
         try add(.importRecorded(at: Date(), ImportRecord(
             file: displayName, format: file.format, added: file.added, duplicates: file.duplicates, rejected: file.rejected)))

@@ -85,10 +85,15 @@ extension Vault {
 
     /// Writes an UNENCRYPTED SQLite copy of the read models to `path`, outside the vault directory.
     public func writePlaintextProjections(to path: String) throws {
-        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-        let vaultPath = URL(fileURLWithPath: directory).standardizedFileURL.path
-        guard !absolute.hasPrefix(vaultPath + "/") else { throw VaultError.plaintextInsideVault(path: path) }
-        guard !FileManager.default.fileExists(atPath: absolute) else { throw VaultError.fileExists(path: path) }
-        try projections().writePlaintextCopy(to: absolute)
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL
+        // Compared with links resolved: a link to (or into) the vault directory is the vault.
+        let folder = absolute.deletingLastPathComponent().resolvingSymlinksInPath().path
+        let vaultPath = URL(fileURLWithPath: directory).standardizedFileURL.resolvingSymlinksInPath().path
+        guard folder != vaultPath, !folder.hasPrefix(vaultPath + "/") else { throw VaultError.plaintextInsideVault(path: path) }
+        // A link (even a dangling one) is refused like a file: SQLite would write through it.
+        let target = folder + "/" + absolute.lastPathComponent
+        guard !FileManager.default.fileExists(atPath: target),
+              (try? FileManager.default.destinationOfSymbolicLink(atPath: target)) == nil else { throw VaultError.fileExists(path: path) }
+        try projections().writePlaintextCopy(to: target)
     }
 }

@@ -1,0 +1,42 @@
+import Projections
+
+/// The part of a sample's time span that lies inside a consent's data period. The period runs from
+/// local midnight starting `from` (in the offset of the sample's start) to local midnight ending
+/// `to` (in the offset of the sample's end), so a sample is clipped where its own clock says the
+/// period begins and ends, across DST changes and travel alike.
+///
+/// A span that reaches outside the period is cut at the edge (`clipped`); a span with nothing inside
+/// is dropped; an instant (start equal to end) is kept when it lies inside.
+struct PeriodClip: Equatable {
+    var start: HealthTimestamp
+    var end: HealthTimestamp
+    /// Whether an edge was moved.
+    var clipped: Bool
+    /// The share of the original span that is kept (1 when nothing was cut): what a cumulative
+    /// quantity is multiplied by.
+    var fraction: Double
+
+    /// `nil` when nothing of the span lies inside `from...to` (either open).
+    init?(start: HealthTimestamp, end: HealthTimestamp, from: LocalDay?, to: LocalDay?) {
+        let lower = from.map { $0.dayNumber * 86_400 - Int64(start.utcOffset) }
+        let upper = to.map { ($0.dayNumber + 1) * 86_400 - Int64(end.utcOffset) }
+        guard end.seconds > start.seconds else {
+            // An instant, or a span whose end is before its start: placed by its start alone.
+            if let lower, start.seconds < lower { return nil }
+            if let to, LocalDay(instant: start.seconds, utcOffset: start.utcOffset) > to { return nil }
+            self.start = start
+            self.end = end
+            clipped = false
+            fraction = 1
+            return
+        }
+        var newStart = start, newEnd = end
+        if let lower, newStart.seconds < lower { newStart.seconds = lower }
+        if let upper, newEnd.seconds > upper { newEnd.seconds = upper }
+        guard newEnd.seconds > newStart.seconds else { return nil }
+        self.start = newStart
+        self.end = newEnd
+        clipped = newStart != start || newEnd != end
+        fraction = clipped ? Double(newEnd.seconds - newStart.seconds) / Double(end.seconds - start.seconds) : 1
+    }
+}
