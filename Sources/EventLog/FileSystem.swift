@@ -15,6 +15,8 @@ public protocol FileSystem: Sendable {
     func syncDirectory(_ path: String) throws
     /// Creates a directory (mode 0700) and any missing parents.
     func createDirectory(_ path: String) throws
+    /// Removes an empty directory; a missing one is not an error.
+    func removeDirectory(_ path: String) throws
     /// Whether anything exists at `path`.
     func exists(_ path: String) -> Bool
     /// Names in a directory, without `.` and `..`.

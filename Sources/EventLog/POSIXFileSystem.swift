@@ -80,6 +80,12 @@ public struct POSIXFileSystem: FileSystem {
         }
     }
 
+    public func removeDirectory(_ path: String) throws {
+        guard rmdir(path) == 0 || errno == ENOENT else {
+            throw EventLogError.io(operation: "rmdir", path: path, errno: errno)
+        }
+    }
+
     public func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0

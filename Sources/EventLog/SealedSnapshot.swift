@@ -11,7 +11,8 @@
 public enum SealedSnapshot {
     static let magic: [UInt8] = Array("HVSNAP\r\n".utf8)
     static let version: UInt16 = 1
-    static let headerSize = 8 + 2 + 2 + 16 + 8 + 8 + 8 + 32 + 24 + 8
+    /// Bytes before the ciphertext: magic, version, purpose, vault id, position, nonce, plaintext length (last).
+    public static let headerSize = 8 + 2 + 2 + 16 + 8 + 8 + 8 + 32 + 24 + 8
     static let keyContext: StaticString = "hvsnapsh"
     /// Snapshots above this size are refused before any allocation.
     public static let maximumPlaintext = 1 << 34

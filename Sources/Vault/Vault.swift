@@ -24,7 +24,12 @@ public final class Vault {
     public static func keyslotPath(in directory: String) -> String { directory + "/keyslot" }
 
     /// Files a crashed `init` may leave behind without a keyslot; they hold nothing recoverable.
-    static let initLeftovers: Set<String> = ["events.log", "events.head", "events.head.tmp", "events.lock", "keyslot.tmp"]
+    static let initLeftovers: Set<String> = ["events.log", "events.head", "events.head.tmp", "events.lock", "keyslot.tmp", identityFileName]
+
+    /// Whether `name` is something a crashed `init` may leave (the identity's temporary names too).
+    static func isInitLeftover(_ name: String) -> Bool {
+        initLeftovers.contains(name) || name.hasPrefix(identityFileName + ".tmp.")
+    }
 
     // MARK: Lifecycle
 
@@ -41,7 +46,7 @@ public final class Vault {
         func refuseUnlessEmptyOrLeftovers() throws -> [String] {
             guard fileSystem.exists(directory) else { return [] }
             let names = try fileSystem.contentsOfDirectory(directory)
-            if names.contains("keyslot") || names.contains(where: { !initLeftovers.contains($0) }) {
+            if names.contains("keyslot") || names.contains(where: { !isInitLeftover($0) }) {
                 throw VaultError.directoryNotEmpty(path: directory)
             }
             return names
@@ -57,13 +62,11 @@ public final class Vault {
             }
         }
         let vault = Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
-        try vault.append([.vaultCreated(at: now, kdf: kdfName)])
+        let identity = VaultIdentity.generate()
+        try vault.append([.vaultCreated(at: now, kdf: kdfName), .identityRecorded(IdentityRecord(identity, reason: .created, at: now))])
+        try vault.writeIdentity(identity, to: vault.identityPath)
         let keyslot = try Keyslot.seal(masterKey: masterKey, vaultID: vaultID, passphrase: passphrase, kdf: kdf)
         try keyslot.write(to: keyslotPath, fileSystem: fileSystem)
-        // After the keyslot: a crash before this leaves a vault that makes its identity later.
-        let identity = VaultIdentity.generate()
-        try vault.writeIdentity(identity, to: vault.identityPath)
-        try vault.append([.identityRecorded(IdentityRecord(identity, reason: .created, at: now))])
         return vault
     }
 
@@ -85,12 +88,13 @@ public final class Vault {
         at directory: String, passphrase: Passphrase, mode: EventLog.AccessMode = .readOnly,
         fileSystem: any FileSystem = POSIXFileSystem()
     ) throws -> Vault {
-        let masterKey = try unlock(directory: directory, passphrase: passphrase, fileSystem: fileSystem)
+        let masterKey = try unlock(directory: directory, passphrase: passphrase, writer: mode == .readWrite, fileSystem: fileSystem)
         let log = try EventLog.open(in: directory, masterKey: masterKey, mode: mode, fileSystem: fileSystem)
         return Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
     }
 
-    static func unlock(directory: String, passphrase: Passphrase, fileSystem: any FileSystem) throws -> SecretKey {
+    static func unlock(directory: String, passphrase: Passphrase, writer: Bool = false, fileSystem: any FileSystem) throws -> SecretKey {
+        try finishInterruptedRekey(in: directory, writer: writer, fileSystem: fileSystem)
         let path = keyslotPath(in: directory)
         guard fileSystem.exists(path) else { throw VaultError.noVault(path: directory) }
         return try Keyslot.read(from: path, fileSystem: fileSystem).unlock(passphrase: passphrase)

@@ -4,7 +4,12 @@ import Vault
 extension Vaultctl {
     struct Passwd: VaultCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change the passphrase (only the keyslot is rewritten, atomically).")
+            abstract: "Change the passphrase (only the keyslot is rewritten, atomically).",
+            discussion: """
+                The master key stays: a copy of the old keyslot (a backup) still opens the vault with the old passphrase. \
+                --rekey also replaces the master key and re-encrypts the log, so that old keyslots open nothing \
+                (it rewrites the whole log: about as long as reading it once).
+                """)
 
         @OptionGroup var vault: VaultOptions
 
@@ -13,13 +18,21 @@ extension Vaultctl {
             valueName: "FILE"))
         var newPassphraseFile: String?
 
+        @Flag(help: "Also replace the master key and re-encrypt everything under it.")
+        var rekey = false
+
         func execute() throws {
             let old = try vault.passphrase()
             let new = try PassphraseInput.read(
                 file: newPassphraseFile, variable: "HEALTHVAULT_NEW_PASSPHRASE",
                 fileFlag: "--new-passphrase-file", prompt: "New passphrase", what: "new passphrase", confirm: true)
-            try Vault.changePassphrase(at: vault.directory, from: old, to: new)
-            Console.note("passphrase changed for \(vault.directory)")
+            if rekey {
+                try Vault.rekey(at: vault.directory, from: old, to: new)
+                Console.note("new master key and passphrase for \(vault.directory); keyslots copied before now open nothing written since")
+            } else {
+                try Vault.changePassphrase(at: vault.directory, from: old, to: new)
+                Console.note("passphrase changed for \(vault.directory)")
+            }
         }
     }
 }

@@ -66,6 +66,11 @@ public final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
         try base.createDirectory(path)
     }
 
+    public func removeDirectory(_ path: String) throws {
+        try step("removeDirectory", path)
+        try base.removeDirectory(path)
+    }
+
     public func exists(_ path: String) -> Bool { base.exists(path) }
 
     public func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }

@@ -128,6 +128,12 @@ public final class PowerLossFileSystem: FileSystem, @unchecked Sendable {
         try faults.createDirectory(path)
     }
 
+    /// Not undone by a power loss: an empty folder left behind holds nothing, and the code that
+    /// removes one also removes it when it finds it again.
+    public func removeDirectory(_ path: String) throws {
+        try faults.removeDirectory(path)
+    }
+
     public func exists(_ path: String) -> Bool { base.exists(path) }
 
     public func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }

@@ -112,7 +112,7 @@ import Testing
         #expect(throws: VaultError.noConsentInForce(recipient: "Sleep Laboratory")) { try vault.export(to: "Sleep Laboratory", path: made.dir.path + "/none.bundle") }
         #expect(!FileManager.default.fileExists(atPath: made.dir.path + "/none.bundle"))
         try vault.grant(recipient: "Sleep Laboratory", categories: [.sleep], from: nil, to: nil, granularity: .raw,
-                        expires: LocalDay(year: 2025, month: 1, day: 1), purpose: nil)
+                        expires: LocalDay(year: 2025, month: 1, day: 1), purpose: nil, now: Date(timeIntervalSince1970: 1_700_000_000))
         #expect(throws: VaultError.noConsentInForce(recipient: "Sleep Laboratory")) {
             try vault.export(to: "Sleep Laboratory", path: made.dir.path + "/expired.bundle", today: LocalDay(year: 2025, month: 1, day: 2))
         }

@@ -12,8 +12,8 @@ import Testing
         let dir = TemporaryDirectory("consent")
         let vault: Vault
         let keyPrefix: String
-        /// Every sample's category and local day of its start, for counting.
-        let samples: [(category: HealthCategory, day: LocalDay, quantity: Bool)]
+        /// Every sample's category, start and end, for counting.
+        let samples: [(category: HealthCategory, start: HealthTimestamp, end: HealthTimestamp)]
 
         init() throws {
             vault = try Vault.create(at: dir.path + "/vault", passphrase: passphrase("p"), kdf: .minimumForTesting, kdfName: "test")
@@ -24,9 +24,7 @@ import Testing
             try RecipientKeyFiles.generate(prefix: keyPrefix)
             samples = try vault.allEvents().compactMap { _, event in
                 guard case .sample(let s) = event else { return nil }
-                var quantity = false
-                if case .quantity = s.value { quantity = true }
-                return (s.category, LocalDay(instant: s.start.seconds, utcOffset: s.start.utcOffset), quantity)
+                return (s.category, s.start, s.end)
             }
         }
     }
@@ -44,13 +42,19 @@ import Testing
     }
 
     static let firstDay = LocalDay(year: 2024, month: 3, day: 26)
+    /// Grants are given before the data's days; exports happen 18 to 30 days after the first.
+    static let grantedAt = Date(timeIntervalSince1970: 1_710_000_000)  // 2024-03-09
 
+    /// Random consent histories over ten days of synthetic data that cross the spring DST change
+    /// and a trip abroad, with sleep and workouts that cross midnight: `HEALTHVAULT_CONSENT_ROUNDS`
+    /// of them (30 in `make test`, 1,000 in `make consentloop`).
     @Test func everyExportedLineIsCoveredByTheConsentInForce() throws {
         let world = try World()
         var rng = SeededRandom(seed: 20_241_123)
-        let categories: [HealthCategory] = [.activity, .heart, .sleep, .body, .workouts, .vitals]
+        let categories: [HealthCategory] = [.activity, .heart, .sleep, .body, .workouts, .vitals, .other, .location]
+        let rounds = Int(ProcessInfo.processInfo.environment["HEALTHVAULT_CONSENT_ROUNDS"] ?? "") ?? 30
         var exportsChecked = 0, refusals = 0
-        for round in 0..<30 {
+        for round in 0..<rounds {
             let name = "lab \(round)"
             try world.vault.addRecipient(name: name, publicKeyFile: world.keyPrefix + ".pub")
             var model = Model()
@@ -66,7 +70,7 @@ import Testing
                     let expires = rng.next(3) == 0 ? nil : LocalDay(dayNumber: Self.firstDay.dayNumber + 20 + Int64(rng.next(10)))
                     let granularity = Granularity.allCases[rng.next(3)]
                     let g = try world.vault.grant(recipient: name, categories: chosen, from: from, to: to, granularity: granularity,
-                                                  expires: expires, purpose: rng.next(2) == 0 ? "study \(round)" : nil)
+                                                  expires: expires, purpose: rng.next(2) == 0 ? "study \(round)" : nil, now: Self.grantedAt)
                     model.grant(g)
                 }
             }
@@ -105,18 +109,34 @@ import Testing
             for line in lines {
                 #expect(line["category"] as? String == category.rawValue)
                 if grant.granularity == .raw {
-                    let start = try #require(line["start"] as? String)
+                    let start = try #require(line["start"] as? String), end = try #require(line["end"] as? String)
+                    let type = try #require(line["type"] as? String)
+                    #expect(line["metric"] == nil)
+                    // The type belongs to the file's category, whichever way it was named.
+                    #expect(HealthCategory.of(type: type) == category || category == .workouts, "\(type) in \(category)")
+                    // Both ends inside the period, in the line's own clock: the start on a covered
+                    // day, the end on one or exactly at the midnight that closes the period.
                     #expect(grant.covers(day: LocalDay(parsing: String(start.prefix(10)))!), "\(start) outside \(grant)")
-                    #expect(line["type"] != nil && line["metric"] == nil)
+                    let endDay = LocalDay(parsing: String(end.prefix(10)))!
+                    let endsAtClosingMidnight = end.dropFirst(10).hasPrefix("T00:00:00") && grant.to.map { endDay.dayNumber == $0.dayNumber + 1 } == true
+                    #expect(grant.covers(day: endDay) || endsAtClosingMidnight, "\(start)..\(end) outside \(grant)")
                 } else {
                     let period = try #require(line["period"] as? String)
+                    #expect(HealthCategory.of(type: try #require(line["metric"] as? String)) == category)
                     #expect(period.contains("T") == (grant.granularity == .hourly))
                     #expect(grant.covers(day: LocalDay(parsing: String(period.prefix(10)))!), "\(period) outside \(grant)")
                 }
             }
             switch grant.granularity {
             case .raw:
-                let expectedCount = world.samples.filter { $0.category == category && grant.covers(day: $0.day) }.count
+                // Every sample with any part inside the period, counted without the export's code.
+                func overlaps(_ start: HealthTimestamp, _ end: HealthTimestamp) -> Bool {
+                    let lower = grant.from.map { $0.dayNumber * 86_400 - Int64(start.utcOffset) } ?? .min
+                    let upper = grant.to.map { ($0.dayNumber + 1) * 86_400 - Int64(end.utcOffset) } ?? .max
+                    return end.seconds > start.seconds ? start.seconds < upper && end.seconds > lower
+                        : start.seconds >= lower && LocalDay(instant: start.seconds, utcOffset: start.utcOffset) <= (grant.to ?? LocalDay(dayNumber: .max))
+                }
+                let expectedCount = world.samples.filter { $0.category == category && overlaps($0.start, $0.end) }.count
                 // Workouts are records, not samples: counted apart.
                 if category != .workouts { #expect(lines.count == expectedCount, "\(category)") }
             case .daily:
@@ -130,7 +150,7 @@ import Testing
             case .hourly:
                 // Hours add up to the day figures of `summary` for cumulative metrics.
                 var byDay: [String: Double] = [:]
-                for line in lines where line["min"] == nil {
+                for line in lines where AggregationStyle.of(type: line["metric"] as! String) == .cumulative {
                     byDay["\(line["metric"]!)|\(line["unit"]!)|\((line["period"] as! String).prefix(10))", default: 0] += (line["value"] as! NSNumber).doubleValue
                 }
                 for (key, total) in byDay {

@@ -34,11 +34,13 @@ import Testing
         let t = try ImportTestVault()
         let file = t.write("posts.json", """
         [{"metric":"HEART_RATE","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 08:00","value":61}]},
-         {"metric":"MOOD_SCORE","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 08:00","value":7.5}]}]
+         {"metric":"NOISE_LEVEL","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 08:00","value":7.5}]}]
         """)
-        #expect(try t.vault.importFiles([file], timeZone: berlin).added == 2)
+        let report = try t.vault.importFiles([file], timeZone: berlin)
+        #expect(report.added == 2)
+        #expect(report.files[0].warnings == ["kept under other, which only a grant of other shares: NOISE_LEVEL (1)"])
         let types = try t.samples().map(\.type)
-        #expect(types == ["HKQuantityTypeIdentifierHeartRate", "MOOD_SCORE"])
+        #expect(types == ["HKQuantityTypeIdentifierHeartRate", "NOISE_LEVEL"])
         #expect(try t.samples()[1].category == .other)
         let broken = t.write("broken.json", "{\"metric\":\"STEPS\",\"data\":[{\"timeRange\":")
         #expect(throws: ImportError.self) { _ = try t.vault.importFiles([broken]) }

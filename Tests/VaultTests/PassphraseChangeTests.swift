@@ -12,7 +12,7 @@ import Testing
         try Vault.changePassphrase(at: vaultPath, from: passphrase("old passphrase"), to: passphrase("new passphrase"))
         #expect(throws: EventLogError.wrongPassphrase) { _ = try Vault.open(at: vaultPath, passphrase: passphrase("old passphrase")) }
         let events = try Vault.open(at: vaultPath, passphrase: passphrase("new passphrase")).allEvents()
-        #expect(events.map(\.event.kind) == ["init", "passwd"])
+        #expect(events.map(\.event.kind) == ["init", "identity", "passwd"])
     }
 
     @Test func aWrongOldPassphraseChangesNothing() throws {

@@ -45,7 +45,7 @@ import Testing
                 }
             }
             let vault = try Vault.open(at: vaultPath, passphrase: passphrase("p"))
-            #expect(try vault.allEvents().map(\.event.kind) == ["init"])
+            #expect(try vault.allEvents().map(\.event.kind) == ["init", "identity"])
             crashPoint += 1
         }
     }

@@ -56,7 +56,7 @@ import Testing
         #expect(try run(["revoke", "lab"]).status == 0)
         #expect(try run(["consents", "--json"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
         let history = try JSONSerialization.jsonObject(with: Data(try run(["history", "--json"]).stdout.utf8)) as! [[String: Any]]
-        #expect(history.map { $0["kind"] as! String } == ["init", "import", "recipient", "grant", "export", "revoke"])
+        #expect(history.map { $0["kind"] as! String } == ["init", "identity", "import", "recipient", "grant", "export", "revoke"])
         #expect(history.allSatisfy { $0["seq"] is Int && $0["at"] is String && $0["detail"] is [String: Any] })
     }
 }

@@ -21,7 +21,7 @@ import Testing
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(json["ok"] as? Bool == true)
         #expect(json["frames"] as? Int == 1)
-        #expect(json["events"] as? Int == 1)
+        #expect(json["events"] as? Int == 2)  // the vault's creation and its identity, one commit
         #expect((json["problems"] as? [String])?.isEmpty == true)
     }
 
@@ -79,7 +79,7 @@ import Testing
         #expect(try cli.run(["verify", "--vault", vault, "--passphrase-file", old]).status != 0)
         let verified = try cli.run(["verify", "--vault", vault, "--passphrase-file", new, "--json"])
         #expect(verified.status == 0)
-        #expect(verified.stdout.contains("\"events\":2"))
+        #expect(verified.stdout.contains("\"events\":3"))
     }
 
     @Test func verifyNamesTheOffsetOfDamageAndExitsNonZero() throws {

@@ -148,6 +148,11 @@ extension Vault {
     }
 
     func writeIdentity(_ identity: VaultIdentity, to path: String) throws {
+        try Self.sealIdentity(identity, to: path, log: log, masterKey: masterKey, fileSystem: fileSystem)
+    }
+
+    /// Seals `identity` (docs/bundle-format.md, "Keys") under `masterKey` for `log`'s vault.
+    static func sealIdentity(_ identity: VaultIdentity, to path: String, log: EventLog, masterKey: SecretKey, fileSystem: any FileSystem) throws {
         let secret = SecureBytes(count: 96) { out in
             identity.signing.secretKey.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[0..<64]).copyMemory(from: $0) }
             identity.encryption.secretKey.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[64..<96]).copyMemory(from: $0) }

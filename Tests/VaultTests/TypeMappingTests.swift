@@ -1,0 +1,106 @@
+import Foundation
+import Projections
+import Testing
+@testable import Vault
+
+/// `other` never collects heart, sleep or reproductive data (issue 15, the second finding):
+/// every documented HealthKit type has its category, names people and apps write are matched or
+/// refused, and what is kept under `other` is said at import and before it is shared.
+@Suite struct TypeMappingTests {
+    static let utc = TimeZone(identifier: "UTC")!
+
+    @Test func everyCatalogEntryIsListedOnceAndMapsToItsCategory() {
+        let identifiers = HealthKitCatalog.entries.map(\.identifier)
+        #expect(Set(identifiers).count == identifiers.count)
+        #expect(identifiers.count >= 220)
+        for entry in HealthKitCatalog.entries {
+            #expect(HealthCategory.of(type: entry.identifier) == entry.category, "\(entry.identifier)")
+        }
+        // Every category but `other`'s own list holds something, and `other` holds no heart,
+        // sleep or reproductive word.
+        let used = Set(HealthKitCatalog.entries.map(\.category))
+        #expect(used == Set(HealthCategory.allCases))
+        // Heartburn is digestive: "heart" in its name, rightly under other.
+        for entry in HealthKitCatalog.entries where entry.category == .other && entry.identifier != "HKCategoryTypeIdentifierHeartburn" {
+            #expect(HealthCategory.inferred(entry.identifier) == nil || HealthCategory.inferred(entry.identifier) == .mindfulness,
+                    "\(entry.identifier) is under other but reads as \(String(describing: HealthCategory.inferred(entry.identifier)))")
+        }
+    }
+
+    @Test func theFindingsTypesHaveTheirCategories() {
+        #expect(HealthCategory.of(type: "HKDataTypeSleepDurationGoal") == .sleep)
+        #expect(HealthCategory.of(type: "HKCategoryTypeIdentifierBleedingDuringPregnancy") == .reproductive)
+        #expect(HealthCategory.of(type: "HKCategoryTypeIdentifierBleedingAfterPregnancy") == .reproductive)
+        #expect(HealthCategory.of(type: "HKCategoryTypeIdentifierHypertensionEvent") == .heart)
+        #expect(HealthCategory.of(type: "HKCategoryTypeIdentifierRapidPoundingOrFlutteringHeartbeat") == .heart)
+        #expect(HealthCategory.of(type: "HKCategoryTypeIdentifierSleepChanges") == .sleep)
+        // Identifiers from a newer iOS go by their words, never to other when they read as such.
+        #expect(HealthCategory.of(type: "HKQuantityTypeIdentifierHeartRateRecoveryTwoMinutes") == .heart)
+        #expect(HealthCategory.of(type: "HKCategoryTypeIdentifierMenstrualSymptomScore") == .reproductive)
+        #expect(HealthCategory.of(type: "HKQuantityTypeIdentifierSleepScore") == .sleep)
+        #expect(HealthCategory.of(type: "HKQuantityTypeIdentifierNoiseIndex") == .other)
+    }
+
+    @Test func namesAppsWriteAreMatchedToTheirTypes() {
+        #expect(TypeNames.resolve("heart_rate") == .known(identifier: "HKQuantityTypeIdentifierHeartRate", unit: "count/min"))
+        #expect(TypeNames.resolve("HEART_RATE_VARIABILITY") == .known(identifier: "HKQuantityTypeIdentifierHeartRateVariabilitySDNN", unit: "ms"))
+        #expect(TypeNames.resolve("SLEEP") == .known(identifier: "HKCategoryTypeIdentifierSleepAnalysis", unit: nil))
+        #expect(TypeNames.resolve("Sleep Analysis") == .known(identifier: "HKCategoryTypeIdentifierSleepAnalysis", unit: nil))
+        #expect(TypeNames.resolve("step count") == .known(identifier: "HKQuantityTypeIdentifierStepCount", unit: "count"))
+        #expect(TypeNames.resolve("MENSTRUAL_FLOW") == .known(identifier: "HKCategoryTypeIdentifierMenstrualFlow", unit: nil))
+        #expect(TypeNames.resolve("heart_stuff") == .refused(category: .heart))
+        #expect(TypeNames.resolve("period_pain_level") == .refused(category: .reproductive))
+        #expect(TypeNames.resolve("noise_level") == .other("noise_level"))
+    }
+
+    @Test func aCSVOfNearMissNamesLandsInTheirCategoriesAndSaysWhatOtherKeeps() throws {
+        let t = try ImportTestVault()
+        let report = try t.vault.importFiles([t.write("mixed.csv", """
+            type,start,end,value,unit,source
+            heart_rate,2024-03-05T08:00:00Z,2024-03-05T08:00:00Z,61,count/min,Band
+            HEART_RATE_VARIABILITY,2024-03-05T08:00:00Z,2024-03-05T08:00:00Z,42,ms,Band
+            Sleep,2024-03-04T23:00:00Z,2024-03-05T06:00:00Z,HKCategoryValueSleepAnalysisAsleepCore,,Band
+            heart_stuff,2024-03-05T08:00:00Z,2024-03-05T08:00:00Z,1,,Band
+            noise_level,2024-03-05T08:00:00Z,2024-03-05T08:00:00Z,55,dB,Band
+            noise_level,2024-03-05T09:00:00Z,2024-03-05T09:00:00Z,57,dB,Band
+
+            """)], timeZone: Self.utc)
+        #expect(report.added == 5 && report.rejected == 1)
+        #expect(report.files[0].warnings.contains("kept under other, which only a grant of other shares: noise_level (2)"))
+        #expect(report.files[0].warnings.contains {
+            $0.hasPrefix("1 row(s) rejected: a type name this build does not know that reads as heart data") && $0.hasSuffix("(first at line 5)")
+        })
+        let categories = try t.samples().map { "\($0.type)=\($0.category.rawValue)" }
+        #expect(categories == ["HKQuantityTypeIdentifierHeartRate=heart", "HKQuantityTypeIdentifierHeartRateVariabilitySDNN=heart",
+                               "HKCategoryTypeIdentifierSleepAnalysis=sleep", "noise_level=other", "noise_level=other"])
+        #expect(try t.vault.typesHeld(in: .other).map { "\($0.type) \($0.count)" } == ["noise_level 2"])
+    }
+
+    @Test func aCompanionPostOfSleepAsANumberIsRefusedNotFiledUnderOther() throws {
+        let t = try ImportTestVault()
+        let report = try t.vault.importFiles([t.write("post.json", """
+            [{"metric":"SLEEP","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 09:00","value":7}]},
+             {"metric":"HEART_RATE","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 08:00","value":61}]},
+             {"metric":"HEARTBEAT_SCORE","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 08:00","value":3}]}]
+            """)], timeZone: Self.utc)
+        #expect(report.added == 1 && report.rejected == 2)
+        #expect(report.files[0].warnings.sorted() == [
+            "1 entry rejected: a metric name this build does not know that reads as heart data (first at [2].data[0])",
+            "1 entry rejected: a number for a type that takes a category value (first at [0].data[0])",
+        ])
+        #expect(try t.samples().map(\.category) == [.heart])
+    }
+
+    @Test func aGrantOfOtherForAHearingStudyShipsNoHeartSleepOrReproductiveData() throws {
+        let t = try ImportTestVault()
+        _ = try t.vault.importFiles([t.write("export.xml", export("""
+            <Record type="HKCategoryTypeIdentifierRapidPoundingOrFlutteringHeartbeat" sourceName="Phone" startDate="2024-03-05 08:00:00 +0000" endDate="2024-03-05 08:10:00 +0000" value="HKCategoryValueSeverityModerate"/>
+            <Record type="HKCategoryTypeIdentifierBleedingDuringPregnancy" sourceName="Phone" startDate="2024-03-05 08:00:00 +0000" endDate="2024-03-05 08:10:00 +0000" value="HKCategoryValueNotApplicable"/>
+            <Record type="HKDataTypeSleepDurationGoal" sourceName="Phone" unit="hr" startDate="2024-03-05 08:00:00 +0000" endDate="2024-03-05 08:00:00 +0000" value="8"/>
+            <Record type="HKCategoryTypeIdentifierHypertensionEvent" sourceName="Watch" startDate="2024-03-05 08:00:00 +0000" endDate="2024-03-05 08:00:00 +0000" value="HKCategoryValueNotApplicable"/>
+            <Record type="HKQuantityTypeIdentifierEnvironmentalAudioExposure" sourceName="Watch" unit="dBASPL" startDate="2024-03-05 08:00:00 +0000" endDate="2024-03-05 08:30:00 +0000" value="61"/>
+            """))], timeZone: Self.utc)
+        let lines = try SharedLines(t).export([.other], from: nil, to: nil).lines(.other)
+        #expect(lines.map { $0["type"] as? String } == ["HKQuantityTypeIdentifierEnvironmentalAudioExposure"])
+    }
+}
