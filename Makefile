@@ -1,7 +1,7 @@
 # The two commands a new user runs: `make demo` (the whole flow) and `make test`.
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 
-.PHONY: deps build demo test bench killloop fuzz clean
+.PHONY: deps build demo test bench killloop consentloop fuzz clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -25,6 +25,11 @@ bench: deps
 killloop: deps
 	$(SWIFT) build --build-tests
 	HEALTHVAULT_KILLS=300 $(SWIFT) test --skip-build --filter KillLoopTests
+
+# The consent property test over 1,000 random histories (CI runs 30 inside `make test`).
+consentloop: deps
+	$(SWIFT) build --build-tests
+	HEALTHVAULT_CONSENT_ROUNDS=1000 $(SWIFT) test --skip-build --filter ConsentExportTests
 
 # libFuzzer over every parser of untrusted bytes, FUZZ_SECONDS (default 60) per target; findings
 # land in Fuzz/regressions/, which `make test` replays. See docs/reliability.md.

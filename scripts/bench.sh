@@ -14,6 +14,7 @@ if [ ! -x "$venv/bin/healthkit-to-sqlite" ]; then
 fi
 
 $SWIFT build -c release --product vaultbench
+$SWIFT build -c release --product vaultctl
 .build/release/vaultbench log
 echo
 .build/release/vaultbench import --anchor "$venv/bin/healthkit-to-sqlite"
@@ -21,3 +22,5 @@ echo
 .build/release/vaultbench projections
 echo
 .build/release/vaultbench bundle
+echo
+.build/release/vaultbench rekey

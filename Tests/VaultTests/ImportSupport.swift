@@ -3,12 +3,12 @@ import Foundation
 import ZIPFoundation
 @testable import Vault
 
-/// The real exports from other projects' test suites (../shared/fixtures/apple-health).
+/// The real exports from other projects' test suites (Tests/Fixtures/apple-health, with their
+/// licence notes).
 enum Fixtures {
     static let root: String = {
         let here = URL(fileURLWithPath: #filePath)
-        return here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/fixtures/apple-health").path
+        return here.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/apple-health").path
     }()
 
     static func path(_ name: String) -> String { root + "/" + name }

@@ -3,7 +3,7 @@ import Foundation
 import SyntheticHealth
 import Testing
 
-/// `vaultctl import`, `grant`, `export`, `passwd`, `rebuild` and `bundle open` SIGKILLed at random
+/// `vaultctl import`, `grant`, `export`, `passwd` (with and without `--rekey`), `rebuild` and `bundle open` SIGKILLed at random
 /// moments. After every kill: `verify` passes, whatever a command acknowledged (exit 0 before the
 /// kill) is there, and nothing half-written is visible: the read models after a killed `rebuild`
 /// equal a finished one's, and an opened bundle's folder is complete or absent. At the end, the
@@ -58,7 +58,8 @@ import Testing
             case .importB: command = s.args(["import", s.exports[1]])
             case .grant: command = s.args(["grant", "Kill Loop Lab", "--categories", "activity", "--granularity", "daily"])
             case .export: command = s.args(["export", "Kill Loop Lab", "--out", bundle])
-            case .passwd: command = s.args(["passwd", "--new-passphrase-file", s.passphrases[1 - s.current]])
+            // Every other passwd also replaces the master key and rewrites the log (--rekey).
+            case .passwd: command = s.args(["passwd", "--new-passphrase-file", s.passphrases[1 - s.current]] + (round / 7 % 2 == 0 ? ["--rekey"] : []))
             case .rebuild: command = s.args(["rebuild"])
             case .bundleOpen:
                 guard let openedBundle else { continue }

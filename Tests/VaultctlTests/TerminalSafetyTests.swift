@@ -53,6 +53,24 @@ import Testing
         for out in ["o1", "o2"] { #expect(!FileManager.default.fileExists(atPath: person.dir.file(out))) }
     }
 
+    @Test func aPassphraseFromTheEnvironmentIsWipedFromIt() throws {
+        let v = try Vault(cli)
+        // `import` of a FIFO opens it only after the passphrase was read and the vault opened:
+        // once our end of the FIFO opens, the process is past that point.
+        let fifo = v.dir.file("steps.csv")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        var runner = cli
+        runner.environment = ["HEALTHVAULT_PASSPHRASE": "terminal test passphrase", "HEALTHVAULT_DIR": v.path]
+        let process = try runner.start(["import", fifo])
+        let writer = FileHandle(forWritingAtPath: fifo)!
+        let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/environ"))
+        kill(process.processIdentifier, SIGKILL)
+        try writer.close()
+        process.waitUntilExit()
+        #expect(environ.range(of: Data("terminal test passphrase".utf8)) == nil)
+        #expect(environ.range(of: Data("HEALTHVAULT_DIR=".utf8)) != nil)
+    }
+
     @Test func vaultctlWritesNoCoreFile() throws {
         let v = try Vault(cli)
         // The passphrase comes through a FIFO, so the process waits while its limits are read.

@@ -113,8 +113,8 @@ import Testing
     @Test func importPrintsTheSpecJSONAndNamesABrokenFileWithItsPlace() throws {
         let dir = TemporaryDirectory()
         let (vault, pass) = try initVault(dir)
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/fixtures/apple-health/jshrake/export.zip").path
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/apple-health/jshrake/export.zip").path
         let result = try cli.run(["import", "--vault", vault, "--passphrase-file", pass, "--json", fixture])
         #expect(result.status == 0, "\(result.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])

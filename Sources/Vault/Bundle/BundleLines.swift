@@ -1,7 +1,7 @@
 import Foundation
 import Projections
 
-/// The NDJSON and CSV lines of bundle data files (shapes in ../shared/spec/vaultctl.md).
+/// The NDJSON and CSV lines of bundle data files (shapes in docs/cli.md).
 struct BundleLines {
     private(set) var ndjson: [UInt8] = []
     private(set) var csv: [UInt8] = []

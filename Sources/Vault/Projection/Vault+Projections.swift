@@ -6,6 +6,9 @@ extension Vault {
     /// Name of the sealed read-model image in the vault directory.
     public static let projectionsFileName = "projections.sealed"
     static let projectionsPurpose: UInt16 = 1
+    /// The largest read-model image read back (a ten-year vault's is 133 MB): a crafted or sparse
+    /// `projections.sealed` claiming more is rebuilt from the log, not allocated.
+    static let projectionImageLimit = 1 << 30
 
     var projectionsPath: String { directory + "/" + Self.projectionsFileName }
 
@@ -68,7 +71,7 @@ extension Vault {
         do {
             guard let contents = try SealedSnapshot.read(
                 from: projectionsPath, purpose: Self.projectionsPurpose, vaultID: log.vaultID,
-                masterKey: masterKey, fileSystem: fileSystem) else { return nil }
+                masterKey: masterKey, fileSystem: fileSystem, limit: Self.projectionImageLimit) else { return nil }
             let models = try contents.plaintext.withUnsafeBytes { try ReadModels(image: $0) }
             guard try models.position == contents.position.encoded else {
                 projectionNotice = "the read-model image's position does not match its header; rebuilt it from the log"

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import SyntheticHealth
+import Vault
+
+extension VaultBench {
+    /// `vaultctl passwd --rekey` on a vault holding a generated export, as a user runs it (the
+    /// whole command, a process per pass), against `vaultctl passwd` (the key derivations alone)
+    /// and `vaultctl verify` (reading and authenticating the whole log) in the same run.
+    struct RekeyBench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rekey",
+            abstract: "Time `vaultctl passwd --rekey` against `passwd` and `verify` on the same vault.")
+
+        @Option(help: "Days the generated export covers.") var days = 365
+        @Option(help: "Timed passes of each command; the median is reported.") var passes = 3
+        @Option(help: "Work directory (the export is generated once and kept there).") var work = ".build/bench"
+        @Option(help: "The vaultctl binary (default: beside this one).") var vaultctl: String?
+
+        func run() throws {
+            let binary = vaultctl ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vaultctl").path
+            guard FileManager.default.isExecutableFile(atPath: binary) else {
+                throw ValidationError("no vaultctl at \(binary): build it (swift build -c release --product vaultctl) or pass --vaultctl")
+            }
+            print("vaultbench rekey: a vault holding a generated export of \(days) days, --kdf interactive")
+            print("machine: \(Machine.summary)")
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            let zip = "\(work)/export-\(days)d-seed1-bundle.zip"
+            if !FileManager.default.fileExists(atPath: zip) {
+                try SyntheticExport.writeZip(to: zip, options: .init(days: days, seed: 1))
+            }
+            let dir = "\(work)/vault-rekey"
+            try? FileManager.default.removeItem(atPath: dir)
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let passphrases = ["\(work)/rekey-p0", "\(work)/rekey-p1"]
+            for (i, path) in passphrases.enumerated() { try Data("rekey bench passphrase \(i)\n".utf8).write(to: URL(fileURLWithPath: path)) }
+            defer { for path in passphrases { try? FileManager.default.removeItem(atPath: path) } }
+            try run(binary, ["init", "--kdf", "interactive", "--vault", dir, "--passphrase-file", passphrases[0]])
+            try run(binary, ["import", zip, "--vault", dir, "--passphrase-file", passphrases[0]])
+            let logBytes = ((try FileManager.default.attributesOfItem(atPath: dir + "/events.log"))[.size] as? NSNumber)?.intValue ?? 0
+
+            var current = 0
+            var rekeyTimes: [Double] = [], passwdTimes: [Double] = [], verifyTimes: [Double] = []
+            for _ in 0..<passes {
+                verifyTimes.append(try time(binary, ["verify", "--vault", dir, "--passphrase-file", passphrases[current]]))
+                passwdTimes.append(try time(binary, ["passwd", "--vault", dir, "--passphrase-file", passphrases[current],
+                                                     "--new-passphrase-file", passphrases[1 - current]]))
+                current = 1 - current
+                rekeyTimes.append(try time(binary, ["passwd", "--rekey", "--vault", dir, "--passphrase-file", passphrases[current],
+                                                    "--new-passphrase-file", passphrases[1 - current]]))
+                current = 1 - current
+            }
+            try run(binary, ["verify", "--vault", dir, "--passphrase-file", passphrases[current]])
+            func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+            let rekey = median(rekeyTimes), passwd = median(passwdTimes), verify = median(verifyTimes)
+            print("")
+            print("passwd --rekey  \(rekey.formatted(2)) s (median of \(passes): \(rekeyTimes.map { $0.formatted(2) }.joined(separator: ", "))) for a \(grouped(logBytes)) B log")
+            print("anchor          vaultctl passwd (the key derivations, no rewrite): \(passwd.formatted(2)) s; rekey costs \((rekey - passwd).formatted(2)) s more")
+            print("anchor          vaultctl verify (reading and authenticating the whole log once): \(verify.formatted(2)) s; rekey = \((rekey / verify).formatted(2)) x verify")
+        }
+
+        private func run(_ binary: String, _ arguments: [String]) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw ValidationError("vaultctl \(arguments[0]) failed (exit \(process.terminationStatus))") }
+        }
+
+        private func time(_ binary: String, _ arguments: [String]) throws -> Double {
+            try measure { try run(binary, arguments) }.1
+        }
+    }
+}
