@@ -68,6 +68,7 @@ let package = Package(
         .testTarget(name: "ProjectionTests", dependencies: ["Projections", "Vault", "EventLog", "TestSupport", "SyntheticHealth"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "EventLog", "Envelope", "TestSupport", "ZIPFoundation", "SyntheticHealth"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"]),
+        .testTarget(name: "EnvelopeTests", dependencies: ["Envelope", "EventLog"]),
         .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "TestSupport", "SyntheticHealth", "Envelope"]),
     ]
 )

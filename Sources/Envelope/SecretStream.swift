@@ -23,9 +23,10 @@ public enum SecretStream {
 
         public init(key: SecureBytes) throws {
             guard key.count == SecretStream.keyBytes else { throw EnvelopeError.invalidKey("a stream key has 32 bytes") }
-            _ = sodium_init()
+            LibSodium.initialize()
             key.withUnsafeBytes { k in
-                _ = crypto_secretstream_xchacha20poly1305_init_push(&state, &header, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                LibSodium.require(crypto_secretstream_xchacha20poly1305_init_push(&state, &header, k.baseAddress!.assumingMemoryBound(to: UInt8.self)),
+                                  "crypto_secretstream_xchacha20poly1305_init_push")
             }
         }
 
@@ -37,8 +38,9 @@ public enum SecretStream {
         public func push(_ plaintext: UnsafeRawBufferPointer, final: Bool) -> [UInt8] {
             var out = [UInt8](repeating: 0, count: plaintext.count + SecretStream.chunkOverhead)
             let tag = UInt8(final ? crypto_secretstream_xchacha20poly1305_TAG_FINAL : crypto_secretstream_xchacha20poly1305_TAG_MESSAGE)
-            _ = crypto_secretstream_xchacha20poly1305_push(&state, &out, nil, plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                                          UInt64(plaintext.count), nil, 0, tag)
+            LibSodium.require(crypto_secretstream_xchacha20poly1305_push(&state, &out, nil, plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                                                        UInt64(plaintext.count), nil, 0, tag),
+                              "crypto_secretstream_xchacha20poly1305_push")
             return out
         }
     }
@@ -54,7 +56,7 @@ public enum SecretStream {
             guard key.count == SecretStream.keyBytes, header.count == SecretStream.headerBytes else {
                 throw EnvelopeError.invalidKey("malformed stream header")
             }
-            _ = sodium_init()
+            LibSodium.initialize()
             let rc = key.withUnsafeBytes { k in
                 crypto_secretstream_xchacha20poly1305_init_pull(&state, header, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }

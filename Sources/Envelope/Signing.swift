@@ -12,10 +12,10 @@ public struct SigningKeyPair: Sendable {
 
     /// A fresh key pair.
     public static func generate() -> SigningKeyPair {
-        _ = sodium_init()
+        LibSodium.initialize()
         var publicKey = [UInt8](repeating: 0, count: publicKeyBytes)
         let secret = SecureBytes(count: secretKeyBytes) { sk in
-            _ = crypto_sign_keypair(&publicKey, sk.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            LibSodium.require(crypto_sign_keypair(&publicKey, sk.baseAddress!.assumingMemoryBound(to: UInt8.self)), "crypto_sign_keypair")
         }
         return SigningKeyPair(publicKey: publicKey, secretKey: secret)
     }
@@ -24,12 +24,12 @@ public struct SigningKeyPair: Sendable {
     /// fuzz harnesses that need the same sender in every run. Real identities use `generate()`.
     public init(seed: SecureBytes) throws {
         guard seed.count == Int(crypto_sign_SEEDBYTES) else { throw EnvelopeError.invalidKey("an Ed25519 seed has 32 bytes") }
-        _ = sodium_init()
+        LibSodium.initialize()
         var publicKey = [UInt8](repeating: 0, count: Self.publicKeyBytes)
         let secret = SecureBytes(count: Self.secretKeyBytes) { sk in
             seed.withUnsafeBytes { s in
-                _ = crypto_sign_seed_keypair(&publicKey, sk.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                             s.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                LibSodium.require(crypto_sign_seed_keypair(&publicKey, sk.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                                           s.baseAddress!.assumingMemoryBound(to: UInt8.self)), "crypto_sign_seed_keypair")
             }
         }
         self.init(publicKey: publicKey, secretKey: secret)
@@ -51,7 +51,8 @@ public struct SigningKeyPair: Sendable {
     public func sign(_ message: [UInt8]) -> [UInt8] {
         var signature = [UInt8](repeating: 0, count: Self.signatureBytes)
         secretKey.withUnsafeBytes { sk in
-            _ = crypto_sign_detached(&signature, nil, message, UInt64(message.count), sk.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            LibSodium.require(crypto_sign_detached(&signature, nil, message, UInt64(message.count), sk.baseAddress!.assumingMemoryBound(to: UInt8.self)),
+                              "crypto_sign_detached")
         }
         return signature
     }

@@ -124,6 +124,12 @@ public final class EventLog {
         return log
     }
 
+    /// Takes the writer lock of the log in `directory` for work outside the log that must not
+    /// race a writer (finishing a re-key); released when the returned file is released.
+    public static func lockForWriting(directory: String, fileSystem: any FileSystem = POSIXFileSystem()) throws -> any StorageFile {
+        try acquireLock(LogDirectory(directory), fileSystem)
+    }
+
     private static func acquireLock(_ names: LogDirectory, _ fileSystem: any FileSystem) throws -> any StorageFile {
         let lock = try fileSystem.open(names.lock, mode: .createIfMissing)
         // A lock released a moment ago can still be held for a few milliseconds: a process that

@@ -1,8 +1,14 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A file created new (never replacing one), readable by its owner only: key files, bundles and
-/// the files a bundle opens into. Writes go through whole; `sync` makes them durable.
-struct NewFile {
+/// the files a bundle opens into. Writes go through whole; `sync` makes them durable. The
+/// descriptor is this object's: closed in `deinit`.
+final class NewFile {
     let path: String
     private let fd: Int32
 
@@ -18,7 +24,7 @@ struct NewFile {
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            let n = systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw VaultError.cannotWrite(path: path, reason: "could not be written: \(String(cString: strerror(errno)))") }
             offset += n
@@ -33,13 +39,12 @@ struct NewFile {
         guard fsync(fd) == 0 else { throw VaultError.cannotWrite(path: path, reason: "could not be synced: \(String(cString: strerror(errno)))") }
     }
 
-    func close() { Glibc.close(fd) }
+    deinit { _ = systemClose(fd) }
 
     /// Creates `path` holding `bytes` (synced unless `sync` is false); on any failure nothing is
     /// left at `path`.
     static func write(_ bytes: some ContiguousBytes, to path: String, sync: Bool = true) throws {
         let file = try NewFile(creating: path)
-        defer { file.close() }
         do {
             try file.write(bytes)
             if sync { try file.sync() }
@@ -49,3 +54,11 @@ struct NewFile {
         }
     }
 }
+
+#if canImport(Glibc)
+private let systemWrite = Glibc.write
+private let systemClose = Glibc.close
+#elseif canImport(Darwin)
+private let systemWrite = Darwin.write
+private let systemClose = Darwin.close
+#endif

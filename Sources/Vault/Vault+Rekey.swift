@@ -71,13 +71,7 @@ extension Vault {
         let committed = directory + "/" + rekeyCommitted
         let staging = directory + "/" + rekeyStaging
         guard fileSystem.exists(committed) || (writer && fileSystem.exists(staging)) else { return }
-        let lock = try fileSystem.open(directory + "/events.lock", mode: .createIfMissing)
-        var held = false
-        for attempt in 0..<40 {
-            if try lock.tryLockExclusive() { held = true; break }
-            if attempt < 39 { usleep(5_000) }
-        }
-        guard held else { throw EventLogError.locked(path: directory + "/events.lock") }
+        let lock = try EventLog.lockForWriting(directory: directory, fileSystem: fileSystem)
         // The lock is released when `lock` is closed, after the work.
         try withExtendedLifetime(lock) {
             if fileSystem.exists(committed) { try moveCommittedRekey(in: directory, fileSystem: fileSystem) }

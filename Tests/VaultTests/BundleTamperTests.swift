@@ -53,15 +53,30 @@ import Testing
         #expect((manifest["counts"] as? [String: Int])?.keys.sorted() == ["activity", "heart"])
     }
 
-    @Test func everyFlippedByteIsRefused() throws {
+    /// What a change at `position` of a version-2 bundle must be refused with (docs/bundle-format.md,
+    /// "File"): the magic, the version, the sealed key, the stream header, then the chunks, whose
+    /// length fields can also make the file look cut short.
+    static func expectedRefusal(at position: Int, version: UInt16) -> [String] {
+        switch position {
+        case 0..<8: ["not a healthvault bundle"]
+        case 8..<10: version == 1 ? ["not addressed to this key"] : ["bundle format version \(version) is not supported"]
+        case 10..<(10 + BundleFormat.sealedKeyBytes): ["not addressed to this key"]
+        case ..<BundleFormat.headerBytes: ["chunk 0 fails authentication"]
+        default: ["fails authentication", "truncated"]
+        }
+    }
+
+    @Test func everyFlippedByteIsRefusedForWhatItChanged() throws {
         let made = try Made()
         var rng = SeededRandom(seed: 7)
-        var positions = [0, 9, 10, 45, 130, 170, made.bytes.count - 1, made.bytes.count - 20]
+        var positions = [0, 9, 10, 45, 95, 130, 170, made.bytes.count - 1, made.bytes.count - 20]
         for _ in 0..<40 { positions.append(rng.next(made.bytes.count)) }
         for position in positions {
             var tampered = made.bytes
             tampered[position] ^= UInt8(1 << rng.next(8))
-            #expect(made.attempt(tampered) != nil, "flip at \(position) was accepted")
+            let version = UInt16(tampered[8]) | UInt16(tampered[9]) << 8
+            let message = made.attempt(tampered) ?? "accepted"
+            #expect(Self.expectedRefusal(at: position, version: version).contains { message.contains($0) }, "flip at \(position): \(message)")
         }
     }
 
@@ -71,10 +86,13 @@ import Testing
         var cuts = [0, 8, BundleFormat.headerBytes, BundleFormat.headerBytes + 4, made.bytes.count - 1, made.bytes.count - 17]
         for _ in 0..<30 { cuts.append(rng.next(made.bytes.count)) }
         for cut in cuts {
-            #expect(made.attempt(Array(made.bytes[..<cut])) != nil, "cut at \(cut) was accepted")
+            // A cut header is no bundle; a cut anywhere after it is a bundle cut short.
+            let expected = cut < BundleFormat.headerBytes ? "not a healthvault bundle" : "it ends before its final chunk (the file is truncated)"
+            let message = made.attempt(Array(made.bytes[..<cut])) ?? "accepted"
+            #expect(message.contains(expected), "cut at \(cut): \(message)")
         }
         // Appended bytes after the final chunk are refused too.
-        #expect(made.attempt(made.bytes + [0, 0, 0, 0]) != nil)
+        #expect(made.attempt(made.bytes + [0, 0, 0, 0])?.contains("data follows its final chunk") == true)
     }
 
     @Test func aMissingFinalChunkIsAnError() throws {

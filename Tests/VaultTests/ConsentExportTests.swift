@@ -129,10 +129,11 @@ import Testing
             }
             switch grant.granularity {
             case .raw:
-                // Every sample with any part inside the period, counted without the export's code.
+                // Every sample with any part inside the period (in both its clocks when its ends
+                // carry different offsets), counted without the export's code.
                 func overlaps(_ start: HealthTimestamp, _ end: HealthTimestamp) -> Bool {
-                    let lower = grant.from.map { $0.dayNumber * 86_400 - Int64(start.utcOffset) } ?? .min
-                    let upper = grant.to.map { ($0.dayNumber + 1) * 86_400 - Int64(end.utcOffset) } ?? .max
+                    let lower = grant.from.map { max($0.dayNumber * 86_400 - Int64(start.utcOffset), $0.dayNumber * 86_400 - Int64(end.utcOffset)) } ?? .min
+                    let upper = grant.to.map { min(($0.dayNumber + 1) * 86_400 - Int64(end.utcOffset), ($0.dayNumber + 1) * 86_400 - Int64(start.utcOffset)) } ?? .max
                     return end.seconds > start.seconds ? start.seconds < upper && end.seconds > lower
                         : start.seconds >= lower && LocalDay(instant: start.seconds, utcOffset: start.utcOffset) <= (grant.to ?? LocalDay(dayNumber: .max))
                 }

@@ -44,8 +44,11 @@ import Testing
         ]
     }
 
+    /// The mutations' seed: `HEALTHVAULT_FUZZ_SEED` to replay or vary a run, printed with any failure.
+    static let seed = UInt64(ProcessInfo.processInfo.environment["HEALTHVAULT_FUZZ_SEED"] ?? "") ?? 20_261_123
+
     @Test func chunkBoundariesDoNotChangeWhatIsParsed() throws {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SeededRandom(seed: Self.seed)
         for (name, bytes) in try Self.seeds() where name.hasSuffix(".xml") {
             let whole = try Self.parse(bytes, chunks: [bytes.count])
             #expect(!whole.events.isEmpty)
@@ -60,7 +63,7 @@ import Testing
     @Test func mutatedInputsNeverCrashAndFailedImportsChangeNothing() throws {
         let t = try ImportTestVault()
         _ = try t.vault.importFiles([Fixtures.path("jshrake/export.zip")])
-        var rng = SystemRandomNumberGenerator()
+        var rng = SeededRandom(seed: Self.seed)
         let seeds = try Self.seeds()
         let interesting: [UInt8] = Array("<>\"'&;/=!?[]-\n\r\t\u{0B}\0,{}:".utf8) + [0xFF, 0xC3, 0x80]
         var outcomes: [String: Int] = [:]
@@ -89,7 +92,7 @@ import Testing
                 outcomes["imported", default: 0] += 1
             } catch let error as ImportError {
                 outcomes["refused", default: 0] += 1
-                #expect(try Data(contentsOf: URL(fileURLWithPath: t.path + "/events.log")) == before, "\(name) #\(i): \(error)")
+                #expect(try Data(contentsOf: URL(fileURLWithPath: t.path + "/events.log")) == before, "\(name) #\(i) (seed \(Self.seed)): \(error)")
                 #expect("\(error)".contains(file), "the error names the file: \(error)")
             }
             try? FileManager.default.removeItem(atPath: file)

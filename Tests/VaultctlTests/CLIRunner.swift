@@ -44,14 +44,35 @@ struct CLIRunner {
         return process.terminationReason == .exit && process.terminationStatus == 0
     }
 
-    /// Runs `vaultctl arguments...` with stdin from /dev/null.
+    /// Runs `vaultctl arguments...` with stdin from /dev/null. Both pipes are drained at once: a
+    /// child that fills one while the other is read to its end would wait forever.
     func run(_ arguments: [String]) throws -> Result {
         let out = Pipe(), err = Pipe()
         let process = try start(arguments, stdout: out, stderr: err)
+        let stderrReader = PipeDrain(err.fileHandleForReading)
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        let stderr = stderrReader.wait()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+final class PipeDrain: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    /// Everything the pipe carried, once its writer closed it.
+    func wait() -> Data {
+        done.wait()
+        return data
     }
 }
 

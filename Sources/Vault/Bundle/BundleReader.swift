@@ -51,14 +51,17 @@ public enum BundleReader {
         let fileSize = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue ?? 0
         plaintext.reserveCapacity(min(max(fileSize - headerBytes, 0), BundleFormat.maximumPlaintext))
         do {
+            var index = 0
             while true {
                 let lengthBytes = try read(4)
                 if lengthBytes.isEmpty { break }
+                guard !decryptor.finished else { throw EnvelopeError.trailingData }
                 guard lengthBytes.count == 4 else { throw EnvelopeError.truncated }
                 let length = Int(UInt32(lengthBytes[0]) | UInt32(lengthBytes[1]) << 8 | UInt32(lengthBytes[2]) << 16 | UInt32(lengthBytes[3]) << 24)
                 guard length >= SecretStream.chunkOverhead, length <= BundleFormat.chunkSize + SecretStream.chunkOverhead else {
-                    throw EnvelopeError.chunkDamaged(index: 0)
+                    throw EnvelopeError.chunkDamaged(index: index)
                 }
+                index += 1
                 guard plaintext.count + length <= BundleFormat.maximumPlaintext else { throw refuse("larger than this build opens") }
                 let chunk = try read(length)
                 guard chunk.count == length else { throw EnvelopeError.truncated }

@@ -1,9 +1,11 @@
 import Projections
 
 /// The part of a sample's time span that lies inside a consent's data period. The period runs from
-/// local midnight starting `from` (in the offset of the sample's start) to local midnight ending
-/// `to` (in the offset of the sample's end), so a sample is clipped where its own clock says the
-/// period begins and ends, across DST changes and travel alike.
+/// local midnight starting `from` to local midnight ending `to` in the sample's own clock, so a
+/// sample is clipped where its clock says the period begins and ends, across DST changes and
+/// travel alike. A sample whose start and end carry different offsets (a DST switch, a flight)
+/// has two clocks: the period is where both agree (the later start, the earlier end), so neither
+/// end of what leaves falls on a day outside the period in its own offset.
 ///
 /// A span that reaches outside the period is cut at the edge (`clipped`); a span with nothing inside
 /// is dropped; an instant (start equal to end) is kept when it lies inside.
@@ -18,8 +20,9 @@ struct PeriodClip: Equatable {
 
     /// `nil` when nothing of the span lies inside `from...to` (either open).
     init?(start: HealthTimestamp, end: HealthTimestamp, from: LocalDay?, to: LocalDay?) {
-        let lower = from.map { $0.dayNumber * 86_400 - Int64(start.utcOffset) }
-        let upper = to.map { ($0.dayNumber + 1) * 86_400 - Int64(end.utcOffset) }
+        let offsets = [Int64(start.utcOffset), Int64(end.utcOffset)]
+        let lower = from.map { day in offsets.map { day.dayNumber * 86_400 - $0 }.max()! }
+        let upper = to.map { day in offsets.map { (day.dayNumber + 1) * 86_400 - $0 }.min()! }
         guard end.seconds > start.seconds else {
             // An instant, or a span whose end is before its start: placed by its start alone.
             if let lower, start.seconds < lower { return nil }
