@@ -163,3 +163,50 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: made.dir.path).filter { $0.contains(".tmp.") }.isEmpty)
     }
 }
+
+/// The streaming reader's entry splitter gives the same entries whatever the chunking.
+@Suite struct BundleEntryStreamTests {
+    static func split(_ plaintext: [UInt8], pieces: [Int]) throws -> [(String, [UInt8])] {
+        var stream = BundleEntryStream()
+        var entries: [(String, [UInt8])] = []
+        var offset = 0, k = 0
+        while offset < plaintext.count {
+            let n = min(pieces[k % pieces.count], plaintext.count - offset)
+            try stream.feed(plaintext[offset..<offset + n]) { event in
+                switch event {
+                case .begin(let name, _): entries.append((name, []))
+                case .bytes(let bytes): entries[entries.count - 1].1 += bytes
+                case .end: break
+                }
+            }
+            offset += n
+            k += 1
+        }
+        #expect(stream.isAtEntryBoundary)
+        return entries
+    }
+
+    @Test func entriesAreTheSameWhateverTheChunkBoundaries() throws {
+        let entries: [(String, [UInt8])] = [("manifest.json", Array("{}".utf8)), ("manifest.sig", [UInt8](repeating: 7, count: 64)),
+                                            ("data/empty.ndjson", []), ("data/a.ndjson", (0..<5000).map { UInt8($0 % 251) })]
+        let plaintext = entries.flatMap { BundleFormat.entry(name: $0.0, bytes: $0.1) }
+        for pieces in [[plaintext.count], [1], [2, 3], [7, 1, 4096], [17]] {
+            let split = try Self.split(plaintext, pieces: pieces)
+            #expect(split.map(\.0) == entries.map(\.0) && split.map(\.1) == entries.map(\.1), "pieces \(pieces)")
+        }
+        var cut = BundleEntryStream()
+        try cut.feed(plaintext.prefix(plaintext.count - 1)) { _ in }
+        #expect(!cut.isAtEntryBoundary)
+    }
+
+    @Test func aBundleRefusedInItsLastChunkLeavesNoStagingFolder() throws {
+        // Several 1 MiB chunks: the data files were being written when the damage was met.
+        let made = try BundleTamperTests.Made(days: 30)
+        var tampered = made.bytes
+        tampered[tampered.count - 5] ^= 1
+        let message = made.attempt(tampered) ?? "accepted"
+        #expect(message.contains("fails authentication"), "\(message)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: made.dir.path).filter { $0.hasPrefix("attempt-out") }
+        #expect(left.isEmpty, "\(left)")
+    }
+}

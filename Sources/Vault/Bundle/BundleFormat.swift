@@ -28,9 +28,6 @@ public enum BundleFormat {
     }
     /// Plaintext per chunk.
     static let chunkSize = 1 << 20
-    /// A bundle's plaintext may not exceed this (the reader holds it in memory to check it
-    /// whole before writing anything).
-    static let maximumPlaintext = 1 << 33
     static let manifestName = "manifest.json"
     static let signatureName = "manifest.sig"
     static let paddingName = "padding"

@@ -13,8 +13,17 @@ public struct OpenedBundle: Sendable {
 }
 
 /// The researcher's side: checks a bundle whole (key, every chunk and the final one, the
-/// signature, the sender, every file's hash) and only then writes its files.
+/// signature, the sender, every file's hash) and only then gives its files their place.
+///
+/// It streams, in memory bounded by one chunk (1 MiB) and the manifest whatever the bundle's
+/// size: the signed manifest comes first and is checked before any data; each data file is
+/// written into a staging folder beside DIR (0700, files 0600) as it is decrypted, and hashed on
+/// the way; only when the last chunk, every file's size and hash and the padding have checked out
+/// is the folder renamed to DIR. A refused bundle leaves nothing: the folder is removed.
 public enum BundleReader {
+    /// The largest manifest read (a year of consents and files is a few KiB).
+    static let maximumManifest = 16 << 20
+
     public static func open(_ path: String, keyFile: String, outputDirectory requested: String, expectSender: String? = nil) throws -> OpenedBundle {
         func refuse(_ reason: String) -> VaultError { .bundleRefused(path: path, reason: reason) }
         // `out/` and `out` are one directory; the staging directory goes beside it, not inside.
@@ -45,11 +54,14 @@ public enum BundleReader {
         let streamKey: SecureBytes
         do { streamKey = try keys.open(sealedKey) } catch { throw refuse("it is not addressed to this key (a bundle for another recipient)") }
         let decryptor = try SecretStream.Decryptor(key: streamKey, header: streamHeader)
+
+        let staging = outputDirectory + ".tmp." + RandomIdentifier.bytes(8).hex
+        let contents = ContentsCheck(path: path, staging: staging, version: version, headerSenderKey: headerSenderKey,
+                                     recipientKey: keys.publicKey, expectSender: expectSender)
+        var entries = BundleEntryStream()
         var plaintext: [UInt8] = []
+        plaintext.reserveCapacity(BundleFormat.chunkSize)
         defer { secureZero(&plaintext) }
-        // Reserved from the file size up front, so that growing leaves no freed plaintext behind.
-        let fileSize = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue ?? 0
-        plaintext.reserveCapacity(min(max(fileSize - headerBytes, 0), BundleFormat.maximumPlaintext))
         do {
             var index = 0
             while true {
@@ -62,77 +74,198 @@ public enum BundleReader {
                     throw EnvelopeError.chunkDamaged(index: index)
                 }
                 index += 1
-                guard plaintext.count + length <= BundleFormat.maximumPlaintext else { throw refuse("larger than this build opens") }
                 let chunk = try read(length)
                 guard chunk.count == length else { throw EnvelopeError.truncated }
+                secureZero(&plaintext)
+                plaintext.removeAll(keepingCapacity: true)
                 try chunk.withUnsafeBytes { try decryptor.pull($0, into: &plaintext) }
+                try entries.feed(plaintext[...]) { try contents.handle($0) }
             }
             guard decryptor.finished else { throw EnvelopeError.truncated }
+            guard entries.isAtEntryBoundary else { throw refuse("malformed contents") }
+            try contents.finish()
         } catch let error as EnvelopeError {
+            contents.discard()
             throw refuse("\(error)")
+        } catch {
+            contents.discard()
+            throw error
         }
 
-        guard var entries = BundleFormat.entries(plaintext) else { throw refuse("malformed contents") }
-        guard entries.count >= 2, entries[0].name == BundleFormat.manifestName, entries[1].name == BundleFormat.signatureName else {
-            throw refuse("malformed contents (no signed manifest)")
-        }
-        if version >= 2, entries.last?.name == BundleFormat.paddingName {
-            guard entries.last!.bytes.allSatisfy({ $0 == 0 }) else { throw refuse("malformed contents (padding)") }
-            entries.removeLast()
-        }
-        let manifestBytes = Array(entries[0].bytes)
-        guard let manifest = try? JSONDecoder().decode(BundleManifest.self, from: Data(manifestBytes)),
-              manifest.format == "healthvault-bundle", manifest.version == Int(version),
-              ISO8601DateFormatter().date(from: manifest.createdAt) != nil else { throw refuse("malformed manifest") }
-        guard let senderKey = headerSenderKey ?? manifest.sender.signingKey.flatMap({ Data(base64Encoded: $0) }).map(Array.init),
-              senderKey.count == SigningKeyPair.publicKeyBytes,
-              SigningKeyPair.verify(Array(entries[1].bytes), of: manifestBytes, publicKey: senderKey) else {
-            throw refuse("the manifest's signature does not verify")
-        }
-        guard manifest.sender.signingKey == Data(senderKey).base64EncodedString(),
-              let encryptionKey = manifest.sender.encryptionKey.flatMap({ Data(base64Encoded: $0) }), encryptionKey.count == 32,
-              manifest.sender.fingerprint == VaultIdentity.fingerprint(signingKey: senderKey, encryptionKey: Array(encryptionKey)) else {
-            throw refuse("the manifest names another sender than the one that signed it")
-        }
-        let fingerprint = manifest.sender.fingerprint!
-        if let expectSender, VaultIdentity.normalized(fingerprint: expectSender) != VaultIdentity.normalized(fingerprint: fingerprint) {
-            throw refuse("it was signed by \(fingerprint), not the expected sender")
-        }
-        guard manifest.recipient.publicKey == Data(keys.publicKey).base64EncodedString() else {
-            throw refuse("its manifest is addressed to another key")
-        }
-        let dataEntries = entries.dropFirst(2)
-        guard dataEntries.map(\.name) == manifest.files.map(\.path) else { throw refuse("its files do not match the manifest") }
-        for (entry, file) in zip(dataEntries, manifest.files) {
-            guard isSafe(file.path), entry.bytes.count == file.bytes, Digest.of(entry.bytes).hex == file.blake2b else {
-                throw refuse("\(file.path) does not match its hash in the manifest")
-            }
-        }
-
-        // Everything checked: write.
-        let staging = outputDirectory + ".tmp." + RandomIdentifier.bytes(8).hex
+        // Everything checked: the staging folder takes DIR's place.
         do {
-            try FileManager.default.createDirectory(atPath: staging + "/data", withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-            try NewFile.write(manifestBytes, to: staging + "/" + BundleFormat.manifestName, sync: false)
-            for entry in dataEntries { try NewFile.write(entry.bytes, to: staging + "/" + entry.name, sync: false) }
             // rename(2) takes the place of an empty directory atomically and refuses a non-empty one
             // (something written there meanwhile is never deleted).
             guard rename(staging, outputDirectory) == 0 else {
                 throw errno == ENOTEMPTY || errno == EEXIST ? VaultError.fileExists(path: requested) : CocoaError(.fileWriteUnknown)
             }
         } catch let error as VaultError {
-            try? FileManager.default.removeItem(atPath: staging)
+            contents.discard()
             throw error
         } catch {
-            try? FileManager.default.removeItem(atPath: staging)
+            contents.discard()
             throw VaultError.cannotWrite(path: outputDirectory, reason: "could not be written: \(error.localizedDescription)")
         }
-        return OpenedBundle(senderFingerprint: fingerprint, recipient: manifest.recipient.name ?? "", createdAt: manifest.createdAt,
+        let manifest = contents.manifest!
+        return OpenedBundle(senderFingerprint: manifest.sender.fingerprint!, recipient: manifest.recipient.name ?? "", createdAt: manifest.createdAt,
                             files: [BundleFormat.manifestName] + manifest.files.map(\.path), counts: manifest.counts)
     }
 
-    private static func isSafe(_ path: String) -> Bool {
+    /// Checks a bundle's entries as they stream past and writes its files into `staging`: the
+    /// manifest and its signature first (sender, recipient, fingerprint, the file list), then each
+    /// data file against the manifest's name, size and hash, then the padding.
+    private final class ContentsCheck {
+        let path: String
+        let staging: String
+        let version: UInt16
+        let headerSenderKey: [UInt8]?
+        let recipientKey: [UInt8]
+        let expectSender: String?
+
+        private(set) var manifest: BundleManifest?
+        private var manifestBytes: [UInt8] = []
+        private var signature: [UInt8] = []
+        /// Entries begun so far.
+        private var entryCount = 0
+        private var current: (name: String, length: UInt64)?
+        private var file: (output: NewFile, digest: Digest, expected: BundleManifest.File)?
+        private var filesDone = 0
+        private var sawPadding = false
+        private var stagingMade = false
+
+        init(path: String, staging: String, version: UInt16, headerSenderKey: [UInt8]?, recipientKey: [UInt8], expectSender: String?) {
+            self.path = path
+            self.staging = staging
+            self.version = version
+            self.headerSenderKey = headerSenderKey
+            self.recipientKey = recipientKey
+            self.expectSender = expectSender
+        }
+
+        func refuse(_ reason: String) -> VaultError { .bundleRefused(path: path, reason: reason) }
+
+        func handle(_ event: BundleEntryStream.Event) throws {
+            switch event {
+            case .begin(let name, let length):
+                try begin(name: name, length: length)
+            case .bytes(let bytes):
+                if let file {
+                    try bytes.withUnsafeBytes { raw in
+                        file.digest.update(raw)
+                        try file.output.write(raw)
+                    }
+                } else if current?.name == BundleFormat.paddingName {
+                    guard bytes.allSatisfy({ $0 == 0 }) else { throw refuse("malformed contents (padding)") }
+                } else if entryCount == 1 {
+                    manifestBytes += bytes
+                } else {
+                    signature += bytes
+                }
+            case .end:
+                try end()
+            }
+        }
+
+        private func begin(name: String, length: UInt64) throws {
+            guard !sawPadding else { throw refuse("malformed contents (padding)") }
+            entryCount += 1
+            current = (name, length)
+            switch entryCount {
+            case 1:
+                guard name == BundleFormat.manifestName, length <= UInt64(BundleReader.maximumManifest) else {
+                    throw refuse("malformed contents (no signed manifest)")
+                }
+            case 2:
+                guard name == BundleFormat.signatureName, length == UInt64(SigningKeyPair.signatureBytes) else {
+                    throw refuse("malformed contents (no signed manifest)")
+                }
+            default:
+                guard let manifest else { throw refuse("malformed contents") }
+                if version >= 2, name == BundleFormat.paddingName, filesDone == manifest.files.count {
+                    sawPadding = true
+                    return
+                }
+                guard filesDone < manifest.files.count, manifest.files[filesDone].path == name else {
+                    throw refuse("its files do not match the manifest")
+                }
+                let expected = manifest.files[filesDone]
+                guard BundleReader.isSafe(expected.path), length == UInt64(expected.bytes) else {
+                    throw refuse("\(expected.path) does not match its hash in the manifest")
+                }
+                try makeStaging()
+                file = (try NewFile(creating: staging + "/" + name), Digest(), expected)
+            }
+        }
+
+        private func end() throws {
+            defer { current = nil }
+            switch entryCount {
+            case 1: break
+            case 2: try checkManifest()
+            default:
+                guard let done = file else { return }
+                file = nil
+                guard done.digest.finish().hex == done.expected.blake2b else {
+                    throw refuse("\(done.expected.path) does not match its hash in the manifest")
+                }
+                filesDone += 1
+            }
+        }
+
+        /// The manifest and its signature, once both are in: before any data is written.
+        private func checkManifest() throws {
+            guard let manifest = try? JSONDecoder().decode(BundleManifest.self, from: Data(manifestBytes)),
+                  manifest.format == "healthvault-bundle", manifest.version == Int(version),
+                  ISO8601DateFormatter().date(from: manifest.createdAt) != nil else { throw refuse("malformed manifest") }
+            guard let senderKey = headerSenderKey ?? manifest.sender.signingKey.flatMap({ Data(base64Encoded: $0) }).map(Array.init),
+                  senderKey.count == SigningKeyPair.publicKeyBytes,
+                  SigningKeyPair.verify(signature, of: manifestBytes, publicKey: senderKey) else {
+                throw refuse("the manifest's signature does not verify")
+            }
+            guard manifest.sender.signingKey == Data(senderKey).base64EncodedString(),
+                  let encryptionKey = manifest.sender.encryptionKey.flatMap({ Data(base64Encoded: $0) }), encryptionKey.count == 32,
+                  manifest.sender.fingerprint == VaultIdentity.fingerprint(signingKey: senderKey, encryptionKey: Array(encryptionKey)) else {
+                throw refuse("the manifest names another sender than the one that signed it")
+            }
+            let fingerprint = manifest.sender.fingerprint!
+            if let expectSender, VaultIdentity.normalized(fingerprint: expectSender) != VaultIdentity.normalized(fingerprint: fingerprint) {
+                throw refuse("it was signed by \(fingerprint), not the expected sender")
+            }
+            guard manifest.recipient.publicKey == Data(recipientKey).base64EncodedString() else {
+                throw refuse("its manifest is addressed to another key")
+            }
+            guard Set(manifest.files.map(\.path)).count == manifest.files.count else { throw refuse("its files do not match the manifest") }
+            self.manifest = manifest
+        }
+
+        /// After the last chunk: every file of the manifest was there and whole.
+        func finish() throws {
+            guard let manifest, current == nil, filesDone == manifest.files.count else {
+                throw refuse(manifest == nil ? "malformed contents (no signed manifest)" : "its files do not match the manifest")
+            }
+            try makeStaging()
+            try NewFile.write(manifestBytes, to: staging + "/" + BundleFormat.manifestName, sync: false)
+        }
+
+        private func makeStaging() throws {
+            guard !stagingMade else { return }
+            do {
+                try FileManager.default.createDirectory(atPath: staging + "/data", withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw VaultError.cannotWrite(path: staging, reason: "could not be created: \(error.localizedDescription)")
+            }
+            stagingMade = true
+        }
+
+        /// Removes whatever was written: nothing of a refused bundle stays.
+        func discard() {
+            file = nil
+            if stagingMade { try? FileManager.default.removeItem(atPath: staging) }
+        }
+    }
+
+    static func isSafe(_ path: String) -> Bool {
         let parts = path.split(separator: "/")
         guard parts.count == 2, parts[0] == "data" else { return false }
         let name = parts[1]
