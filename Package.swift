@@ -53,6 +53,7 @@ let package = Package(
                 "CSodium",
                 "Envelope",
                 "Vault",
+                "Projections",
                 "SyntheticHealth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

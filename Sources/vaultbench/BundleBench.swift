@@ -2,6 +2,7 @@ import ArgumentParser
 import Envelope
 import EventLog
 import Foundation
+import Projections
 import SyntheticHealth
 import Vault
 
@@ -72,6 +73,33 @@ extension VaultBench {
             print("open        \(openTime.formatted(2)) s (median of \(passes): \(openTimes.map { $0.formatted(2) }.joined(separator: ", "))) to check key, chunks, signature and hashes, then write the files   target <= 2 s: \(openTime <= 2 ? "met" : "NOT MET")")
             print("anchor      decoding the whole log with nothing exported: \(median(anchorTimes).formatted(2)) s; export = \((exportTime / median(anchorTimes)).formatted(2)) x the anchor")
             print("anchor      reading and BLAKE2b-hashing the bundle file: \(median(hashTimes).formatted(2)) s; open = \((openTime / median(hashTimes)).formatted(2)) x the anchor")
+            try measureOpenAsAUserRunsIt(vault: vault, researcher: researcher)
+        }
+
+        /// `vaultctl bundle open` as a process on the year's bundle and on a one-day bundle: its
+        /// peak memory does not grow with the bundle (the reader streams). `vaultctl keygen` is the
+        /// process's own floor.
+        private func measureOpenAsAUserRunsIt(vault: Vault, researcher: String) throws {
+            let vaultctl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vaultctl").path
+            guard FileManager.default.isExecutableFile(atPath: vaultctl) else {
+                print("memory      skipped: no vaultctl beside vaultbench (swift build -c release --product vaultctl)")
+                return
+            }
+            let year = "\(researcher)/year.bundle", day = "\(researcher)/day.bundle"
+            _ = try vault.export(to: "lab", path: year)
+            try vault.grant(recipient: "lab", categories: [.activity], from: LocalDay(year: 2024, month: 1, day: 1),
+                            to: LocalDay(year: 2024, month: 1, day: 1), granularity: .daily, expires: nil, purpose: "benchmark")
+            _ = try vault.export(to: "lab", path: day)
+            var rows: [String] = []
+            for (label, bundle) in [("year", year), ("one day", day)] {
+                let bytes = ((try FileManager.default.attributesOfItem(atPath: bundle))[.size] as? NSNumber)?.intValue ?? 0
+                guard let (seconds, kib) = try timedProcess(vaultctl, ["bundle", "open", bundle, "--key", researcher + "/lab.key",
+                                                                       "--out", researcher + "/open-\(label)", "--any-sender"]) else { throw ExitCode.failure }
+                rows.append("memory      vaultctl bundle open, \(label) (\(grouped(bytes)) B bundle): \(seconds.formatted(2)) s, \((kib / 1024).formatted(1)) MiB peak RSS")
+            }
+            guard let (_, floor) = try timedProcess(vaultctl, ["keygen", "--out", researcher + "/floor"]) else { throw ExitCode.failure }
+            rows.forEach { print($0) }
+            print("anchor      vaultctl keygen (the process with nothing to read): \((floor / 1024).formatted(1)) MiB peak RSS")
         }
     }
 }

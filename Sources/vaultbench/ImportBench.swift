@@ -67,20 +67,7 @@ extension VaultBench {
             }
             let db = "\(work)/anchor.db"
             try? FileManager.default.removeItem(atPath: db)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
-            process.arguments = ["-f", "%e %M", anchor, zip, db]
-            let err = Pipe()
-            process.standardError = err
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let output = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            let fields = output.split(whereSeparator: \.isNewline).last?.split(separator: " ") ?? []
-            guard process.terminationStatus == 0, fields.count == 2, let seconds = Double(fields[0]), let kb = Double(fields[1]) else {
-                print("anchor      healthkit-to-sqlite failed: \(output.suffix(300))")
-                throw ExitCode.failure
-            }
+            guard let (seconds, kb) = try timedProcess(anchor, [zip, db]) else { throw ExitCode.failure }
             let dbBytes = (try FileManager.default.attributesOfItem(atPath: db)[.size] as? NSNumber)?.int64Value ?? 0
             print("anchor      healthkit-to-sqlite 1.0.1 on the same zip: \(seconds.formatted(1)) s, \((kb / 1024).formatted(0)) MiB peak RSS, \(grouped(Int(dbBytes))) B database (\((Double(dbBytes) / Double(report.added)).formatted(0)) B per record)")
             let ratio = seconds / first

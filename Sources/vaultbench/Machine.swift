@@ -45,3 +45,23 @@ func grouped(_ n: Int) -> String {
     }
     return String(out.reversed())
 }
+
+/// Runs a program to its end under `/usr/bin/time` and returns its wall time and peak RSS, or
+/// nil with what it printed when it failed.
+func timedProcess(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, peakKiB: Double)? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+    process.arguments = ["-f", "%e %M", executable] + arguments
+    let err = Pipe()
+    process.standardError = err
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let output = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    let fields = output.split(whereSeparator: \.isNewline).last?.split(separator: " ") ?? []
+    guard process.terminationStatus == 0, fields.count == 2, let seconds = Double(fields[0]), let kib = Double(fields[1]) else {
+        print("\(executable) failed: \(output.suffix(300))")
+        return nil
+    }
+    return (seconds, kib)
+}
