@@ -16,7 +16,22 @@ extension Vaultctl {
         @Flag(help: "Print one JSON document on stdout.")
         var json = false
 
+        struct Failure: Encodable { var error: String; var file: String }
+
         func execute() throws {
+            do {
+                try importFiles()
+            } catch {
+                // A script parsing --json gets one document on failure too; stderr has the line.
+                if json {
+                    let file = (error as? ImportError)?.path ?? files.first { "\(error)".contains($0) } ?? vault.directory
+                    try? Console.json(Failure(error: "\(error)", file: file))
+                }
+                throw error
+            }
+        }
+
+        private func importFiles() throws {
             let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
             let bar = ProgressBar()
             let report = try opened.importFiles(files) { file, done, total in bar.update(label: (file as NSString).lastPathComponent, done: done, total: total) }

@@ -128,5 +128,11 @@ import Testing
         #expect(failed.status != 0 && failed.stdout.isEmpty)
         #expect(failed.stderr.split(separator: "\n").count == 1)
         #expect(failed.stderr.contains("\(broken):2:2"))
+
+        // With --json, a failure is one JSON document on stdout too (round 2 of the contract).
+        let failedJSON = try cli.run(["import", "--vault", vault, "--passphrase-file", pass, "--json", broken])
+        #expect(failedJSON.status != 0 && failedJSON.stderr.split(separator: "\n").count == 1)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(failedJSON.stdout.utf8)) as? [String: String])
+        #expect(document["file"] == broken && document["error"]?.contains("\(broken):2:2") == true)
     }
 }

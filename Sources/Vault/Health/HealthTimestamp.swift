@@ -13,14 +13,23 @@ public struct HealthTimestamp: Equatable, Hashable, Sendable {
         self.utcOffset = utcOffset
     }
 
-    /// Parses `YYYY-MM-DD HH:MM:SS ±HHMM` (Apple's export format). `nil` for anything else.
+    /// Parses `YYYY-MM-DD HH:MM:SS ±HHMM` (Apple's export format), or the compact
+    /// `YYYYMMDDHHMMSS±HHMM` that iOS 8 and early iOS 9 exports wrote. `nil` for anything else.
     static func parseExportDate(_ b: UnsafeRawBufferPointer) -> HealthTimestamp? {
-        guard b.count == 25, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x20, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x20 else { return nil }
-        guard let year = digits(b, 0, 4), let month = digits(b, 5, 2), let day = digits(b, 8, 2),
-              let hour = digits(b, 11, 2), let minute = digits(b, 14, 2), let second = digits(b, 17, 2),
-              let offsetHours = digits(b, 21, 2), let offsetMinutes = digits(b, 23, 2) else { return nil }
+        // Where each field starts in the two forms.
+        let at: (month: Int, day: Int, hour: Int, minute: Int, second: Int, sign: Int)
+        if b.count == 25, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x20, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x20 {
+            at = (5, 8, 11, 14, 17, 20)
+        } else if b.count == 19 {
+            at = (4, 6, 8, 10, 12, 14)
+        } else {
+            return nil
+        }
+        guard let year = digits(b, 0, 4), let month = digits(b, at.month, 2), let day = digits(b, at.day, 2),
+              let hour = digits(b, at.hour, 2), let minute = digits(b, at.minute, 2), let second = digits(b, at.second, 2),
+              let offsetHours = digits(b, at.sign + 1, 2), let offsetMinutes = digits(b, at.sign + 3, 2) else { return nil }
         let sign: Int64
-        switch b[20] {
+        switch b[at.sign] {
         case 0x2B: sign = 1
         case 0x2D: sign = -1
         default: return nil

@@ -301,7 +301,9 @@ struct AppleHealthHandler: XMLTokenHandler {
     }
 
     private mutating func readSource(_ tag: Tag) -> HealthSource? {
-        guard let name = tag.string("sourceName", pool: &pool, removed: &controlCharactersRemoved) else { return nil }
+        // iOS 8 and early iOS 9 exports name the source `source`.
+        guard let name = tag.string("sourceName", pool: &pool, removed: &controlCharactersRemoved)
+                ?? tag.string("source", pool: &pool, removed: &controlCharactersRemoved) else { return nil }
         let version = tag.string("sourceVersion", pool: &pool, removed: &controlCharactersRemoved)
         var device: HealthDevice?
         if let attribute = tag.attribute("device") {

@@ -33,6 +33,13 @@ public enum ImportError: Error, Equatable, Sendable, CustomStringConvertible {
     case notAnExport(path: String, reason: String)
     case unsupportedFormat(path: String)
 
+    /// The file (and entry inside a zip) the error is about.
+    public var path: String {
+        switch self {
+        case .unreadable(let path, _), .notWellFormed(let path, _, _), .notAnExport(let path, _), .unsupportedFormat(let path): path
+        }
+    }
+
     public var description: String {
         switch self {
         case .unreadable(let path, let reason): "\(path): cannot be read: \(reason)"
