@@ -36,14 +36,14 @@ final class EventDecoder {
             event = .importRecorded(at: at, ImportRecord(file: file, format: format, added: try number(), duplicates: try number(), rejected: try number()))
         case .goalSet:
             let at = try r.date()
-            guard let ring = Ring(rawValue: try r.string()) else { throw r.fail("unknown ring") }
+            guard let ring = PersistedNames.ring(named: try r.string()) else { throw r.fail("unknown ring") }
             event = .goalSet(GoalSetting(at: at, ring: ring, value: try r.decimal(), from: LocalDay(dayNumber: try r.signed())))
         case .sourceOrderSet:
             let at = try r.date()
             var keys: [SourceKey] = []
             for _ in 0..<(try r.count()) {
                 let name = try r.string()
-                guard let deviceClass = DeviceClass(name: try r.string()) else { throw r.fail("unknown device class") }
+                guard let deviceClass = PersistedNames.deviceClass(named: try r.string()) else { throw r.fail("unknown device class") }
                 keys.append(SourceKey(name: name, deviceClass: deviceClass))
             }
             event = .sourceOrderSet(at: at, keys)
@@ -55,12 +55,12 @@ final class EventDecoder {
             let at = try r.date(), id = try r.string(), recipient = try r.string()
             var categories: [HealthCategory] = []
             for _ in 0..<(try r.count()) {
-                guard let c = HealthCategory(rawValue: try r.string()) else { throw r.fail("unknown consent category") }
+                guard let c = PersistedNames.category(named: try r.string()) else { throw r.fail("unknown consent category") }
                 categories.append(c)
             }
             var days: [LocalDay?] = []
             for _ in 0..<3 { days.append(try r.varint() == 1 ? LocalDay(dayNumber: try r.signed()) : nil) }
-            guard let granularity = Granularity(rawValue: try r.string()) else { throw r.fail("unknown granularity") }
+            guard let granularity = PersistedNames.granularity(named: try r.string()) else { throw r.fail("unknown granularity") }
             let purpose = try r.varint() == 1 ? try r.string() : nil
             event = .consentGranted(ConsentGrant(id: id, at: at, recipient: recipient, categories: categories, from: days[0], to: days[1],
                                                  granularity: granularity, expires: days[2], purpose: purpose))
@@ -70,7 +70,7 @@ final class EventDecoder {
             if try r.varint() == 1 {
                 var list: [HealthCategory] = []
                 for _ in 0..<(try r.count()) {
-                    guard let c = HealthCategory(rawValue: try r.string()) else { throw r.fail("unknown consent category") }
+                    guard let c = PersistedNames.category(named: try r.string()) else { throw r.fail("unknown consent category") }
                     list.append(c)
                 }
                 categories = list
@@ -78,7 +78,7 @@ final class EventDecoder {
             event = .consentRevoked(ConsentRevocation(at: at, recipient: recipient, categories: categories))
         case .identityRecorded:
             let at = try r.date()
-            guard let reason = IdentityRecord.Reason(rawValue: try r.string()) else { throw r.fail("unknown identity reason") }
+            guard let reason = PersistedNames.identityReason(named: try r.string()) else { throw r.fail("unknown identity reason") }
             guard let signing = Data(base64Encoded: try r.string()), signing.count == 32,
                   let encryption = Data(base64Encoded: try r.string()), encryption.count == 32 else { throw r.fail("malformed identity key") }
             event = .identityRecorded(IdentityRecord(at: at, reason: reason, signingKey: Array(signing), encryptionKey: Array(encryption)))

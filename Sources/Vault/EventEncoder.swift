@@ -110,7 +110,7 @@ final class EventEncoder {
         case .goalSet(let goal):
             var w = EventWriter(kind: .goalSet)
             w.date(goal.at)
-            w.string(goal.ring.rawValue)
+            w.string(PersistedNames.name(of: goal.ring))
             w.decimal(goal.value)
             w.signed(goal.from.dayNumber)
             return w
@@ -120,7 +120,7 @@ final class EventEncoder {
             w.varint(keys.count)
             for key in keys {
                 w.string(key.name)
-                w.string(key.deviceClass.description)
+                w.string(PersistedNames.name(of: key.deviceClass))
             }
             return w
         case .recipientAdded(let r):
@@ -135,12 +135,12 @@ final class EventEncoder {
             w.string(g.id)
             w.string(g.recipient)
             w.varint(g.categories.count)
-            for c in g.categories { w.string(c.rawValue) }
+            for c in g.categories { w.string(PersistedNames.name(of: c)) }
             for day in [g.from, g.to, g.expires] {
                 w.varint(day == nil ? 0 : 1)
                 if let day { w.signed(day.dayNumber) }
             }
-            w.string(g.granularity.rawValue)
+            w.string(PersistedNames.name(of: g.granularity))
             w.varint(g.purpose == nil ? 0 : 1)
             if let purpose = g.purpose { w.string(purpose) }
             return w
@@ -151,13 +151,13 @@ final class EventEncoder {
             w.varint(r.categories == nil ? 0 : 1)
             if let categories = r.categories {
                 w.varint(categories.count)
-                for c in categories { w.string(c.rawValue) }
+                for c in categories { w.string(PersistedNames.name(of: c)) }
             }
             return w
         case .identityRecorded(let i):
             var w = EventWriter(kind: .identityRecorded)
             w.date(i.at)
-            w.string(i.reason.rawValue)
+            w.string(PersistedNames.name(of: i.reason))
             w.string(Data(i.signingKey).base64EncodedString())
             w.string(Data(i.encryptionKey).base64EncodedString())
             return w
