@@ -80,4 +80,37 @@ import Testing
         #expect(rolledForward > 1 && rolledBack > 5, "forward \(rolledForward), back \(rolledBack)")
         print("fault injection: rekey crashed at each of \(step) steps (\(rolledBack) rolled back, \(rolledForward) finished)")
     }
+
+    @Test func aRekeyLosingPowerAtEveryStepLeavesOneWholeVault() throws {
+        var step = 0
+        var completed = false
+        var finished = 0, before = 0
+        while !completed {
+            let dir = TemporaryDirectory("rekeypower\(step)")
+            let path = dir.path + "/v"
+            let original = try Self.filledVault(in: path)
+            let disk = PowerLossFileSystem(failAt: step)
+            var acknowledged = false
+            do {
+                try Vault.rekey(at: path, from: passphrase(Self.old), to: passphrase(Self.new), fileSystem: disk)
+                acknowledged = true
+                completed = !disk.died
+            } catch {
+                #expect(disk.died, "failed without an injected fault: \(error)")
+            }
+            try disk.losePower()
+            // Whichever passphrase opens it (the open finishes or removes the interrupted re-key).
+            let newVault = try? Vault.open(at: path, passphrase: passphrase(Self.new), mode: .readWrite)
+            let oldVault = newVault == nil ? try? Vault.open(at: path, passphrase: passphrase(Self.old), mode: .readWrite) : nil
+            let vault = try #require(newVault ?? oldVault, "power lost at step \(step) (\(disk.died)): neither passphrase opens")
+            if acknowledged { #expect(newVault != nil, "an acknowledged re-key was undone by power loss at step \(step)") }
+            let kinds = try vault.allEvents().map(\.event.kind)
+            #expect(kinds == (newVault != nil ? original.kinds + ["rekey"] : original.kinds), "step \(step)")
+            #expect(try vault.identity().fingerprint == original.fingerprint, "step \(step)")
+            if newVault != nil { finished += 1 } else { before += 1 }
+            step += 1
+        }
+        #expect(finished >= 1 && before > 5, "finished \(finished), old \(before)")
+        print("fault injection: rekey lost power at each of \(step) steps (\(before) old vault, \(finished) new)")
+    }
 }
