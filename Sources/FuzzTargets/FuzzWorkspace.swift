@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import HealthModel
 import Vault
 
 /// Files and a throwaway vault (cheapest key derivation) for a harness.

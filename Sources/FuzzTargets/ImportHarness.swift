@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 import SyntheticHealth
 import Vault
 import ZIPFoundation

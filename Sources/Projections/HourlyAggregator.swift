@@ -1,3 +1,5 @@
+import HealthModel
+
 /// Per local hour figures of samples, with the same rules as the daily read models: cumulative
 /// metrics split at local hour boundaries pro rata and deduplicated across sources by rank,
 /// discrete metrics averaged with min and max. Used for hourly exports; days come from the

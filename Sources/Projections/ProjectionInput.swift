@@ -1,3 +1,5 @@
+import HealthModel
+
 /// What a read model learns from one event, in the projections' own terms: the vault maps its
 /// events into these, and tests build them directly.
 public enum ProjectionInput: Sendable {
@@ -13,49 +15,6 @@ public enum ProjectionInput: Sendable {
     case goalSet(ring: Ring, value: Double, from: LocalDay)
     /// The person's source order: these sources first, in this order; the rest by default rank.
     case sourceOrder([SourceKey])
-}
-
-/// How a source ranks by default: by its device's model, never by the name the user gave it.
-public enum DeviceClass: Int, Comparable, Sendable, CaseIterable, CustomStringConvertible {
-    case watch = 0
-    case phone = 1
-    case other = 2
-
-    /// The class of a device model (`Watch`, `iPhone`, `Watch6,7`); `nil` means no device.
-    public init(model: String?) {
-        guard let model else { self = .other; return }
-        if model.lowercased().contains("watch") { self = .watch }
-        else if model.hasPrefix("iPhone") { self = .phone }
-        else { self = .other }
-    }
-
-    public init?(name: String) {
-        guard let c = Self.allCases.first(where: { $0.description == name }) else { return nil }
-        self = c
-    }
-
-    public var description: String {
-        switch self {
-        case .watch: "watch"
-        case .phone: "phone"
-        case .other: "other"
-        }
-    }
-
-    public static func < (a: DeviceClass, b: DeviceClass) -> Bool { a.rawValue < b.rawValue }
-}
-
-/// A source as the priority list knows it: the app or device name with its device class.
-public struct SourceKey: Hashable, Sendable, CustomStringConvertible {
-    public var name: String
-    public var deviceClass: DeviceClass
-
-    public init(name: String, deviceClass: DeviceClass) {
-        self.name = name
-        self.deviceClass = deviceClass
-    }
-
-    public var description: String { "\(name) (\(deviceClass))" }
 }
 
 /// One cumulative sample over [start, end) (seconds since 1970, UTC), with the UTC offset it
@@ -117,42 +76,4 @@ public struct AppleRings: Sendable, Equatable {
         self.stand = stand
         self.standGoal = standGoal
     }
-}
-
-/// The three activity rings.
-public enum Ring: String, CaseIterable, Sendable, Codable {
-    case move, exercise, stand
-
-    /// The metric that fills the ring (stand counts stand-hour records instead).
-    public var metric: String? {
-        switch self {
-        case .move: RingMetrics.activeEnergy
-        case .exercise: RingMetrics.exerciseTime
-        case .stand: nil
-        }
-    }
-
-    /// The canonical unit of the ring's metric.
-    public var unit: String {
-        switch self {
-        case .move: "kcal"
-        case .exercise: "min"
-        case .stand: "h"
-        }
-    }
-
-    /// The goal when nothing else says: Apple's defaults for a new Watch.
-    public var defaultGoal: Double {
-        switch self {
-        case .move: 400
-        case .exercise: 30
-        case .stand: 12
-        }
-    }
-}
-
-/// The HealthKit types the rings are made of.
-public enum RingMetrics {
-    public static let activeEnergy = "HKQuantityTypeIdentifierActiveEnergyBurned"
-    public static let exerciseTime = "HKQuantityTypeIdentifierAppleExerciseTime"
 }

@@ -1,3 +1,5 @@
+import HealthModel
+
 /// One update of the read models, inside `ReadModels.update`'s transaction: inputs are gathered
 /// in memory per metric and day, then merged into the stored days, whose totals are recomputed
 /// from all their intervals. A day's figures are therefore a function of the samples it holds,

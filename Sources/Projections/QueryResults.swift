@@ -1,3 +1,5 @@
+import HealthModel
+
 /// One day of rings: computed values, the goals in force, and Apple's own values when imported.
 public struct RingDay: Equatable, Sendable {
     public var day: LocalDay

@@ -1,3 +1,5 @@
+import HealthModel
+
 extension ReadModels {
     /// Rings per day from `from` to `to` (inclusive, either open).
     public func rings(from: LocalDay? = nil, to: LocalDay? = nil) throws -> [RingDay] {

@@ -1,3 +1,5 @@
+import HealthModel
+
 /// Fills the `rings` table: one row per local day that has ring data (active energy, exercise
 /// minutes, a stand-hour record or Apple's summary), with the goal in force that day.
 ///

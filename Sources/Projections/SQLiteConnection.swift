@@ -1,4 +1,5 @@
 import CSQLite
+import HealthModel
 
 /// One SQLite database handle, closed in `deinit`. Not thread-safe.
 ///

@@ -1,3 +1,5 @@
+import HealthModel
+
 /// The sources the read models have seen, their ids, and the order that decides which one counts
 /// when several cover the same time.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// The day-by-day simulation behind `SyntheticExport`.
 struct Generator {

@@ -1,3 +1,5 @@
+import HealthModel
+
 /// A small seeded generator, so that the same seed always writes the same export.
 struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64

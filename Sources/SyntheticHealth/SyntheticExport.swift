@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// Writes realistic synthetic Apple Health exports, for tests, the demo and the benchmarks.
 ///

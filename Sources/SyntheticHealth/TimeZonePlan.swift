@@ -1,4 +1,4 @@
-import Projections
+import HealthModel
 
 /// Where the synthetic person is: Berlin with its DST rule, except for a trip to New York.
 struct TimeZonePlan {

@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// The binary encoding of `VaultEvent`s inside log frames (docs/event-encoding.md).
 ///

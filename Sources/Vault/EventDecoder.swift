@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 import Projections
 
 /// Decodes events in log order, learning the interned strings and sources as it meets their
@@ -263,10 +264,3 @@ final class EventDecoder {
     }
 }
 
-extension WorkoutStatistic {
-    init(type: String) { self.type = type }
-}
-
-extension WorkoutRouteReference {
-    init(source: HealthSource) { self.source = source }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 import Projections
 
 /// Encodes events, interning strings and sources. Definitions an event needs are returned with

@@ -1,4 +1,5 @@
 import EventLog
+import HealthModel
 
 /// The passphrase-hardening presets `init --kdf` offers.
 public enum KDFPreset: String, CaseIterable, Sendable {

@@ -1,3 +1,4 @@
+import HealthModel
 import Projections
 
 /// The names the log stores for enumerations (docs/event-encoding.md), spelled out here and

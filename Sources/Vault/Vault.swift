@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import HealthModel
 import Projections
 
 /// A person's vault: one directory holding the keyslot and the encrypted event log.

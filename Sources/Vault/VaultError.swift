@@ -1,3 +1,5 @@
+import HealthModel
+
 /// Errors of the vault facade that are not the log's own.
 public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `init` found a vault (or other files) where it was to create one.

@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 import Projections
 
 /// Everything the vault records, one event per fact. Samples, goals, consents and exports join

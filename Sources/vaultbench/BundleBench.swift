@@ -2,6 +2,7 @@ import ArgumentParser
 import Envelope
 import EventLog
 import Foundation
+import HealthModel
 import Projections
 import SyntheticHealth
 import Vault

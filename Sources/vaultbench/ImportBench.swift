@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventLog
 import Foundation
+import HealthModel
 import SyntheticHealth
 import Vault
 

@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// Where and when a benchmark ran, printed at the top of its report.
 enum Machine {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HealthModel
 import Vault
 
 /// `vaultbench`: the benchmarks whose output docs/benchmarks.md records. Each compares the

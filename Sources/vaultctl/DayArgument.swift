@@ -1,4 +1,5 @@
 import ArgumentParser
+import HealthModel
 import Projections
 
 /// `YYYY-MM-DD` on the command line: a local calendar day, inclusive.

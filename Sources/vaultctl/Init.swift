@@ -1,4 +1,5 @@
 import ArgumentParser
+import HealthModel
 import Vault
 
 extension Vaultctl {

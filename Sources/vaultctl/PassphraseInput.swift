@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import HealthModel
 #endif
 
 /// Where passphrases come from: a file's first line, an environment variable, or a prompt

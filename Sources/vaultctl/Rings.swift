@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HealthModel
 import Projections
 import Vault
 

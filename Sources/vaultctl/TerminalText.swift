@@ -1,3 +1,5 @@
+import HealthModel
+
 /// Text from outside the program (names in a bundle, source and recipient names, file names,
 /// error messages quoting them) made safe to write to a terminal: every control character but
 /// newline and tab, DEL, the C1 controls and the bidirectional overrides that can reorder what a

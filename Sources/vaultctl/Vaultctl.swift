@@ -1,4 +1,5 @@
 import ArgumentParser
+import HealthModel
 import Vault
 
 /// `vaultctl`: the command-line face of a healthvault. Parses arguments and prints; the work is

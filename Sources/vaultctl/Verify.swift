@@ -1,5 +1,6 @@
 import ArgumentParser
 import EventLog
+import HealthModel
 import Vault
 
 extension Vaultctl {

@@ -1,3 +1,4 @@
+import HealthModel
 import Testing
 @testable import Projections
 

@@ -1,3 +1,4 @@
+import HealthModel
 import Testing
 import TestSupport
 @testable import Projections

@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 @testable import Projections
 
 /// Builders for read-model inputs, in local wall-clock terms.

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+@testable import HealthModel
 import Projections
 import SyntheticHealth
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+@testable import HealthModel
 import Testing
 @testable import Vault
 

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+@testable import HealthModel
 import Testing
 @testable import Vault
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import HealthModel
 import Testing
 @testable import Vault
 
@@ -17,14 +18,5 @@ import Testing
         #expect(samples[0].start == HealthTimestamp(seconds: 1_413_646_355, utcOffset: 3600))  // 2014-10-18T15:32:35Z
         #expect(samples[0].end.seconds - samples[0].start.seconds == 600)
         #expect(samples[1].source.name == "Watch")
-    }
-
-    @Test func compactAndSpacedDatesParseAlikeAndNothingElseDoes() {
-        func parse(_ text: String) -> HealthTimestamp? { Array(text.utf8).withUnsafeBytes { HealthTimestamp.parseExportDate($0) } }
-        #expect(parse("20141018163235+0100") == parse("2014-10-18 16:32:35 +0100"))
-        #expect(parse("20141018163235-0530") == HealthTimestamp(seconds: 1_413_649_955 + 19_800, utcOffset: -19_800))
-        for bad in ["2014101816323+01000", "20141018163235 0100", "20141018166035+0100", "20140230163235+0100", "2014-10-18T16:32:35+0100"] {
-            #expect(parse(bad) == nil, "\(bad)")
-        }
     }
 }

@@ -1,6 +1,7 @@
 import EventLog
 import TestSupport
 import Foundation
+@testable import HealthModel
 import Testing
 @testable import Vault
 

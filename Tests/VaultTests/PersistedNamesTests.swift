@@ -1,3 +1,4 @@
+@testable import HealthModel
 import Projections
 import Testing
 @testable import Vault

@@ -1,6 +1,7 @@
 import Envelope
 import EventLog
 import Foundation
+@testable import HealthModel
 import Projections
 import Testing
 @testable import Vault

@@ -1,4 +1,5 @@
 import Foundation
+@testable import HealthModel
 import Projections
 import Testing
 @testable import Vault
@@ -8,50 +9,6 @@ import Testing
 /// refused, and what is kept under `other` is said at import and before it is shared.
 @Suite struct TypeMappingTests {
     static let utc = TimeZone(identifier: "UTC")!
-
-    @Test func everyCatalogEntryIsListedOnceAndMapsToItsCategory() {
-        let identifiers = HealthKitCatalog.entries.map(\.identifier)
-        #expect(Set(identifiers).count == identifiers.count)
-        #expect(identifiers.count >= 220)
-        for entry in HealthKitCatalog.entries {
-            #expect(HealthCategory.of(type: entry.identifier) == entry.category, "\(entry.identifier)")
-        }
-        // Every category but `other`'s own list holds something, and `other` holds no heart,
-        // sleep or reproductive word.
-        let used = Set(HealthKitCatalog.entries.map(\.category))
-        #expect(used == Set(HealthCategory.allCases))
-        // Heartburn is digestive: "heart" in its name, rightly under other.
-        for entry in HealthKitCatalog.entries where entry.category == .other && entry.identifier != "HKCategoryTypeIdentifierHeartburn" {
-            #expect(HealthCategory.inferred(entry.identifier) == nil || HealthCategory.inferred(entry.identifier) == .mindfulness,
-                    "\(entry.identifier) is under other but reads as \(String(describing: HealthCategory.inferred(entry.identifier)))")
-        }
-    }
-
-    @Test func theFindingsTypesHaveTheirCategories() {
-        #expect(HealthCategory.of(type: "HKDataTypeSleepDurationGoal") == .sleep)
-        #expect(HealthCategory.of(type: "HKCategoryTypeIdentifierBleedingDuringPregnancy") == .reproductive)
-        #expect(HealthCategory.of(type: "HKCategoryTypeIdentifierBleedingAfterPregnancy") == .reproductive)
-        #expect(HealthCategory.of(type: "HKCategoryTypeIdentifierHypertensionEvent") == .heart)
-        #expect(HealthCategory.of(type: "HKCategoryTypeIdentifierRapidPoundingOrFlutteringHeartbeat") == .heart)
-        #expect(HealthCategory.of(type: "HKCategoryTypeIdentifierSleepChanges") == .sleep)
-        // Identifiers from a newer iOS go by their words, never to other when they read as such.
-        #expect(HealthCategory.of(type: "HKQuantityTypeIdentifierHeartRateRecoveryTwoMinutes") == .heart)
-        #expect(HealthCategory.of(type: "HKCategoryTypeIdentifierMenstrualSymptomScore") == .reproductive)
-        #expect(HealthCategory.of(type: "HKQuantityTypeIdentifierSleepScore") == .sleep)
-        #expect(HealthCategory.of(type: "HKQuantityTypeIdentifierNoiseIndex") == .other)
-    }
-
-    @Test func namesAppsWriteAreMatchedToTheirTypes() {
-        #expect(TypeNames.resolve("heart_rate") == .known(identifier: "HKQuantityTypeIdentifierHeartRate", unit: "count/min"))
-        #expect(TypeNames.resolve("HEART_RATE_VARIABILITY") == .known(identifier: "HKQuantityTypeIdentifierHeartRateVariabilitySDNN", unit: "ms"))
-        #expect(TypeNames.resolve("SLEEP") == .known(identifier: "HKCategoryTypeIdentifierSleepAnalysis", unit: nil))
-        #expect(TypeNames.resolve("Sleep Analysis") == .known(identifier: "HKCategoryTypeIdentifierSleepAnalysis", unit: nil))
-        #expect(TypeNames.resolve("step count") == .known(identifier: "HKQuantityTypeIdentifierStepCount", unit: "count"))
-        #expect(TypeNames.resolve("MENSTRUAL_FLOW") == .known(identifier: "HKCategoryTypeIdentifierMenstrualFlow", unit: nil))
-        #expect(TypeNames.resolve("heart_stuff") == .refused(category: .heart))
-        #expect(TypeNames.resolve("period_pain_level") == .refused(category: .reproductive))
-        #expect(TypeNames.resolve("noise_level") == .other("noise_level"))
-    }
 
     @Test func aCSVOfNearMissNamesLandsInTheirCategoriesAndSaysWhatOtherKeeps() throws {
         let t = try ImportTestVault()

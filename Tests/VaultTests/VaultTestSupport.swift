@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+@testable import HealthModel
 @_exported import TestSupport
 @testable import Vault
 

@@ -1,5 +1,6 @@
 import Envelope
 import Foundation
+import HealthModel
 import SyntheticHealth
 import Testing
 

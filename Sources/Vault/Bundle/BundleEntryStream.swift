@@ -1,3 +1,5 @@
+import HealthModel
+
 /// Splits a bundle's plaintext into its entries (`name length u16 || name || length u64 ||
 /// bytes`, docs/bundle-format.md) as it arrives, chunk by chunk, so that no entry has to be held
 /// whole: an entry's bytes are handed on in the pieces the chunks cut them into.

@@ -1,6 +1,7 @@
 import Envelope
 import EventLog
 import Foundation
+import HealthModel
 
 /// The bundle file layout (docs/bundle-format.md). Version 2, written today:
 ///

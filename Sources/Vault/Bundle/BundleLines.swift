@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 import Projections
 
 /// The NDJSON and CSV lines of bundle data files (shapes in docs/cli.md).

@@ -1,6 +1,7 @@
 import Envelope
 import EventLog
 import Foundation
+import HealthModel
 
 /// What `bundle open` found and wrote.
 public struct OpenedBundle: Sendable {

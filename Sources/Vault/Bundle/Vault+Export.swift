@@ -1,6 +1,7 @@
 import Envelope
 import EventLog
 import Foundation
+import HealthModel
 import Projections
 
 /// What `export` wrote.

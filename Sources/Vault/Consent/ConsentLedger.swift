@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 import Projections
 
 /// Recipients and consents as the log records them, replayed in order. Consent is never edited:

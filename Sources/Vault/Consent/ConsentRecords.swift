@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 import Projections
 
 /// At what detail a consent lets data leave the vault.

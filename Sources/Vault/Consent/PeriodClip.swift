@@ -1,3 +1,4 @@
+import HealthModel
 import Projections
 
 /// The part of a sample's time span that lies inside a consent's data period. The period runs from

@@ -1,6 +1,7 @@
 import Envelope
 import EventLog
 import Foundation
+import HealthModel
 
 /// The vault's own keys: Ed25519 to sign bundles, X25519 to receive. Made at `init`, kept in
 /// `identity.sealed` under the master key (docs/bundle-format.md).

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import HealthModel
 #endif
 
 /// Why a single record was left out; the import goes on without it.

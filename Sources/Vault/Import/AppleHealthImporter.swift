@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import HealthModel
 import ZIPFoundation
 
 /// Streams an Apple Health export (the `export.zip` the Health app shares, or the `export.xml`

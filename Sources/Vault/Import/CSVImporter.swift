@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// Reads a plain CSV of samples, streamed row by row:
 ///

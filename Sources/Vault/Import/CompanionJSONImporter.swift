@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// Reads what a phone companion app posts:
 /// `{"metric":"STEPS","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 09:00","value":38}]}`,

@@ -1,3 +1,5 @@
+import HealthModel
+
 /// Which events are data (deduplicated by content) and where their identity ends.
 ///
 /// The encoding puts a record's identifying fields first, so the identity of a stored event is

@@ -1,3 +1,5 @@
+import HealthModel
+
 /// Reads the track points of a workout route file (GPX 1.1 as Apple writes it): position,
 /// elevation, time, and Apple's speed, course and accuracy extensions.
 struct GPXHandler: XMLTokenHandler {

@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// The kinds of file `import` reads, told apart by extension and, failing that, by content.
 enum ImportFormat: String {

@@ -1,3 +1,4 @@
+import HealthModel
 import ZIPFoundation
 
 /// Refuses a zip entry that inflates far beyond what real exports do: a zip bomb.

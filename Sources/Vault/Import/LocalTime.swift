@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// Times written without an offset (`2025-08-06 08:00`) are local to the person: read in the
 /// machine's time zone (`TZ`), with the offset that applied on that date, DST included.

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import HealthModel
 #endif
 
 /// A place in an input file, for error messages: 1-based line and column (in bytes).

@@ -1,3 +1,4 @@
+import HealthModel
 import Projections
 
 /// Maps vault events to the read models' inputs: cumulative and discrete quantity samples, stand

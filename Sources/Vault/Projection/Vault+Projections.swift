@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import HealthModel
 import Projections
 
 extension Vault {

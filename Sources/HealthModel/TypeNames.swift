@@ -6,8 +6,8 @@
 /// nothing but reads as heart, sleep or reproductive data is refused: kept under `other` it would
 /// leave the vault with a grant of `other`. Anything else is kept under `other` with its own
 /// name, and the import says so.
-enum TypeNames {
-    enum Resolution: Equatable {
+public enum TypeNames {
+    public enum Resolution: Equatable {
         /// A known type, with the unit its values are in when the name implies one.
         case known(identifier: String, unit: String?)
         /// Kept under `other` with this name.
@@ -16,7 +16,7 @@ enum TypeNames {
         case refused(category: HealthCategory)
     }
 
-    static func resolve(_ name: String) -> Resolution {
+    public static func resolve(_ name: String) -> Resolution {
         if let metric = MetricNames.metric(name) { return .known(identifier: metric.identifier, unit: metric.unit) }
         if catalogIdentifiers.contains(name) { return .known(identifier: name, unit: nil) }
         let key = normalized(name)
@@ -30,7 +30,7 @@ enum TypeNames {
     }
 
     /// Lowercase letters and digits only: `HEART_RATE` and `heart-rate` are `heartrate`.
-    static func normalized(_ name: String) -> String {
+    public static func normalized(_ name: String) -> String {
         String(name.lowercased().unicodeScalars.filter { ("a"..."z").contains($0) || ("0"..."9").contains($0) }.map(Character.init))
     }
 

@@ -2,8 +2,8 @@
 /// category. One entry per identifier exactly as an export writes it. docs/health-model.md lists the same table.
 /// A few identifiers Apple does not document but exporters write are listed too, under the category their data
 /// belongs to, so that they never fall into `other`.
-enum HealthKitCatalog {
-    static let entries: [(identifier: String, category: HealthCategory)] = [
+public enum HealthKitCatalog {
+    public static let entries: [(identifier: String, category: HealthCategory)] = [
         // activity: movement and energy counters, the Activity rings and their daily summary.
         ("HKQuantityTypeIdentifierStepCount", .activity),
         ("HKQuantityTypeIdentifierDistanceWalkingRunning", .activity),

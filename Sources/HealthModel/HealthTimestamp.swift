@@ -1,4 +1,3 @@
-import Projections
 
 /// An instant with the UTC offset it was written with, as Apple's exports give them
 /// (`2024-01-01 01:01:36 +0200`): the offset decides which local day a sample belongs to.
@@ -15,7 +14,7 @@ public struct HealthTimestamp: Equatable, Hashable, Sendable {
 
     /// Parses `YYYY-MM-DD HH:MM:SS ±HHMM` (Apple's export format), or the compact
     /// `YYYYMMDDHHMMSS±HHMM` that iOS 8 and early iOS 9 exports wrote. `nil` for anything else.
-    static func parseExportDate(_ b: UnsafeRawBufferPointer) -> HealthTimestamp? {
+    public static func parseExportDate(_ b: UnsafeRawBufferPointer) -> HealthTimestamp? {
         // Where each field starts in the two forms.
         let at: (month: Int, day: Int, hour: Int, minute: Int, second: Int, sign: Int)
         if b.count == 25, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x20, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x20 {
@@ -42,7 +41,7 @@ public struct HealthTimestamp: Equatable, Hashable, Sendable {
     }
 
     /// Parses ISO 8601 `YYYY-MM-DDTHH:MM:SS(.fff)?(Z|±HH:MM)` (GPX times). Fractions are dropped.
-    static func parseISO8601(_ b: UnsafeRawBufferPointer) -> HealthTimestamp? {
+    public static func parseISO8601(_ b: UnsafeRawBufferPointer) -> HealthTimestamp? {
         guard b.count >= 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A,
               let year = digits(b, 0, 4), let month = digits(b, 5, 2), let day = digits(b, 8, 2),
               let hour = digits(b, 11, 2), let minute = digits(b, 14, 2), let second = digits(b, 17, 2),
@@ -69,7 +68,7 @@ public struct HealthTimestamp: Equatable, Hashable, Sendable {
     }
 
     /// Parses `YYYY-MM-DD` into a day number (days since 1970-01-01).
-    static func parseDay(_ b: UnsafeRawBufferPointer) -> Int64? {
+    public static func parseDay(_ b: UnsafeRawBufferPointer) -> Int64? {
         guard b.count == 10, b[4] == 0x2D, b[7] == 0x2D,
               let year = digits(b, 0, 4), let month = digits(b, 5, 2), let day = digits(b, 8, 2),
               (1...12).contains(month), (1...daysInMonth(year, month)).contains(day) else { return nil }
@@ -78,7 +77,7 @@ public struct HealthTimestamp: Equatable, Hashable, Sendable {
 
     /// The decimal number in `count` ASCII digits from `start`; nil if any is not a digit.
     @inline(__always)
-    static func digits(_ b: UnsafeRawBufferPointer, _ start: Int, _ count: Int) -> Int64? {
+    public static func digits(_ b: UnsafeRawBufferPointer, _ start: Int, _ count: Int) -> Int64? {
         var value: Int64 = 0
         for i in start..<(start + count) {
             let d = b[i] &- 0x30
@@ -88,7 +87,7 @@ public struct HealthTimestamp: Equatable, Hashable, Sendable {
         return value
     }
 
-    static func daysInMonth(_ year: Int64, _ month: Int64) -> Int64 { LocalDay.daysInMonth(year, month) }
+    public static func daysInMonth(_ year: Int64, _ month: Int64) -> Int64 { LocalDay.daysInMonth(year, month) }
 
-    static func daysFromCivil(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 { LocalDay.daysFromCivil(year, month, day) }
+    public static func daysFromCivil(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 { LocalDay.daysFromCivil(year, month, day) }
 }

@@ -53,6 +53,11 @@ public struct HeartbeatEntry: Hashable, Sendable {
     public var bpm: DecimalValue
     /// As written (`10:41:29.63 PM`): a local clock time without a date.
     public var time: String
+
+    public init(bpm: DecimalValue, time: String) {
+        self.bpm = bpm
+        self.time = time
+    }
 }
 
 /// A quantity or category sample (`<Record>`).
@@ -67,6 +72,16 @@ public struct HealthSample: Hashable, Sendable {
 
     /// The consent category of the sample's type.
     public var category: HealthCategory { HealthCategory.of(type: type) }
+
+    public init(type: String, source: HealthSource, start: HealthTimestamp, end: HealthTimestamp, value: SampleValue, metadata: [MetadataEntry] = [], beats: [HeartbeatEntry] = []) {
+        self.type = type
+        self.source = source
+        self.start = start
+        self.end = end
+        self.value = value
+        self.metadata = metadata
+        self.beats = beats
+    }
 }
 
 /// An event inside a workout (pause, resume, segment, lap, marker).
@@ -75,6 +90,12 @@ public struct WorkoutEvent: Hashable, Sendable {
     public var date: HealthTimestamp
     /// Minutes.
     public var duration: DecimalValue?
+
+    public init(type: String, date: HealthTimestamp, duration: DecimalValue? = nil) {
+        self.type = type
+        self.date = date
+        self.duration = duration
+    }
 }
 
 /// A statistic Apple computed for a workout (`<WorkoutStatistics>`).
@@ -87,6 +108,17 @@ public struct WorkoutStatistic: Hashable, Sendable {
     public var minimum: DecimalValue?
     public var maximum: DecimalValue?
     public var unit: String?
+
+    public init(type: String, start: HealthTimestamp? = nil, end: HealthTimestamp? = nil, sum: DecimalValue? = nil, average: DecimalValue? = nil, minimum: DecimalValue? = nil, maximum: DecimalValue? = nil, unit: String? = nil) {
+        self.type = type
+        self.start = start
+        self.end = end
+        self.sum = sum
+        self.average = average
+        self.minimum = minimum
+        self.maximum = maximum
+        self.unit = unit
+    }
 }
 
 /// A workout's reference to its route file.
@@ -96,6 +128,14 @@ public struct WorkoutRouteReference: Hashable, Sendable {
     public var end: HealthTimestamp?
     public var filePath: String?
     public var metadata: [MetadataEntry] = []
+
+    public init(source: HealthSource, start: HealthTimestamp? = nil, end: HealthTimestamp? = nil, filePath: String? = nil, metadata: [MetadataEntry] = []) {
+        self.source = source
+        self.start = start
+        self.end = end
+        self.filePath = filePath
+        self.metadata = metadata
+    }
 }
 
 /// A workout (`<Workout>`), with totals in canonical units (minutes, metres, kcal).
@@ -111,6 +151,20 @@ public struct Workout: Hashable, Sendable {
     public var events: [WorkoutEvent] = []
     public var statistics: [WorkoutStatistic] = []
     public var routes: [WorkoutRouteReference] = []
+
+    public init(activityType: String, source: HealthSource, start: HealthTimestamp, end: HealthTimestamp, duration: DecimalValue? = nil, totalDistance: DecimalValue? = nil, totalEnergy: DecimalValue? = nil, metadata: [MetadataEntry] = [], events: [WorkoutEvent] = [], statistics: [WorkoutStatistic] = [], routes: [WorkoutRouteReference] = []) {
+        self.activityType = activityType
+        self.source = source
+        self.start = start
+        self.end = end
+        self.duration = duration
+        self.totalDistance = totalDistance
+        self.totalEnergy = totalEnergy
+        self.metadata = metadata
+        self.events = events
+        self.statistics = statistics
+        self.routes = routes
+    }
 }
 
 /// One point of a workout route (GPX `trkpt`). Coordinates in degrees, altitude in metres,
@@ -124,17 +178,28 @@ public struct RoutePoint: Hashable, Sendable {
     public var course: Double?
     public var horizontalAccuracy: Double?
     public var verticalAccuracy: Double?
+
+    public init(time: Int64, latitude: Double, longitude: Double, altitude: Double? = nil, speed: Double? = nil, course: Double? = nil, horizontalAccuracy: Double? = nil, verticalAccuracy: Double? = nil) {
+        self.time = time
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.speed = speed
+        self.course = course
+        self.horizontalAccuracy = horizontalAccuracy
+        self.verticalAccuracy = verticalAccuracy
+    }
 }
 
 extension RoutePoint {
     /// Metres, from the Dead Sea shore to an airliner's ceiling, with room to spare.
-    static func plausible(altitude v: Double) -> Double? { (-1_000...20_000).contains(v) ? v : nil }
+    public static func plausible(altitude v: Double) -> Double? { (-1_000...20_000).contains(v) ? v : nil }
     /// m/s; Apple writes -1 for "unknown".
-    static func plausible(speed v: Double) -> Double? { (-1...1_000).contains(v) ? v : nil }
+    public static func plausible(speed v: Double) -> Double? { (-1...1_000).contains(v) ? v : nil }
     /// Degrees; Apple writes -1 for "unknown".
-    static func plausible(course v: Double) -> Double? { (-1...360).contains(v) ? v : nil }
+    public static func plausible(course v: Double) -> Double? { (-1...360).contains(v) ? v : nil }
     /// Metres; Apple writes -1 for "unknown".
-    static func plausible(accuracy v: Double) -> Double? { (-1...100_000).contains(v) ? v : nil }
+    public static func plausible(accuracy v: Double) -> Double? { (-1...100_000).contains(v) ? v : nil }
 }
 
 /// The points of one route file, tied to its workout by the workout's start and the file path.
@@ -142,6 +207,12 @@ public struct WorkoutRoute: Hashable, Sendable {
     public var workoutStart: HealthTimestamp
     public var filePath: String
     public var points: [RoutePoint]
+
+    public init(workoutStart: HealthTimestamp, filePath: String, points: [RoutePoint]) {
+        self.workoutStart = workoutStart
+        self.filePath = filePath
+        self.points = points
+    }
 }
 
 /// Apple's own daily ring values and goals (`<ActivitySummary>`): kept as reference values.
@@ -158,6 +229,18 @@ public struct ActivitySummary: Hashable, Sendable {
     public var exerciseTimeGoal: DecimalValue?
     public var standHours: DecimalValue?
     public var standHoursGoal: DecimalValue?
+
+    public init(day: Int64, activeEnergy: DecimalValue? = nil, activeEnergyGoal: DecimalValue? = nil, moveTime: DecimalValue? = nil, moveTimeGoal: DecimalValue? = nil, exerciseTime: DecimalValue? = nil, exerciseTimeGoal: DecimalValue? = nil, standHours: DecimalValue? = nil, standHoursGoal: DecimalValue? = nil) {
+        self.day = day
+        self.activeEnergy = activeEnergy
+        self.activeEnergyGoal = activeEnergyGoal
+        self.moveTime = moveTime
+        self.moveTimeGoal = moveTimeGoal
+        self.exerciseTime = exerciseTime
+        self.exerciseTimeGoal = exerciseTimeGoal
+        self.standHours = standHours
+        self.standHoursGoal = standHoursGoal
+    }
 }
 
 /// A correlation (blood pressure, food). Its member records also appear at top level in the
@@ -168,6 +251,14 @@ public struct Correlation: Hashable, Sendable {
     public var start: HealthTimestamp
     public var end: HealthTimestamp
     public var metadata: [MetadataEntry] = []
+
+    public init(type: String, source: HealthSource, start: HealthTimestamp, end: HealthTimestamp, metadata: [MetadataEntry] = []) {
+        self.type = type
+        self.source = source
+        self.start = start
+        self.end = end
+        self.metadata = metadata
+    }
 }
 
 /// Elements the importer keeps without a model of their own (clinical records, vision
@@ -175,13 +266,10 @@ public struct Correlation: Hashable, Sendable {
 public struct GenericRecord: Hashable, Sendable {
     public var element: String
     public var attributes: [MetadataEntry]
+
+    public init(element: String, attributes: [MetadataEntry]) {
+        self.element = element
+        self.attributes = attributes
+    }
 }
 
-/// The record of one import in the audit trail (no sample values).
-public struct ImportRecord: Hashable, Sendable {
-    public var file: String
-    public var format: String
-    public var added: Int
-    public var duplicates: Int
-    public var rejected: Int
-}

@@ -4,8 +4,8 @@
 ///
 /// Canonical units: energy `kcal`, length `m`, mass `kg`, time `min`, temperature `degC`,
 /// volume `mL`. The table is docs/health-model.md's.
-enum UnitNormalizer {
-    enum Factor: Equatable {
+public enum UnitNormalizer {
+    public enum Factor: Equatable, Sendable {
         case identity
         case powerOfTen(Int)
         /// canonical = value × multiply + add
@@ -13,7 +13,7 @@ enum UnitNormalizer {
     }
 
     /// Canonical unit and conversion for a unit as written, or nil to keep it unchanged.
-    static func canonical(for unit: String) -> (unit: String, factor: Factor)? {
+    public static func canonical(for unit: String) -> (unit: String, factor: Factor)? {
         table[unit]
     }
 

@@ -28,7 +28,7 @@ public struct DecimalValue: Equatable, Hashable, Sendable, CustomStringConvertib
     public var description: String { exact && scale == 0 ? String(mantissa) : String(double) }
 
     /// Parses a plain decimal (`-12.5`, `3`, `1e3`); `nil` for anything else, NaN and infinity.
-    static func parse(_ b: UnsafeRawBufferPointer) -> DecimalValue? {
+    public static func parse(_ b: UnsafeRawBufferPointer) -> DecimalValue? {
         var i = 0
         var negative = false
         if i < b.count, b[i] == 0x2D || b[i] == 0x2B { negative = b[i] == 0x2D; i += 1 }
@@ -83,7 +83,7 @@ public struct DecimalValue: Equatable, Hashable, Sendable, CustomStringConvertib
     }
 
     /// Drops trailing zeros of the fraction (`1.50` and `1.5` are the same value).
-    mutating func normalize() {
+    public mutating func normalize() {
         guard exact else { return }
         while scale > 0 && mantissa % 10 == 0 {
             mantissa /= 10
@@ -92,7 +92,7 @@ public struct DecimalValue: Equatable, Hashable, Sendable, CustomStringConvertib
     }
 
     /// The value times a unit factor: exact when the factor is a power of ten.
-    func scaled(by factor: UnitNormalizer.Factor) -> DecimalValue {
+    public func scaled(by factor: UnitNormalizer.Factor) -> DecimalValue {
         switch factor {
         case .identity:
             return self

@@ -16,7 +16,7 @@ public enum HealthCategory: String, CaseIterable, Sendable, Codable {
     }
 
     /// The category an identifier's family or words suggest, nil when nothing does.
-    static func inferred(_ identifier: String) -> HealthCategory? {
+    public static func inferred(_ identifier: String) -> HealthCategory? {
         for (prefix, category) in families where identifier.hasPrefix(prefix) { return category }
         let words = identifier.lowercased()
         for (category, keywords) in keywords where keywords.contains(where: words.contains) { return category }
