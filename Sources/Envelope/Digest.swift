@@ -45,19 +45,6 @@ public final class Digest {
     }
 }
 
-extension Array where Element == UInt8 {
-    /// Lowercase hex.
-    public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(count * 2)
-        for b in self {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-}
 
 extension Digest {
     /// The hash of a slice, without copying it.

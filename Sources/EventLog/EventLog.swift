@@ -166,6 +166,26 @@ public final class EventLog {
         file: any StorageFile, names: LogDirectory, keyring: LogKeyring, fileSystem: any FileSystem,
         verifyAll: Bool, onFrame: (LogFrame) throws -> Void = { _ in }
     ) throws -> InspectedState {
+        // A reader holds no lock: between its reading the head and the log's size, a writer can
+        // commit and start its next append, which looks like a head left behind. A head that
+        // changed meanwhile says so; read again.
+        var attempt = 0
+        while true {
+            let headBefore = try fileSystem.readFileIfPresent(names.head, limit: HeadRecord.size + 1)
+            do {
+                return try inspectOnce(file: file, names: names, keyring: keyring, fileSystem: fileSystem, verifyAll: verifyAll, onFrame: onFrame)
+            } catch let error as EventLogError {
+                attempt += 1
+                guard case .headBehindLog = error, attempt < 3,
+                      try fileSystem.readFileIfPresent(names.head, limit: HeadRecord.size + 1) != headBefore else { throw error }
+            }
+        }
+    }
+
+    private static func inspectOnce(
+        file: any StorageFile, names: LogDirectory, keyring: LogKeyring, fileSystem: any FileSystem,
+        verifyAll: Bool, onFrame: (LogFrame) throws -> Void
+    ) throws -> InspectedState {
         let header = try LogFileHeader.decode(try file.readBytes(at: 0, count: LogFormat.fileHeaderSize), path: names.log)
         // The head is read before the log's size, so that a concurrent append cannot make a
         // consistent log look rolled back.
@@ -189,13 +209,20 @@ public final class EventLog {
             return .rolledBack(path: names.log, headSequence: claimed.sequence, logSequence: found)
         }
 
+        // Commits found past the head's: a crash leaves at most one.
+        var commitsPastHead = 0
+        func observe(_ frame: LogFrame) throws {
+            if frame.isCommit, frame.sequence > claimed.sequence { commitsPastHead += 1 }
+            try onFrame(frame)
+        }
+
         let result: LogScanner.Result
         if verifyAll {
             result = try scanner.scan(from: start, startFrameOffset: 0, fileSize: fileSize, acknowledged: claimed.sequence) { frame in
                 if frame.sequence == claimed.sequence, frame.position != claimed || !frame.isCommit {
                     throw try rolledBack()
                 }
-                try onFrame(frame)
+                try observe(frame)
             }
             if result.lastCommit.sequence < claimed.sequence {
                 if fileSize < claimed.offset {
@@ -219,14 +246,16 @@ public final class EventLog {
                     guard frame.position == claimed, frame.isCommit else { throw try rolledBack() }
                 }
             }
-            result = try scanner.scan(from: claimed, startFrameOffset: head.lastFrameOffset, fileSize: fileSize, acknowledged: claimed.sequence, onFrame: onFrame)
+            result = try scanner.scan(from: claimed, startFrameOffset: head.lastFrameOffset, fileSize: fileSize, acknowledged: claimed.sequence,
+                                      onFrame: observe)
         }
         // A crash leaves at most one commit the head has not caught up with, and never an
         // unfinished frame after it: the head is replaced after every commit, under the lock,
-        // before the next append starts. Both together mean an older head over a cut log.
-        if let torn = result.tornTail, result.lastCommit.sequence > claimed.sequence {
-            throw EventLogError.headBehindLog(path: names.log, headSequence: claimed.sequence,
-                                              logSequence: result.lastCommit.sequence, tornOffset: torn.offset)
+        // before the next append starts. More commits, or one and a cut after it, mean an older
+        // head put back (over a cut log).
+        if commitsPastHead > 1 || (commitsPastHead == 1 && result.tornTail != nil) {
+            throw EventLogError.headBehindLog(path: names.log, headSequence: claimed.sequence, logSequence: result.lastCommit.sequence,
+                                              commitsPastHead: commitsPastHead, tornOffset: result.tornTail?.offset)
         }
         return InspectedState(vaultID: header.vaultID, head: head, scan: result)
     }

@@ -48,11 +48,11 @@ public enum EventLogError: Error, Equatable, Sendable, CustomStringConvertible {
     case damaged(path: String, offset: UInt64, defect: FrameDefect)
     /// The log holds fewer committed frames than its head record: truncated or rolled back.
     case rolledBack(path: String, headSequence: UInt64, logSequence: UInt64)
-    /// The head record names an older commit than the log holds, and the log ends in an
-    /// unfinished frame after those newer commits: no crash leaves that (the head is replaced after
-    /// every commit, before the next one starts), so an older head was put back over a cut log.
-    /// Cutting the tail would drop authenticated, committed frames; nothing is changed.
-    case headBehindLog(path: String, headSequence: UInt64, logSequence: UInt64, tornOffset: UInt64)
+    /// The head record names an older commit than the log holds by more than one commit, or by
+    /// one followed by an unfinished frame: no crash leaves that (the head is replaced after every
+    /// commit, before the next one starts), so an older head was put back (over a cut log).
+    /// Recovering would drop or hide authenticated, committed frames; nothing is changed.
+    case headBehindLog(path: String, headSequence: UInt64, logSequence: UInt64, commitsPastHead: Int, tornOffset: UInt64?)
     /// The head record is missing, unreadable or fails authentication.
     case headRecordInvalid(path: String, reason: String)
     /// Another process holds the writer lock.
@@ -84,8 +84,8 @@ public enum EventLogError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(path) is damaged at byte offset \(offset): \(defect); writes are refused, restore the vault from a backup"
         case .rolledBack(let path, let head, let log):
             "\(path) ends at frame #\(log) but its head record says frame #\(head) was committed: the log was truncated or rolled back"
-        case .headBehindLog(let path, let head, let log, let offset):
-            "\(path) holds commits through frame #\(log) but its head record names frame #\(head), and the log is cut at byte offset \(offset) after them: an older head record was put back or the log was cut; nothing was changed, restore the vault from a backup"
+        case .headBehindLog(let path, let head, let log, let commits, let offset):
+            "\(path) holds \(commits) commit(s) through frame #\(log) past the frame #\(head) its head record names" + (offset.map { ", and is cut at byte offset \($0) after them" } ?? "") + ": an older head record was put back; nothing was changed, restore the vault from a backup"
         case .headRecordInvalid(let path, let reason):
             "\(path): head record invalid (\(reason))"
         case .locked(let path):

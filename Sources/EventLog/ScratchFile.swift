@@ -21,7 +21,7 @@ public final class ScratchFile {
     /// A reader holds one block in memory: files read side by side want small blocks.
     public init(in directory: String, blockSize: Int = ScratchFile.blockSize, fileSystem: any FileSystem = POSIXFileSystem()) throws {
         self.blockSize = blockSize
-        let path = directory + "/.scratch-" + Sodium.randomBytes(8).map { String($0, radix: 16) }.joined()
+        let path = directory + "/.scratch-" + Sodium.randomBytes(8).hex
         file = try fileSystem.open(path, mode: .createNew)
         try fileSystem.remove(path)
         pending.reserveCapacity(blockSize + 64)

@@ -59,7 +59,7 @@ public enum SealedSnapshot {
                 }
             }
         }
-        let temporary = path + ".tmp." + Sodium.randomBytes(8).map { String($0, radix: 16) }.joined()
+        let temporary = path + ".tmp." + Sodium.randomBytes(8).hex
         do {
             let file = try fileSystem.open(temporary, mode: .createNew)
             try sealed.withUnsafeBytes { try file.write(at: 0, $0) }

@@ -42,9 +42,9 @@ public enum HealthCategory: String, CaseIterable, Sendable, Codable {
     /// Checked in this order: the stricter readings first.
     private static let keywords: [(HealthCategory, [String])] = [
         (.reproductive, ["menstru", "pregnan", "ovulat", "lactat", "contracept", "cervical", "sexual", "bleeding",
-                         "menopaus", "fertil", "progesterone", "period"]),
-        (.heart, ["heart", "cardi", "ecg", "electrocardio", "pulse", "fibrillation", "arrhythm", "palpitation", "hypertension"]),
-        (.sleep, ["sleep"]),
+                         "menopaus", "fertil", "progesterone", "period", "bbt"]),
+        (.heart, ["heart", "cardi", "ecg", "ekg", "electrocardio", "pulse", "fibrillation", "arrhythm", "palpitation", "hypertension"]),
+        (.sleep, ["sleep", "apnea", "apnoea", "snor"]),
         (.mindfulness, ["mindful", "stateofmind", "mood"]),
         (.nutrition, ["dietary"]),
     ]

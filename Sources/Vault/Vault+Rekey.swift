@@ -16,10 +16,11 @@ extension Vault {
     static let rekeyCommitted = "rekey.ready"
     /// What a committed rekey moves into place, in this order: the keyslot last, so that until
     /// it moves the old passphrase and key still open whatever has not moved yet.
-    static let rekeyFiles = ["events.log", "events.head", identityFileName, "projections.sealed", "keyslot"]
+    static let rekeyFiles = ["events.log", "events.head", identityFileName, "keyslot"]
 
-    /// Replaces the master key (and the passphrase with `new`), re-encrypting the log, the
-    /// identity and the read models' image under it, and records `masterKeyRotated`.
+    /// Replaces the master key (and the passphrase with `new`), re-encrypting the log and the
+    /// identity under it, and records `masterKeyRotated`. The read models' image, sealed under the
+    /// old key, is removed; the next command rebuilds it.
     public static func rekey(
         at directory: String, from old: Passphrase, to new: Passphrase, kdf: KDFParameters? = nil,
         now: Date = Date(), fileSystem: any FileSystem = POSIXFileSystem()
@@ -41,19 +42,9 @@ extension Vault {
         }
         let (marker, _) = EventEncoder().encode(.masterKeyRotated(at: now))
         try marker.withUnsafeBytes { try newLog.append($0, to: &transaction) }
-        let newCommitted = try newLog.commit(&transaction)
+        try newLog.commit(&transaction)
 
-        // The identity, and the read models' image when it is at the log's end (else it is
-        // rebuilt on the next open, as after any loss of it).
         try sealIdentity(identity, to: staging + "/" + identityFileName, log: newLog, masterKey: newKey, fileSystem: fileSystem)
-        if let image = try? SealedSnapshot.read(from: vault.projectionsPath, purpose: projectionsPurpose, vaultID: vaultID,
-                                                masterKey: vault.masterKey, fileSystem: fileSystem),
-           image.position == vault.log.committed {
-            try image.plaintext.withUnsafeBytes { plaintext in
-                try SealedSnapshot.write(plaintext, purpose: projectionsPurpose, position: newCommitted, vaultID: vaultID,
-                                         masterKey: newKey, to: staging + "/projections.sealed", fileSystem: fileSystem)
-            }
-        }
         let current = try Keyslot.read(from: keyslotPath(in: directory), fileSystem: fileSystem)
         let keyslot = try Keyslot.seal(masterKey: newKey, vaultID: vaultID, passphrase: new, kdf: kdf ?? current.kdf)
         try keyslot.write(to: keyslotPath(in: staging), fileSystem: fileSystem)
@@ -80,20 +71,20 @@ extension Vault {
         }
     }
 
-    /// Renames the files of `rekey.ready/` over the vault's, keyslot last, then removes the folder.
+    /// Removes the read models' image (sealed under the old key: rebuilt on the next open), then
+    /// renames the files of `rekey.ready/` over the vault's, keyslot last, and removes the folder.
     private static func moveCommittedRekey(in directory: String, fileSystem: any FileSystem) throws {
         let committed = directory + "/" + rekeyCommitted
-        for name in rekeyFiles {
-            if fileSystem.exists(committed + "/" + name) {
-                try fileSystem.rename(committed + "/" + name, to: directory + "/" + name)
-                // Both folders durable before the next file moves: at most one rename in flight.
-                try fileSystem.syncDirectory(directory)
-                try fileSystem.syncDirectory(committed)
-            } else if name == "projections.sealed", fileSystem.exists(directory + "/" + name) {
-                // Sealed under the old key: useless now, and rebuilt on the next open.
-                try fileSystem.remove(directory + "/" + name)
-                try fileSystem.syncDirectory(directory)
-            }
+        let image = directory + "/" + projectionsFileName
+        if fileSystem.exists(image) {
+            try fileSystem.remove(image)
+            try fileSystem.syncDirectory(directory)
+        }
+        for name in rekeyFiles where fileSystem.exists(committed + "/" + name) {
+            try fileSystem.rename(committed + "/" + name, to: directory + "/" + name)
+            // Both folders durable before the next file moves: at most one rename in flight.
+            try fileSystem.syncDirectory(directory)
+            try fileSystem.syncDirectory(committed)
         }
         try removeStaging(committed, fileSystem: fileSystem)
     }

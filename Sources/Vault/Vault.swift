@@ -84,14 +84,30 @@ public final class Vault {
         }
     }
 
-    /// Opens the vault in `directory`. Read-only handles never block a writer and are never blocked.
+    /// Opens the vault in `directory`. Read-only handles never block a writer and are never blocked,
+    /// except during the last few milliseconds of a re-key (the file moves of `passwd --rekey`),
+    /// which they wait out or report as a writer at work.
     public static func open(
         at directory: String, passphrase: Passphrase, mode: EventLog.AccessMode = .readOnly,
         fileSystem: any FileSystem = POSIXFileSystem()
     ) throws -> Vault {
-        let masterKey = try unlock(directory: directory, passphrase: passphrase, writer: mode == .readWrite, fileSystem: fileSystem)
-        let log = try EventLog.open(in: directory, masterKey: masterKey, mode: mode, fileSystem: fileSystem)
-        return Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
+        var attempt = 0
+        while true {
+            let keyslotBefore = try? fileSystem.readFileIfPresent(keyslotPath(in: directory), limit: 1 << 12)
+            let masterKey = try unlock(directory: directory, passphrase: passphrase, writer: mode == .readWrite, fileSystem: fileSystem)
+            do {
+                let log = try EventLog.open(in: directory, masterKey: masterKey, mode: mode, fileSystem: fileSystem)
+                return Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
+            } catch let error as EventLogError {
+                // A re-key finishing between the unlock and the open (a new log under the old key,
+                // or its keyslot moved meanwhile) is no damage: unlock again.
+                attempt += 1
+                let rekeying = fileSystem.exists(directory + "/" + rekeyCommitted)
+                    || (try? fileSystem.readFileIfPresent(keyslotPath(in: directory), limit: 1 << 12)) != keyslotBefore
+                guard attempt < 3, rekeying else { throw error }
+                usleep(20_000)
+            }
+        }
     }
 
     static func unlock(directory: String, passphrase: Passphrase, writer: Bool = false, fileSystem: any FileSystem) throws -> SecretKey {
@@ -101,7 +117,8 @@ public final class Vault {
         return try Keyslot.read(from: path, fileSystem: fileSystem).unlock(passphrase: passphrase)
     }
 
-    /// Checks every frame and every event of the vault's log without changing anything.
+    /// Checks every frame and every event of the vault's log without changing anything (but for
+    /// finishing a re-key that committed before a crash, as every open does).
     public static func verify(
         at directory: String, passphrase: Passphrase, fileSystem: any FileSystem = POSIXFileSystem()
     ) throws -> VerificationReport {
@@ -269,12 +286,7 @@ public final class Vault {
     /// What opening found at the end of the log (cut away when opened for writing).
     public var tornTail: TornTail? { log.tornTail }
 
-    static func randomVaultID() -> [UInt8] {
-        var id = [UInt8](repeating: 0, count: 16)
-        var generator = SystemRandomNumberGenerator()
-        for i in id.indices { id[i] = UInt8.random(in: 0...255, using: &generator) }
-        return id
-    }
+    static func randomVaultID() -> [UInt8] { RandomBytes.make(16) }
 }
 
 @available(*, unavailable)

@@ -37,7 +37,7 @@ enum Console {
     static func json<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(value)
+        let data = TerminalText.sanitizeJSON(try encoder.encode(value))
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
 

@@ -141,7 +141,8 @@ extension Vaultctl {
             let started = Date()
             let outcome = try body()
             let ms = Int(Date().timeIntervalSince(started) * 1000)
-            Console.print("- \(title)\n    \(outcome) (\(ms) ms)")
+            Console.print("- \(title)")
+            for line in "\(outcome) (\(ms) ms)".split(separator: "\n") { Console.print("    " + line.drop { $0 == " " }) }
         }
 
         private func describe(_ report: VerificationReport) -> String {

@@ -46,6 +46,14 @@ import Testing
         #expect(TypeNames.resolve("heart_stuff") == .refused(category: .heart))
         #expect(TypeNames.resolve("period_pain_level") == .refused(category: .reproductive))
         #expect(TypeNames.resolve("noise_level") == .other("noise_level"))
+        // Abbreviations apps use for heart, sleep and cycle data (found in review).
+        #expect(TypeNames.resolve("HR") == .known(identifier: "HKQuantityTypeIdentifierHeartRate", unit: "count/min"))
+        #expect(TypeNames.resolve("bpm") == .known(identifier: "HKQuantityTypeIdentifierHeartRate", unit: "count/min"))
+        #expect(TypeNames.resolve("RHR") == .known(identifier: "HKQuantityTypeIdentifierRestingHeartRate", unit: "count/min"))
+        #expect(TypeNames.resolve("BBT") == .known(identifier: "HKQuantityTypeIdentifierBasalBodyTemperature", unit: nil))
+        #expect(TypeNames.resolve("EKG_reading") == .refused(category: .heart))
+        #expect(TypeNames.resolve("snoring_minutes") == .refused(category: .sleep))
+        #expect(TypeNames.resolve("apnea_index") == .refused(category: .sleep))
     }
 
     @Test func compactAndSpacedDatesParseAlikeAndNothingElseDoes() {

@@ -211,3 +211,63 @@ import Testing
         #expect(left.isEmpty, "\(left)")
     }
 }
+
+/// Bundles signed by whoever made them, with manifests no vault writes (review findings).
+@Suite struct ForgedManifestTests {
+    /// A bundle to `keyPrefix` whose manifest lists `files` (JSON objects) over `data` entries,
+    /// signed by a fresh key.
+    static func forge(files: String, data: [(String, [UInt8])], to keyPrefix: String, at path: String) throws {
+        let signing = SigningKeyPair.generate(), encryption = BoxKeyPair.generate()
+        let recipient = try RecipientKeyFiles.readPublicKey(keyPrefix + ".pub")
+        let manifest = """
+            {"format":"healthvault-bundle","version":2,"createdAt":"2026-11-23T12:00:00Z",
+             "sender":{"fingerprint":"\(VaultIdentity.fingerprint(signingKey: signing.publicKey, encryptionKey: encryption.publicKey))",
+                       "signingKey":"\(Data(signing.publicKey).base64EncodedString())","encryptionKey":"\(Data(encryption.publicKey).base64EncodedString())"},
+             "recipient":{"name":"lab","publicKey":"\(Data(recipient).base64EncodedString())"},
+             "logPosition":{"chainHash":"00"},"consents":[],"counts":{},"files":[\(files)]}
+            """
+        let bytes = Array(manifest.utf8)
+        var entries = [BundleFormat.entry(name: "manifest.json", bytes: bytes), BundleFormat.entry(name: "manifest.sig", bytes: signing.sign(bytes))]
+        for (name, content) in data { entries.append(BundleFormat.entry(name: name, bytes: content)) }
+        _ = try BundleWriter.write(entries, recipientKey: recipient, to: path, fileSystem: POSIXFileSystem())
+    }
+
+    static func file(_ path: String, _ bytes: [UInt8], size: Int? = nil) -> String {
+        #"{"path":"\#(path)","category":"activity","granularity":"raw","format":"ndjson","lines":1,"bytes":\#(size ?? bytes.count),"blake2b":"\#(Digest.of(bytes).hex)"}"#
+    }
+
+    @Test func aNegativeSizeOrAnUnsafePathIsRefusedBeforeAnythingIsWritten() throws {
+        let dir = TemporaryDirectory("forged")
+        let key = dir.path + "/lab"
+        _ = try RecipientKeyFiles.generate(prefix: key)
+        let good = Array("{\"a\":1}\n".utf8)
+        for (name, files) in [("negative", Self.file("data/a.ndjson", good) + "," + Self.file("data/b.ndjson", good, size: -1)),
+                              ("unsafe", Self.file("data/a.ndjson", good) + "," + Self.file("data/../../b.ndjson", good)),
+                              ("twice", Self.file("data/a.ndjson", good) + "," + Self.file("data/a.ndjson", good))] {
+            let bundle = dir.path + "/\(name).bundle"
+            try Self.forge(files: files, data: [("data/a.ndjson", good), ("data/b.ndjson", good)], to: key, at: bundle)
+            #expect {
+                try BundleReader.open(bundle, keyFile: key + ".key", outputDirectory: dir.path + "/out-\(name)")
+            } throws: { error in
+                "\(error)".contains("its files do not match the manifest")
+            }
+            let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("out-") }
+            #expect(left.isEmpty, "\(name): \(left)")
+        }
+    }
+
+    @Test func aStagingFolderLeftByAKilledOpenIsRemovedByTheNextOpen() throws {
+        let dir = TemporaryDirectory("stale")
+        let key = dir.path + "/lab"
+        _ = try RecipientKeyFiles.generate(prefix: key)
+        let good = Array("{\"a\":1}\n".utf8)
+        let bundle = dir.path + "/ok.bundle"
+        try Self.forge(files: Self.file("data/a.ndjson", good), data: [("data/a.ndjson", good)], to: key, at: bundle)
+        let stale = dir.path + "/out.tmp.0123456789abcdef"
+        try FileManager.default.createDirectory(atPath: stale + "/data", withIntermediateDirectories: true)
+        try Data(good).write(to: URL(fileURLWithPath: stale + "/data/a.ndjson"))
+        let opened = try BundleReader.open(bundle, keyFile: key + ".key", outputDirectory: dir.path + "/out")
+        #expect(opened.files == ["manifest.json", "data/a.ndjson"])
+        #expect(!FileManager.default.fileExists(atPath: stale))
+    }
+}

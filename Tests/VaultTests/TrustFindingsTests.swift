@@ -46,13 +46,43 @@ import Testing
         #expect {
             _ = try Vault.open(at: path, passphrase: passphrase("p"), mode: .readWrite)
         } throws: { error in
-            guard case EventLogError.headBehindLog(_, let head, let log, _) = error else { return false }
-            return log > head
+            guard case EventLogError.headBehindLog(_, let head, let log, let commits, let offset) = error else { return false }
+            return log > head && commits == 1 && offset != nil
         }
         let report = try Vault.verify(at: path, passphrase: passphrase("p"))
         #expect(!report.isOK && report.problems.contains { $0.contains("an older head record was put back") })
         // Nothing was cut: the goal's frame is still there for a backup-restore to save.
         #expect(try Data(contentsOf: URL(fileURLWithPath: path + "/events.log")) == logBytes)
+    }
+
+    @Test func anOlderHeadOverALogCutCleanlyTwoCommitsOnIsDamageToo() throws {
+        let dir = TemporaryDirectory("rollback2")
+        let path = dir.path + "/v"
+        let oldHead: Data, cutAt: UInt64
+        do {
+            let vault = try makeVault(in: path, passphrase: "p")
+            try RecipientKeyFiles.generate(prefix: dir.path + "/lab")
+            try vault.addRecipient(name: "lab", publicKeyFile: dir.path + "/lab.pub")
+            try vault.grant(recipient: "lab", categories: [.activity], from: nil, to: nil, granularity: .daily, expires: nil, purpose: nil)
+            oldHead = try Data(contentsOf: URL(fileURLWithPath: path + "/events.head"))
+            _ = try vault.setGoal(.move, value: 500, from: LocalDay(year: 2024, month: 1, day: 1))
+            _ = try vault.setGoal(.move, value: 600, from: LocalDay(year: 2024, month: 2, day: 1))
+            cutAt = UInt64(try FileManager.default.attributesOfItem(atPath: path + "/events.log")[.size] as! NSNumber)
+            try vault.revoke(recipient: "lab", categories: nil)
+        }
+        // The revocation's frame cut away whole, and the head from before the two goals put back:
+        // no torn frame, but two commits past the head, which no crash leaves.
+        try oldHead.write(to: URL(fileURLWithPath: path + "/events.head"))
+        let log = try FileHandle(forUpdating: URL(fileURLWithPath: path + "/events.log"))
+        try log.truncate(atOffset: cutAt)
+        try log.close()
+        #expect {
+            _ = try Vault.open(at: path, passphrase: passphrase("p"), mode: .readWrite)
+        } throws: { error in
+            guard case EventLogError.headBehindLog(_, _, _, let commits, let offset) = error else { return false }
+            return commits == 2 && offset == nil
+        }
+        #expect(!(try Vault.verify(at: path, passphrase: passphrase("p"))).isOK)
     }
 
     // MARK: Bundles
@@ -233,8 +263,11 @@ import Testing
         #expect(throws: VaultError.invalidConsent(reason: "a recipient name may not hold control, invisible or direction-changing characters")) {
             try s.t.vault.addRecipient(name: "la\u{200B}b", publicKeyFile: pub)
         }
+        // "SIeep" (capital I) against "Sleep": found in review.
+        try s.t.vault.addRecipient(name: "Sleep Lab", publicKeyFile: pub)
+        #expect(throws: VaultError.recipientLookalike(name: "SIeep Lab", existing: "Sleep Lab")) { try s.t.vault.addRecipient(name: "SIeep Lab", publicKeyFile: pub) }
         try s.t.vault.addRecipient(name: "lab 2", publicKeyFile: pub)
-        #expect(try s.t.vault.consentLedger().recipients.keys.sorted() == ["lab", "lab 2"])
+        #expect(try s.t.vault.consentLedger().recipients.keys.sorted() == ["Sleep Lab", "lab", "lab 2"])
     }
 
     @Test func aGrantThatHasAlreadyExpiredIsRefused() throws {

@@ -22,13 +22,18 @@ import Testing
     @Test func sourceNamesWithEscapeSequencesArePrintedEscaped() throws {
         let v = try Vault(cli)
         let csv = v.dir.file("s.csv")
-        try Data("type,start,end,value,unit,source\nsteps,2024-03-05T08:00:00Z,2024-03-05T09:00:00Z,12,count,\"Band\u{1B}]0;pwned\u{07}\u{1B}[2J\u{202E}\"\n".utf8)
+        try Data("type,start,end,value,unit,source\nsteps,2024-03-05T08:00:00Z,2024-03-05T09:00:00Z,12,count,\"Band\u{1B}]0;pwned\u{07}\u{1B}[2J\u{202E}\u{9B}\nfake line\"\n".utf8)
             .write(to: URL(fileURLWithPath: csv))
         #expect(try cli.run(v.args(["import", csv])).status == 0)
         let sources = try cli.run(v.args(["sources"]))
         #expect(sources.status == 0, "\(sources.stderr)")
-        #expect(sources.stdout.contains("Band\\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{202e}"), "\(sources.stdout)")
-        #expect(!sources.stdout.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{202E}" })
+        #expect(sources.stdout.contains("Band\\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{202e}\\u{9b}\\u{a}fake line"), "\(sources.stdout)")
+        #expect(!sources.stdout.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{202E}" || $0 == "\u{9B}" })
+        #expect(!sources.stdout.split(separator: "\n").contains { $0.hasPrefix("fake line") })
+        // JSON escapes what JSONEncoder leaves raw but a terminal acts on (C1, bidi).
+        let json = try cli.run(v.args(["sources", "--json"]))
+        #expect(json.status == 0 && json.stdout.contains("\\u009b") && json.stdout.contains("\\u202e"), "\(json.stdout)")
+        #expect(!json.stdout.unicodeScalars.contains { $0 == "\u{9B}" || $0 == "\u{202E}" })
     }
 
     @Test func aBundleIsNotOpenedWithoutSayingWhoseItShouldBe() throws {

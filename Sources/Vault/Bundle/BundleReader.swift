@@ -56,7 +56,8 @@ public enum BundleReader {
         do { streamKey = try keys.open(sealedKey) } catch { throw refuse("it is not addressed to this key (a bundle for another recipient)") }
         let decryptor = try SecretStream.Decryptor(key: streamKey, header: streamHeader)
 
-        let staging = outputDirectory + ".tmp." + RandomIdentifier.bytes(8).hex
+        removeStaleStaging(of: outputDirectory)
+        let staging = outputDirectory + ".tmp." + RandomBytes.make(8).hex
         let contents = ContentsCheck(path: path, staging: staging, version: version, headerSenderKey: headerSenderKey,
                                      recipientKey: keys.publicKey, expectSender: expectSender)
         var entries = BundleEntryStream()
@@ -186,15 +187,16 @@ public enum BundleReader {
                     sawPadding = true
                     return
                 }
-                guard filesDone < manifest.files.count, manifest.files[filesDone].path == name else {
+                // Compared byte for byte: Swift's == would take a decomposed é for a precomposed one.
+                guard filesDone < manifest.files.count, Array(manifest.files[filesDone].path.utf8) == Array(name.utf8) else {
                     throw refuse("its files do not match the manifest")
                 }
                 let expected = manifest.files[filesDone]
-                guard BundleReader.isSafe(expected.path), length == UInt64(expected.bytes) else {
+                guard length == UInt64(exactly: expected.bytes) else {
                     throw refuse("\(expected.path) does not match its hash in the manifest")
                 }
                 try makeStaging()
-                file = (try NewFile(creating: staging + "/" + name), Digest(), expected)
+                file = (try NewFile(creating: staging + "/" + expected.path), Digest(), expected)
             }
         }
 
@@ -235,7 +237,11 @@ public enum BundleReader {
             guard manifest.recipient.publicKey == Data(recipientKey).base64EncodedString() else {
                 throw refuse("its manifest is addressed to another key")
             }
-            guard Set(manifest.files.map(\.path)).count == manifest.files.count else { throw refuse("its files do not match the manifest") }
+            // Every listed file a safe name under data/ with a size that can be, listed once.
+            guard manifest.files.allSatisfy({ BundleReader.isSafe($0.path) && $0.bytes >= 0 }),
+                  Set(manifest.files.map { Array($0.path.utf8) }).count == manifest.files.count else {
+                throw refuse("its files do not match the manifest")
+            }
             self.manifest = manifest
         }
 
@@ -263,6 +269,19 @@ public enum BundleReader {
         func discard() {
             file = nil
             if stagingMade { try? FileManager.default.removeItem(atPath: staging) }
+        }
+    }
+
+    /// Removes what an open killed part-way left beside `outputDirectory` (`DIR.tmp.<16 hex>`
+    /// folders holding decrypted files), so plaintext does not linger past the next open.
+    private static func removeStaleStaging(of outputDirectory: String) {
+        let parent = (outputDirectory as NSString).deletingLastPathComponent
+        let prefix = (outputDirectory as NSString).lastPathComponent + ".tmp."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent.isEmpty ? "." : parent) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let suffix = name.dropFirst(prefix.count)
+            guard suffix.count == 16, suffix.allSatisfy(\.isHexDigit) else { continue }
+            try? FileManager.default.removeItem(atPath: (parent.isEmpty ? "." : parent) + "/" + name)
         }
     }
 

@@ -63,7 +63,7 @@ extension Vault {
                                  BundleFormat.entry(name: BundleFormat.signatureName, bytes: identity.signing.sign(manifestBytes))]
         for entry in entries { stream.append(BundleFormat.entry(name: entry.name, bytes: entry.bytes)) }
 
-        let temporary = path + ".tmp." + RandomIdentifier.bytes(8).hex
+        let temporary = path + ".tmp." + RandomBytes.make(8).hex
         let (hash, bytes) = try BundleWriter.write(stream, recipientKey: record.publicKey,
                                                    to: temporary, fileSystem: fileSystem)
         do {

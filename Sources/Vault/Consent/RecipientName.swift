@@ -41,7 +41,9 @@ enum RecipientName {
             ("а", "a"), ("в", "b"), ("е", "e"), ("ё", "e"), ("к", "k"), ("м", "m"), ("н", "h"), ("о", "o"), ("р", "p"),
             ("с", "c"), ("т", "t"), ("у", "y"), ("х", "x"), ("ѕ", "s"), ("і", "i"), ("ј", "j"), ("һ", "h"), ("ԁ", "d"),
             ("α", "a"), ("β", "b"), ("ε", "e"), ("ι", "i"), ("κ", "k"), ("ν", "v"), ("ο", "o"), ("ρ", "p"), ("τ", "t"),
-            ("υ", "u"), ("χ", "x"), ("γ", "y"), ("0", "o"), ("1", "l"), ("ı", "i"), ("ℓ", "l"),
+            ("υ", "u"), ("χ", "x"), ("γ", "y"), ("0", "o"), ("1", "l"), ("ı", "l"), ("ℓ", "l"),
+            // A capital I and a small l are one stroke in most fonts; after case folding the I is i.
+            ("i", "l"),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.map { ($0.0.unicodeScalars.first!, $0.1.unicodeScalars.first!) })
     }()

@@ -51,7 +51,7 @@ extension Vault {
         // At the log's resolution (milliseconds), so the grant returned equals the one read back.
         let at = Date(timeIntervalSince1970: Double(Int64((now.timeIntervalSince1970 * 1000).rounded())) / 1000)
         let grant = ConsentGrant(
-            id: RandomIdentifier.bytes(8).hex, at: at, recipient: recipient,
+            id: RandomBytes.make(8).hex, at: at, recipient: recipient,
             categories: Array(Set(categories)).sorted { $0.rawValue < $1.rawValue },
             from: from, to: to, granularity: granularity, expires: expires, purpose: purpose)
         try append([.consentGranted(grant)])
@@ -70,14 +70,6 @@ extension Vault {
         var result: [(UInt64, VaultEvent)] = []
         try forEachAuditEvent { index, event in result.append((index, event)) }
         return result
-    }
-}
-
-/// Random bytes for identifiers and temporary names (not secrets: ordinary memory).
-enum RandomIdentifier {
-    static func bytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 }
 

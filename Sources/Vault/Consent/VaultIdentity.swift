@@ -77,38 +77,47 @@ extension Vault {
     public func identity(ledger: ConsentLedger? = nil, now: Date = Date()) throws -> VaultIdentity {
         SealedSnapshot.removeLeftovers(of: identityPath, fileSystem: fileSystem)
         let ledger = try ledger ?? consentLedger()
-        let recorded = ledger.identities.last
-        if let identity = try readIdentity(at: identityPath) {
-            if let recorded, !recorded.matches(identity) {
-                // A rotation whose record committed but whose file was not yet moved into place.
-                if let next = try? readIdentity(at: nextIdentityPath), recorded.matches(next), log.mode == .readWrite {
+        let writer = log.mode == .readWrite
+        // Missing (nil), damaged (failure) or an identity.
+        let file = Result { try readIdentity(at: identityPath) }
+        if let recorded = ledger.identities.last {
+            if case .success(let identity?) = file, recorded.matches(identity) {
+                // A rotation that stopped before its record: the identity in force stands.
+                if writer, fileSystem.exists(nextIdentityPath) { try fileSystem.remove(nextIdentityPath) }
+                return identity
+            }
+            // A rotation whose record committed before its file was moved into place (also when
+            // the old file is damaged or gone: rotating is how such a vault recovers).
+            if let next = try? readIdentity(at: nextIdentityPath), recorded.matches(next) {
+                if writer {
                     try fileSystem.rename(nextIdentityPath, to: identityPath)
                     try fileSystem.syncDirectory(directory)
-                    return next
                 }
-                throw VaultError.identityMismatch(recorded: recorded.fingerprint, found: identity.fingerprint)
-            }
-            if log.mode == .readWrite {
-                // A rotation that stopped before its record: the old identity stands.
-                if fileSystem.exists(nextIdentityPath) { try fileSystem.remove(nextIdentityPath) }
-                if recorded == nil { try append([.identityRecorded(IdentityRecord(identity, reason: .adopted, at: now))]) }
-            }
-            return identity
-        }
-        if let recorded {
-            if let next = try? readIdentity(at: nextIdentityPath), recorded.matches(next), log.mode == .readWrite {
-                try fileSystem.rename(nextIdentityPath, to: identityPath)
-                try fileSystem.syncDirectory(directory)
                 return next
             }
-            throw VaultError.identityMissing(path: identityPath, fingerprint: recorded.fingerprint)
+            switch file {
+            case .failure(let error): throw error
+            case .success(nil): throw VaultError.identityMissing(path: identityPath, fingerprint: recorded.fingerprint)
+            case .success(let identity?): throw VaultError.identityMismatch(recorded: recorded.fingerprint, found: identity.fingerprint)
+            }
         }
-        if ledger.exportCount > 0 { throw VaultError.identityMissing(path: identityPath, fingerprint: nil) }
-        guard log.mode == .readWrite else { throw VaultError.noIdentity }
-        let identity = VaultIdentity.generate()
-        try writeIdentity(identity, to: identityPath)
-        try append([.identityRecorded(IdentityRecord(identity, reason: .created, at: now))])
-        return identity
+        switch file {
+        case .failure(let error):
+            throw error
+        case .success(let identity?):
+            if writer {
+                if fileSystem.exists(nextIdentityPath) { try fileSystem.remove(nextIdentityPath) }
+                try append([.identityRecorded(IdentityRecord(identity, reason: .adopted, at: now))])
+            }
+            return identity
+        case .success(nil):
+            if ledger.exportCount > 0 { throw VaultError.identityMissing(path: identityPath, fingerprint: nil) }
+            guard writer else { throw VaultError.noIdentity }
+            let identity = VaultIdentity.generate()
+            try writeIdentity(identity, to: identityPath)
+            try append([.identityRecorded(IdentityRecord(identity, reason: .created, at: now))])
+            return identity
+        }
     }
 
     /// Replaces the vault's identity with a new one, recorded in the audit trail; recipients will
