@@ -52,66 +52,62 @@ import Testing
         #expect(!report.isOK)
     }
 
-    @Test func aRekeyCrashedAtEveryStepLeavesOneWholeVault() throws {
-        var step = 0
-        var completed = false
-        var rolledForward = 0, rolledBack = 0
-        while !completed {
-            let dir = TemporaryDirectory("rekeycrash\(step)")
+    /// Runs `passwd --rekey` once per step, stopped there by `stop` (which makes the file system,
+    /// runs the re-key through it and says whether the injected fault fired and whether the re-key
+    /// returned), and checks what the next writer opens: exactly the old vault or the new one,
+    /// whole, with the same events and identity, no staging folder left, an acknowledged re-key
+    /// never undone. Returns the steps and how many ended old and new.
+    private func atEveryStep(_ label: String, stop: (_ step: Int, _ path: String) throws -> (fired: Bool, acknowledged: Bool)) throws
+        -> (steps: Int, old: Int, new: Int) {
+        var step = 0, old = 0, new = 0
+        while true {
+            let dir = TemporaryDirectory("rekey\(label)\(step)")
             let path = dir.path + "/v"
-            let before = try Self.filledVault(in: path)
+            let original = try Self.filledVault(in: path)
+            let (fired, acknowledged) = try stop(step, path)
+            // The next writer finishes a committed re-key or removes an uncommitted one.
+            let newVault = try? Vault.open(at: path, passphrase: passphrase(Self.new), mode: .readWrite)
+            let oldVault = newVault == nil ? try? Vault.open(at: path, passphrase: passphrase(Self.old), mode: .readWrite) : nil
+            let vault = try #require(newVault ?? oldVault, "\(label) at step \(step): neither passphrase opens")
+            if acknowledged { #expect(newVault != nil, "an acknowledged re-key was undone (\(label) at step \(step))") }
+            #expect(try vault.allEvents().map(\.event.kind) == (newVault != nil ? original.kinds + ["rekey"] : original.kinds), "step \(step)")
+            #expect(try vault.identity().fingerprint == original.fingerprint, "step \(step)")
+            #expect(!FileManager.default.fileExists(atPath: path + "/rekey.tmp") && !FileManager.default.fileExists(atPath: path + "/rekey.ready"))
+            if newVault != nil { new += 1 } else { old += 1 }
+            step += 1
+            if acknowledged && !fired { return (step, old, new) }
+        }
+    }
+
+    @Test func aRekeyCrashedAtEveryStepLeavesOneWholeVault() throws {
+        let (steps, old, new) = try atEveryStep("crash") { step, path in
             let faulty = FaultInjectingFileSystem(failAt: step)
             do {
                 try Vault.rekey(at: path, from: passphrase(Self.old), to: passphrase(Self.new), fileSystem: faulty)
-                completed = true
+                return (faulty.crashed, true)
             } catch {
                 #expect(faulty.crashed, "failed without an injected crash: \(error)")
+                return (true, false)
             }
-            // The next writer finishes a committed rekey or removes an uncommitted one.
-            let opened = (try? Vault.open(at: path, passphrase: passphrase(Self.new), mode: .readWrite)).map { ($0, Self.new) }
-                ?? (try? Vault.open(at: path, passphrase: passphrase(Self.old), mode: .readWrite)).map { ($0, Self.old) }
-            let (vault, which) = try #require(opened, "crash at step \(step) (\(faulty.journal.last ?? "")): neither passphrase opens")
-            let kinds = try vault.allEvents().map(\.event.kind)
-            #expect(kinds == (which == Self.new ? before.kinds + ["rekey"] : before.kinds), "step \(step)")
-            #expect(try vault.identity().fingerprint == before.fingerprint)
-            #expect(!FileManager.default.fileExists(atPath: path + "/rekey.tmp") && !FileManager.default.fileExists(atPath: path + "/rekey.ready"))
-            if which == Self.new { rolledForward += 1 } else { rolledBack += 1 }
-            step += 1
         }
-        #expect(rolledForward > 1 && rolledBack > 5, "forward \(rolledForward), back \(rolledBack)")
-        print("fault injection: rekey crashed at each of \(step) steps (\(rolledBack) rolled back, \(rolledForward) finished)")
+        #expect(new > 1 && old > 5, "new \(new), old \(old)")
+        print("fault injection: rekey crashed at each of \(steps) steps (\(old) rolled back, \(new) finished)")
     }
 
     @Test func aRekeyLosingPowerAtEveryStepLeavesOneWholeVault() throws {
-        var step = 0
-        var completed = false
-        var finished = 0, before = 0
-        while !completed {
-            let dir = TemporaryDirectory("rekeypower\(step)")
-            let path = dir.path + "/v"
-            let original = try Self.filledVault(in: path)
+        let (steps, old, new) = try atEveryStep("power") { step, path in
             let disk = PowerLossFileSystem(failAt: step)
-            var acknowledged = false
+            var result = (fired: true, acknowledged: false)
             do {
                 try Vault.rekey(at: path, from: passphrase(Self.old), to: passphrase(Self.new), fileSystem: disk)
-                acknowledged = true
-                completed = !disk.died
+                result = (disk.died, true)
             } catch {
                 #expect(disk.died, "failed without an injected fault: \(error)")
             }
             try disk.losePower()
-            // Whichever passphrase opens it (the open finishes or removes the interrupted re-key).
-            let newVault = try? Vault.open(at: path, passphrase: passphrase(Self.new), mode: .readWrite)
-            let oldVault = newVault == nil ? try? Vault.open(at: path, passphrase: passphrase(Self.old), mode: .readWrite) : nil
-            let vault = try #require(newVault ?? oldVault, "power lost at step \(step) (\(disk.died)): neither passphrase opens")
-            if acknowledged { #expect(newVault != nil, "an acknowledged re-key was undone by power loss at step \(step)") }
-            let kinds = try vault.allEvents().map(\.event.kind)
-            #expect(kinds == (newVault != nil ? original.kinds + ["rekey"] : original.kinds), "step \(step)")
-            #expect(try vault.identity().fingerprint == original.fingerprint, "step \(step)")
-            if newVault != nil { finished += 1 } else { before += 1 }
-            step += 1
+            return result
         }
-        #expect(finished >= 1 && before > 5, "finished \(finished), old \(before)")
-        print("fault injection: rekey lost power at each of \(step) steps (\(before) old vault, \(finished) new)")
+        #expect(new > 1 && old > 5, "new \(new), old \(old)")
+        print("fault injection: rekey lost power at each of \(steps) steps (\(old) old vault, \(new) new)")
     }
 }

@@ -23,16 +23,23 @@ import Testing
 
     // MARK: Rollback through an old head record
 
+    /// A vault with a grant to `lab`; `afterGrant` runs on it once the head record that names the
+    /// grant's commit has been kept, which is returned.
+    static func grantedVault(at path: String, afterGrant: (Vault) throws -> Void) throws -> Data {
+        let vault = try makeVault(in: path, passphrase: "p")
+        let key = (path as NSString).deletingLastPathComponent + "/lab"
+        try RecipientKeyFiles.generate(prefix: key)
+        try vault.addRecipient(name: "lab", publicKeyFile: key + ".pub")
+        try vault.grant(recipient: "lab", categories: [.activity], from: nil, to: nil, granularity: .daily, expires: nil, purpose: nil)
+        let head = try Data(contentsOf: URL(fileURLWithPath: path + "/events.head"))
+        try afterGrant(vault)
+        return head
+    }
+
     @Test func anOlderHeadOverACutLogIsDamageAndTheRevocationStays() throws {
         let dir = TemporaryDirectory("rollback")
         let path = dir.path + "/v"
-        let oldHead: Data
-        do {
-            let vault = try makeVault(in: path, passphrase: "p")
-            try RecipientKeyFiles.generate(prefix: dir.path + "/lab")
-            try vault.addRecipient(name: "lab", publicKeyFile: dir.path + "/lab.pub")
-            try vault.grant(recipient: "lab", categories: [.activity], from: nil, to: nil, granularity: .daily, expires: nil, purpose: nil)
-            oldHead = try Data(contentsOf: URL(fileURLWithPath: path + "/events.head"))
+        let oldHead = try Self.grantedVault(at: path) { vault in
             _ = try vault.setGoal(.move, value: 500, from: LocalDay(year: 2024, month: 1, day: 1))
             try vault.revoke(recipient: "lab", categories: nil)
         }
@@ -58,13 +65,8 @@ import Testing
     @Test func anOlderHeadOverALogCutCleanlyTwoCommitsOnIsDamageToo() throws {
         let dir = TemporaryDirectory("rollback2")
         let path = dir.path + "/v"
-        let oldHead: Data, cutAt: UInt64
-        do {
-            let vault = try makeVault(in: path, passphrase: "p")
-            try RecipientKeyFiles.generate(prefix: dir.path + "/lab")
-            try vault.addRecipient(name: "lab", publicKeyFile: dir.path + "/lab.pub")
-            try vault.grant(recipient: "lab", categories: [.activity], from: nil, to: nil, granularity: .daily, expires: nil, purpose: nil)
-            oldHead = try Data(contentsOf: URL(fileURLWithPath: path + "/events.head"))
+        var cutAt: UInt64 = 0
+        let oldHead = try Self.grantedVault(at: path) { vault in
             _ = try vault.setGoal(.move, value: 500, from: LocalDay(year: 2024, month: 1, day: 1))
             _ = try vault.setGoal(.move, value: 600, from: LocalDay(year: 2024, month: 2, day: 1))
             cutAt = UInt64(try FileManager.default.attributesOfItem(atPath: path + "/events.log")[.size] as! NSNumber)
