@@ -7,6 +7,7 @@ public struct HealthTimestamp: Equatable, Hashable, Sendable {
     /// Seconds east of UTC.
     public var utcOffset: Int32
 
+    @inlinable
     public init(seconds: Int64, utcOffset: Int32) {
         self.seconds = seconds
         self.utcOffset = utcOffset

@@ -9,15 +9,24 @@ public struct DecimalValue: Equatable, Hashable, Sendable, CustomStringConvertib
     public var exact: Bool
     public var double: Double
 
+    @inlinable
     public init(mantissa: Int64, scale: UInt8) {
         self.mantissa = mantissa
         self.scale = scale
         self.exact = true
-        self.double = Double(mantissa) / Self.powersOfTen[Int(min(scale, 18))]
+        self.double = Double(mantissa) / Self.powerOfTen(min(scale, 18))
     }
 
-    static let powersOfTen: [Double] = (0...18).map { pow(10, Double($0)) }
+    /// 10^n for n in 0...18, exactly (every one is a double without rounding); inlinable, with no
+    /// global table behind it to initialise on every call from another module.
+    @inlinable
+    static func powerOfTen(_ n: UInt8) -> Double {
+        var result = 1.0
+        for _ in 0..<n { result *= 10 }
+        return result
+    }
 
+    @inlinable
     public init(double: Double) {
         self.mantissa = 0
         self.scale = 0
@@ -113,7 +122,7 @@ public struct DecimalValue: Equatable, Hashable, Sendable, CustomStringConvertib
                 result.scale += 1
                 e += 1
             }
-            result.double = Double(result.mantissa) / Self.powersOfTen[Int(result.scale)]
+            result.double = Double(result.mantissa) / Self.powerOfTen(result.scale)
             result.normalize()
             return result
         case .linear(let multiply, let add):

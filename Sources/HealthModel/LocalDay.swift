@@ -4,11 +4,13 @@ public struct LocalDay: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// Days since 1970-01-01 in the local calendar.
     public let dayNumber: Int64
 
+    @inlinable
     public init(dayNumber: Int64) {
         self.dayNumber = dayNumber
     }
 
     /// The local day of `instant` (seconds since 1970, UTC) at `utcOffset` seconds east of UTC.
+    @inlinable
     public init(instant: Int64, utcOffset: Int32) {
         dayNumber = Self.floorDivide(instant + Int64(utcOffset), 86_400)
     }
@@ -79,6 +81,7 @@ public struct LocalDay: Hashable, Comparable, Sendable, CustomStringConvertible 
     public static func < (a: LocalDay, b: LocalDay) -> Bool { a.dayNumber < b.dayNumber }
 
     /// Division rounding towards negative infinity (days before 1970 are negative).
+    @inlinable
     public static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
