@@ -78,7 +78,7 @@ extension FileSystem {
 
     /// Reads a small file (at most `limit` bytes of it, so a huge or sparse file cannot force a
     /// huge allocation), or `nil` when it does not exist.
-    public func readFileIfPresent(_ path: String, limit: Int) throws -> [UInt8]? {
+    func readFileIfPresent(_ path: String, limit: Int) throws -> [UInt8]? {
         guard exists(path) else { return nil }
         return try open(path, mode: .readOnly).readBytes(at: 0, count: limit)
     }

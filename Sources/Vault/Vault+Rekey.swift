@@ -1,6 +1,5 @@
 import EventLog
 import Foundation
-import HealthModel
 
 /// `passwd --rekey`: a new master key, and everything sealed under the old one sealed again, so
 /// that an old keyslot (a backup, a copy taken with the old passphrase) opens nothing written
@@ -28,8 +27,8 @@ extension Vault {
         guard !new.isEmpty else { throw VaultError.emptyPassphrase }
         let vault = try open(at: directory, passphrase: old, mode: .readWrite, fileSystem: fileSystem)
         let identity = try vault.identity(now: now)
+        // Opening as the writer removed any `rekey.tmp/` an earlier attempt left.
         let staging = directory + "/" + rekeyStaging
-        try removeStaging(staging, fileSystem: fileSystem)
         let newKey = SecretKey.random()
         let vaultID = vault.log.vaultID
 

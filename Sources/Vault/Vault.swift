@@ -1,6 +1,5 @@
 import EventLog
 import Foundation
-import HealthModel
 import Projections
 
 /// A person's vault: one directory holding the keyslot and the encrypted event log.
@@ -93,8 +92,8 @@ public final class Vault {
     ) throws -> Vault {
         var attempt = 0
         while true {
-            let keyslotBefore = try? fileSystem.readFileIfPresent(keyslotPath(in: directory), limit: 1 << 12)
-            let masterKey = try unlock(directory: directory, passphrase: passphrase, writer: mode == .readWrite, fileSystem: fileSystem)
+            let (masterKey, keyslot) = try unlockReturningKeyslot(directory: directory, passphrase: passphrase, writer: mode == .readWrite,
+                                                                  fileSystem: fileSystem)
             do {
                 let log = try EventLog.open(in: directory, masterKey: masterKey, mode: mode, fileSystem: fileSystem)
                 return Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
@@ -103,7 +102,7 @@ public final class Vault {
                 // or its keyslot moved meanwhile) is no damage: unlock again.
                 attempt += 1
                 let rekeying = fileSystem.exists(directory + "/" + rekeyCommitted)
-                    || (try? fileSystem.readFileIfPresent(keyslotPath(in: directory), limit: 1 << 12)) != keyslotBefore
+                    || (try? Keyslot.read(from: keyslotPath(in: directory), fileSystem: fileSystem)) != keyslot
                 guard attempt < 3, rekeying else { throw error }
                 usleep(20_000)
             }
@@ -111,10 +110,18 @@ public final class Vault {
     }
 
     static func unlock(directory: String, passphrase: Passphrase, writer: Bool = false, fileSystem: any FileSystem) throws -> SecretKey {
+        try unlockReturningKeyslot(directory: directory, passphrase: passphrase, writer: writer, fileSystem: fileSystem).0
+    }
+
+    /// The master key, and the keyslot it came from (`open` compares it with the file's after a
+    /// failure, to tell a re-key that moved the files meanwhile from damage).
+    private static func unlockReturningKeyslot(directory: String, passphrase: Passphrase, writer: Bool,
+                                               fileSystem: any FileSystem) throws -> (SecretKey, Keyslot) {
         try finishInterruptedRekey(in: directory, writer: writer, fileSystem: fileSystem)
         let path = keyslotPath(in: directory)
         guard fileSystem.exists(path) else { throw VaultError.noVault(path: directory) }
-        return try Keyslot.read(from: path, fileSystem: fileSystem).unlock(passphrase: passphrase)
+        let keyslot = try Keyslot.read(from: path, fileSystem: fileSystem)
+        return (try keyslot.unlock(passphrase: passphrase), keyslot)
     }
 
     /// Checks every frame and every event of the vault's log without changing anything (but for

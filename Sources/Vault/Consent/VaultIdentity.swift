@@ -1,7 +1,6 @@
 import Envelope
 import EventLog
 import Foundation
-import HealthModel
 
 /// The vault's own keys: Ed25519 to sign bundles, X25519 to receive. Made at `init`, kept in
 /// `identity.sealed` under the master key (docs/bundle-format.md).
@@ -89,10 +88,7 @@ extension Vault {
             // A rotation whose record committed before its file was moved into place (also when
             // the old file is damaged or gone: rotating is how such a vault recovers).
             if let next = try? readIdentity(at: nextIdentityPath), recorded.matches(next) {
-                if writer {
-                    try fileSystem.rename(nextIdentityPath, to: identityPath)
-                    try fileSystem.syncDirectory(directory)
-                }
+                if writer { try installNextIdentity() }
                 return next
             }
             switch file {
@@ -134,9 +130,14 @@ extension Vault {
         if fileSystem.exists(nextIdentityPath) { try fileSystem.remove(nextIdentityPath) }
         try writeIdentity(identity, to: nextIdentityPath)
         try append([.identityRecorded(IdentityRecord(identity, reason: .rotated, at: now))])
+        try installNextIdentity()
+        return (old, identity)
+    }
+
+    /// Moves a rotated identity whose record is committed into place, durably.
+    private func installNextIdentity() throws {
         try fileSystem.rename(nextIdentityPath, to: identityPath)
         try fileSystem.syncDirectory(directory)
-        return (old, identity)
     }
 
     /// The identity sealed at `path`, nil when there is no file.
@@ -146,8 +147,7 @@ extension Vault {
         do {
             contents = try SealedSnapshot.read(from: path, purpose: Self.identityPurpose, vaultID: log.vaultID,
                                                masterKey: masterKey, fileSystem: fileSystem, limit: secretBytes)
-        } catch let error as SealedSnapshot.Problem {
-            _ = error
+        } catch is SealedSnapshot.Problem {
             throw VaultError.identityDamaged
         }
         guard let contents else { return nil }
