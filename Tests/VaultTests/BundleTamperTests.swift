@@ -173,7 +173,7 @@ import Testing
         var offset = 0, k = 0
         while offset < plaintext.count {
             let n = min(pieces[k % pieces.count], plaintext.count - offset)
-            try stream.feed(plaintext[offset..<offset + n]) { event in
+            stream.feed(plaintext[offset..<offset + n]) { event in
                 switch event {
                 case .begin(let name, _): entries.append((name, []))
                 case .bytes(let bytes): entries[entries.count - 1].1 += bytes
@@ -196,7 +196,7 @@ import Testing
             #expect(split.map(\.0) == entries.map(\.0) && split.map(\.1) == entries.map(\.1), "pieces \(pieces)")
         }
         var cut = BundleEntryStream()
-        try cut.feed(plaintext.prefix(plaintext.count - 1)) { _ in }
+        cut.feed(plaintext.prefix(plaintext.count - 1)) { _ in }
         #expect(!cut.isAtEntryBoundary)
     }
 

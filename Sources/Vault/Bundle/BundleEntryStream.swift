@@ -1,5 +1,3 @@
-import HealthModel
-
 /// Splits a bundle's plaintext into its entries (`name length u16 || name || length u64 ||
 /// bytes`, docs/bundle-format.md) as it arrives, chunk by chunk, so that no entry has to be held
 /// whole: an entry's bytes are handed on in the pieces the chunks cut them into.
@@ -31,7 +29,7 @@ struct BundleEntryStream {
     }
 
     /// Feeds the next plaintext bytes; `handle` gets the entries' events in order.
-    mutating func feed(_ bytes: ArraySlice<UInt8>, _ handle: (Event) throws -> Void) throws {
+    mutating func feed(_ bytes: ArraySlice<UInt8>, _ handle: (Event) throws -> Void) rethrows {
         var rest = bytes
         while !rest.isEmpty {
             switch state {
@@ -58,7 +56,7 @@ struct BundleEntryStream {
         }
     }
 
-    private mutating func finishEntry(_ handle: (Event) throws -> Void) throws {
+    private mutating func finishEntry(_ handle: (Event) throws -> Void) rethrows {
         state = .nameLength
         try handle(.end)
     }

@@ -61,23 +61,21 @@ public enum BundleFormat {
 
     /// A bundle's plaintext split into its entries, or nil unless it is whole entries only.
     public static func entries(_ plaintext: [UInt8]) -> [(name: String, bytes: ArraySlice<UInt8>)]? {
+        // The reader's own splitter, fed the whole plaintext at once: each entry's bytes arrive as
+        // one slice of it.
+        var stream = BundleEntryStream()
         var entries: [(name: String, bytes: ArraySlice<UInt8>)] = []
-        var offset = 0
-        while offset < plaintext.count {
-            guard plaintext.count - offset >= 2 else { return nil }
-            let nameLength = Int(plaintext[offset]) | Int(plaintext[offset + 1]) << 8
-            offset += 2
-            guard plaintext.count - offset >= nameLength + 8 else { return nil }
-            let name = String(decoding: plaintext[offset..<offset + nameLength], as: UTF8.self)
-            offset += nameLength
-            var length: UInt64 = 0
-            for k in 0..<8 { length |= UInt64(plaintext[offset + k]) << (8 * UInt64(k)) }
-            offset += 8
-            guard length <= UInt64(plaintext.count - offset) else { return nil }
-            entries.append((name, plaintext[offset..<offset + Int(length)]))
-            offset += Int(length)
+        var body: ArraySlice<UInt8> = []
+        stream.feed(plaintext[...]) { event in
+            switch event {
+            case .begin(let name, _): entries.append((name, []))
+            case .bytes(let bytes): body = bytes
+            case .end:
+                entries[entries.count - 1].bytes = body
+                body = []
+            }
         }
-        return entries
+        return stream.isAtEntryBoundary ? entries : nil
     }
 }
 

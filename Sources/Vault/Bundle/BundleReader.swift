@@ -1,7 +1,6 @@
 import Envelope
 import EventLog
 import Foundation
-import HealthModel
 
 /// What `bundle open` found and wrote.
 public struct OpenedBundle: Sendable {
