@@ -1,7 +1,6 @@
 import Envelope
 import EventLog
 import Foundation
-import HealthModel
 import Vault
 
 /// Fuzzes what is inside a bundle's encryption: the entries, the manifest, the file list, paths

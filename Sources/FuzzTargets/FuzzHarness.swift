@@ -1,5 +1,4 @@
 import Foundation
-import HealthModel
 
 /// One parser of untrusted bytes, set up so that a fuzzer can feed it inputs and check, after
 /// each, the promises `docs/reliability.md` lists: no crash, no hang, bounded memory, a refused

@@ -1,7 +1,6 @@
 import Envelope
 import EventLog
 import Foundation
-import HealthModel
 import Vault
 
 /// Keys fixed across runs, so that a corpus file kept in the repository opens the same way in

@@ -1,6 +1,5 @@
 import EventLog
 import Foundation
-import HealthModel
 import Vault
 
 /// Files and a throwaway vault (cheapest key derivation) for a harness.

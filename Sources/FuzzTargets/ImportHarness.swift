@@ -1,5 +1,4 @@
 import Foundation
-import HealthModel
 import SyntheticHealth
 import Vault
 import ZIPFoundation

@@ -1,5 +1,3 @@
-import HealthModel
-
 /// Counts each stretch of time once, from the best-ranked source that covers it, as the Health
 /// app's statistics do.
 ///

@@ -1,5 +1,3 @@
-import HealthModel
-
 /// Count, exact sum (in millionths of the unit, saturating), min and max of discrete samples:
 /// what a day of the read models and an hour of an hourly export keep.
 struct DiscreteStats {

@@ -1,5 +1,3 @@
-import HealthModel
-
 /// A cumulative sample's part inside one local day: [start, end) in seconds since 1970 (UTC),
 /// its value pro-rated to that part, and the source that recorded it.
 struct Interval: Equatable, Sendable {

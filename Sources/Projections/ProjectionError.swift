@@ -1,6 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-import HealthModel
 #endif
 
 /// What can go wrong in the read models. Messages name no health values.

@@ -1,5 +1,3 @@
-import HealthModel
-
 /// The tables of the read models (docs/projections.md). Days are local day numbers (days since
 /// 1970-01-01 in the sample's own UTC offset); values are in each metric's canonical unit.
 enum ProjectionSchema {

@@ -1,6 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-import HealthModel
 #endif
 /// The SQLite read models of one vault: daily totals deduplicated across sources, rings with
 /// their goals, streaks, sources and their order.

@@ -1,5 +1,4 @@
 import CSQLite
-import HealthModel
 
 /// One SQLite database handle, closed in `deinit`. Not thread-safe.
 ///

@@ -1,5 +1,4 @@
 import CSQLite
-import HealthModel
 
 /// A prepared statement, finalized in `deinit`. Binding indexes start at 1, columns at 0.
 final class SQLiteStatement {

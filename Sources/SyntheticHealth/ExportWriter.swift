@@ -1,5 +1,4 @@
 import Foundation
-import HealthModel
 
 /// Writes an Apple Health export XML to a file through a buffer: constant memory whatever the size.
 final class ExportWriter {

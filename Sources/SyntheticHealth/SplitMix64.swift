@@ -1,5 +1,3 @@
-import HealthModel
-
 /// A small seeded generator, so that the same seed always writes the same export.
 struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64

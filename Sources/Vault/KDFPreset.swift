@@ -1,5 +1,4 @@
 import EventLog
-import HealthModel
 
 /// The passphrase-hardening presets `init --kdf` offers.
 public enum KDFPreset: String, CaseIterable, Sendable {

@@ -3,7 +3,6 @@ import Foundation
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
-import HealthModel
 #endif
 
 /// A file created new (never replacing one), readable by its owner only: key files, bundles and

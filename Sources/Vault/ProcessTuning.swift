@@ -1,6 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-import HealthModel
 #endif
 
 /// Process-wide settings an executable that imports should apply once at start-up.

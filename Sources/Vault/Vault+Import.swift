@@ -1,6 +1,5 @@
 import EventLog
 import Foundation
-import HealthModel
 
 extension Vault {
     /// Imports files in one commit: all of them, or, if any fails, none. Data the vault already

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import HealthModel
 import SyntheticHealth
 
 extension VaultBench {

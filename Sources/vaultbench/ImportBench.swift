@@ -1,7 +1,6 @@
 import ArgumentParser
 import EventLog
 import Foundation
-import HealthModel
 import SyntheticHealth
 import Vault
 

@@ -2,7 +2,6 @@ import ArgumentParser
 import CSodium
 import EventLog
 import Foundation
-import HealthModel
 
 extension VaultBench {
     /// Append, read and verify throughput of the event log, against libsodium run directly.

@@ -1,5 +1,4 @@
 import Foundation
-import HealthModel
 
 /// Where and when a benchmark ran, printed at the top of its report.
 enum Machine {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import HealthModel
 import Vault
 
 /// `vaultbench`: the benchmarks whose output docs/benchmarks.md records. Each compares the

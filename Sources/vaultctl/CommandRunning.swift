@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import HealthModel
 
 /// A subcommand whose failures print as one line on stderr and exit non-zero.
 protocol VaultCommand: ParsableCommand {

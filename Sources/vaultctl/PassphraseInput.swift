@@ -2,7 +2,6 @@ import EventLog
 import Foundation
 #if canImport(Glibc)
 import Glibc
-import HealthModel
 #endif
 
 /// Where passphrases come from: a file's first line, an environment variable, or a prompt

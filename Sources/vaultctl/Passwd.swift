@@ -1,5 +1,4 @@
 import ArgumentParser
-import HealthModel
 import Vault
 
 extension Vaultctl {

@@ -1,6 +1,5 @@
 import Foundation
 
-import HealthModel
 
 /// Text from outside the program (names in a bundle, source and recipient names, file names,
 /// error messages quoting them) made safe to write to a terminal: every control character but

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import HealthModel
 
 /// Options every command that touches a vault shares: where it is and how to get the passphrase.
 struct VaultOptions: ParsableArguments {

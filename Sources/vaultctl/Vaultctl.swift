@@ -1,5 +1,4 @@
 import ArgumentParser
-import HealthModel
 import Vault
 
 /// `vaultctl`: the command-line face of a healthvault. Parses arguments and prints; the work is

@@ -1,6 +1,5 @@
 import ArgumentParser
 import EventLog
-import HealthModel
 import Vault
 
 extension Vaultctl {

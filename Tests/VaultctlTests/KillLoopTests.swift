@@ -1,6 +1,5 @@
 import Envelope
 import Foundation
-import HealthModel
 import SyntheticHealth
 import Testing
 

@@ -1,5 +1,4 @@
 import Foundation
-import HealthModel
 import SyntheticHealth
 import Testing
 

@@ -1,7 +1,6 @@
 import Envelope
 import EventLog
 import Foundation
-import HealthModel
 
 /// A researcher's key files, as `vaultctl keygen` writes them (docs/bundle-format.md):
 /// `PREFIX.pub` = `healthvault-public-key-v1` line, then the X25519 public key in base64;

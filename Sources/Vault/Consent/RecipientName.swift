@@ -1,5 +1,4 @@
 import Foundation
-import HealthModel
 
 /// Recipient names are how a person tells researchers apart when granting and exporting, so two
 /// names that look the same (`Sleep Lab`, `sleep  lab`, `Sleеp Lab` with a Cyrillic `е`,

@@ -1,5 +1,4 @@
 import Foundation
-import HealthModel
 
 /// A bounded queue of chunks from one producer thread to one consumer: decompression runs on its
 /// own core while the parser works, and at most `capacity` chunks wait in memory.

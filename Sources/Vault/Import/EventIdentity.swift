@@ -1,5 +1,3 @@
-import HealthModel
-
 /// Which events are data (deduplicated by content) and where their identity ends.
 ///
 /// The encoding puts a record's identifying fields first, so the identity of a stored event is

@@ -1,5 +1,4 @@
 import EventLog
-import HealthModel
 
 /// Exact deduplication in bounded memory, for imports too large to keep every identity in
 /// memory: events are spilled in file order to sealed scratch files with their identity hashes;

@@ -1,5 +1,3 @@
-import HealthModel
-
 /// The identities of the data events in a vault: 64-bit hashes in an open-addressing table
 /// (linear probing, at most 70% full), 8 bytes a slot. A `Set<Int>` cost twice the memory and
 /// hashed every identity twice (docs/benchmarks.md).

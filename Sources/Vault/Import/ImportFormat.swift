@@ -1,5 +1,4 @@
 import Foundation
-import HealthModel
 
 /// The kinds of file `import` reads, told apart by extension and, failing that, by content.
 enum ImportFormat: String {

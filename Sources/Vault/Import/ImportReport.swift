@@ -1,5 +1,3 @@
-import HealthModel
-
 /// What `import` did, per file and in total: the spec's `import --json` shape.
 public struct ImportReport: Codable, Equatable, Sendable {
     public var added = 0

@@ -1,6 +1,5 @@
 import EventLog
 import Foundation
-import HealthModel
 
 /// One `import` command: a single log transaction for all its files, so that a failure leaves
 /// the vault as it was, and the identities of every data event already in the vault, so that

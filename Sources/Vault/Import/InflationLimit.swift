@@ -1,4 +1,3 @@
-import HealthModel
 import ZIPFoundation
 
 /// Refuses a zip entry that inflates far beyond what real exports do: a zip bomb.

@@ -1,6 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-import HealthModel
 #endif
 
 /// Turns attribute bytes into `String`s, creating each distinct string once. Exports repeat the

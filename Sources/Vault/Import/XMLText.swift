@@ -1,5 +1,3 @@
-import HealthModel
-
 /// Decoding of attribute values and text: predefined and numeric character references, and
 /// removal of the control characters some exports carry (`\u{0B}` inside device names), which
 /// XML 1.0 forbids and which mean nothing in a value.

@@ -1,6 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-import HealthModel
 #endif
 
 /// A place in an input file, for error messages: 1-based line and column (in bytes).

@@ -1,6 +1,5 @@
 import EventLog
 import Foundation
-import HealthModel
 import Projections
 
 extension Vault {
