@@ -26,17 +26,33 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // Keys, secret bytes and passphrases in sodium_malloc'd memory; libsodium's initialisation
+        // and return codes in one place.
+        .target(name: "SecureMemory", dependencies: ["CSodium"]),
+        // Little-endian integers and LEB128 varints: the one codec every binary format uses.
+        .target(name: "BinaryCoding"),
         // Bytes, frames and keys. Knows nothing of health.
-        .target(name: "EventLog", dependencies: ["CSodium"]),
+        .target(name: "EventLog", dependencies: ["BinaryCoding", "CSodium", "SecureMemory"]),
         // The health model: types and their categories, units, timestamps, local days, rings,
         // sources. Imports nothing.
         .target(name: "HealthModel"),
         // SQLite read models. Takes its own small input types, never Vault's.
         .target(name: "Projections", dependencies: ["CSQLite", "HealthModel"]),
-        // The facade: samples, consent, importers, bundles.
         // Public-key envelopes for bundles: signing, sealed boxes, chunked stream encryption.
-        .target(name: "Envelope", dependencies: ["CSodium", "EventLog"]),
-        .target(name: "Vault", dependencies: ["EventLog", "HealthModel", "Projections", "Envelope", "ZIPFoundation"]),
+        .target(name: "Envelope", dependencies: ["CSodium", "SecureMemory"]),
+        // The persisted vocabulary: every event the log holds and its binary codec, names spelled
+        // out (PersistedNames), never taken from another module's enum.
+        .target(name: "VaultEvents", dependencies: ["BinaryCoding", "HealthModel"]),
+        // Parsers over byte streams (Apple Health zip and XML, companion JSON, CSV): a file, a zip
+        // entry and a request's body go through the same code, into an `ImportSink`.
+        .target(name: "Importers", dependencies: ["HealthModel", "VaultEvents", "ZIPFoundation"]),
+        // The bundle a researcher receives: format, writer, streaming reader, key files. Usable
+        // without the vault.
+        .target(name: "ResearchBundle", dependencies: ["BinaryCoding", "Envelope", "EventLog", "SecureMemory"]),
+        // The facade: lifecycle, import sessions, consent, exports, projection orchestration.
+        .target(name: "Vault", dependencies: [
+            "EventLog", "SecureMemory", "HealthModel", "VaultEvents", "Importers", "ResearchBundle", "Projections", "Envelope",
+        ]),
         // Realistic synthetic Apple Health exports for tests, the demo and the benchmarks.
         .target(name: "SyntheticHealth", dependencies: ["HealthModel", "ZIPFoundation"]),
         // Parses arguments and prints; everything else is in Vault.
@@ -45,7 +61,6 @@ let package = Package(
             dependencies: [
                 "Vault",
                 "HealthModel",
-                "Projections",
                 "SyntheticHealth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -55,6 +70,7 @@ let package = Package(
             name: "vaultbench",
             dependencies: [
                 "EventLog",
+                "SecureMemory",
                 "CSodium",
                 "Envelope",
                 "Vault",
@@ -65,17 +81,27 @@ let package = Package(
         ),
         // Fuzz harnesses for every parser of untrusted bytes; replayed by the tests, driven by
         // libFuzzer through `healthvault-fuzz` (scripts/fuzz.sh).
-        .target(name: "FuzzTargets", dependencies: ["EventLog", "Envelope", "Vault", "HealthModel", "Projections", "SyntheticHealth", "ZIPFoundation"]),
+        .target(name: "FuzzTargets", dependencies: [
+            "EventLog", "SecureMemory", "Envelope", "VaultEvents", "Importers", "ResearchBundle", "Vault", "HealthModel", "Projections",
+            "SyntheticHealth", "ZIPFoundation",
+        ]),
         .systemLibrary(name: "CLibFuzzer"),
         .executableTarget(name: "healthvault-fuzz", dependencies: ["FuzzTargets", "CLibFuzzer"]),
         // Shared by the tests: temporary directories and a file system that crashes at a chosen step.
-        .target(name: "TestSupport", dependencies: ["EventLog"], path: "Tests/TestSupport"),
-        .testTarget(name: "EventLogTests", dependencies: ["EventLog", "TestSupport"]),
-        .testTarget(name: "ProjectionTests", dependencies: ["HealthModel", "Projections", "Vault", "EventLog", "TestSupport", "SyntheticHealth"]),
-        .testTarget(name: "VaultTests", dependencies: ["Vault", "HealthModel", "Projections", "EventLog", "Envelope", "TestSupport", "ZIPFoundation", "SyntheticHealth"]),
+        .target(name: "TestSupport", dependencies: ["EventLog", "SecureMemory"], path: "Tests/TestSupport"),
+        // The one way test suites make a vault.
+        .target(name: "VaultTestSupport", dependencies: ["Vault", "TestSupport"], path: "Tests/VaultTestSupport"),
+        .testTarget(name: "EventLogTests", dependencies: ["EventLog", "SecureMemory", "TestSupport"]),
+        .testTarget(name: "ProjectionTests", dependencies: [
+            "HealthModel", "Projections", "Vault", "VaultEvents", "EventLog", "SecureMemory", "TestSupport", "VaultTestSupport", "SyntheticHealth",
+        ]),
+        .testTarget(name: "VaultTests", dependencies: [
+            "Vault", "VaultEvents", "Importers", "ResearchBundle", "SecureMemory", "HealthModel", "Projections", "EventLog", "Envelope",
+            "TestSupport", "VaultTestSupport", "ZIPFoundation", "SyntheticHealth",
+        ]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"]),
-        .testTarget(name: "EnvelopeTests", dependencies: ["Envelope", "EventLog"]),
+        .testTarget(name: "EnvelopeTests", dependencies: ["Envelope", "SecureMemory"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),
-        .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "TestSupport", "SyntheticHealth", "Envelope"]),
+        .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "TestSupport", "SyntheticHealth", "Envelope", "SecureMemory"]),
     ]
 )

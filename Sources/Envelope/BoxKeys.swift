@@ -1,5 +1,5 @@
 import CSodium
-import EventLog
+import SecureMemory
 
 /// An X25519 key pair for anonymous sealed boxes (libsodium `crypto_box_seal`).
 public struct BoxKeyPair: Sendable {
@@ -13,10 +13,10 @@ public struct BoxKeyPair: Sendable {
 
     /// A fresh key pair.
     public static func generate() -> BoxKeyPair {
-        LibSodium.initialize()
+        Sodium.ensureInitialized()
         var publicKey = [UInt8](repeating: 0, count: publicKeyBytes)
         let secret = SecureBytes(count: secretKeyBytes) { sk in
-            LibSodium.require(crypto_box_keypair(&publicKey, sk.baseAddress!.assumingMemoryBound(to: UInt8.self)), "crypto_box_keypair")
+            Sodium.require(crypto_box_keypair(&publicKey, sk.baseAddress!.assumingMemoryBound(to: UInt8.self)), "crypto_box_keypair")
         }
         return BoxKeyPair(publicKey: publicKey, secretKey: secret)
     }
@@ -24,7 +24,7 @@ public struct BoxKeyPair: Sendable {
     /// Rebuilds a pair from its secret key.
     public init(secretKey: SecureBytes) throws {
         guard secretKey.count == Self.secretKeyBytes else { throw EnvelopeError.invalidKey("an X25519 secret key has 32 bytes") }
-        LibSodium.initialize()
+        Sodium.ensureInitialized()
         var publicKey = [UInt8](repeating: 0, count: Self.publicKeyBytes)
         let rc = secretKey.withUnsafeBytes { sk in
             crypto_scalarmult_base(&publicKey, sk.baseAddress!.assumingMemoryBound(to: UInt8.self))
@@ -42,7 +42,7 @@ public struct BoxKeyPair: Sendable {
     /// Seals `secret` so that only the holder of `publicKey`'s secret key can open it.
     public static func seal(_ secret: SecureBytes, to publicKey: [UInt8]) throws -> [UInt8] {
         guard publicKey.count == publicKeyBytes else { throw EnvelopeError.invalidKey("an X25519 public key has 32 bytes") }
-        LibSodium.initialize()
+        Sodium.ensureInitialized()
         var sealed = [UInt8](repeating: 0, count: secret.count + sealOverhead)
         let rc = secret.withUnsafeBytes { m in
             crypto_box_seal(&sealed, m.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(m.count), publicKey)

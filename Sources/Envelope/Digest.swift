@@ -1,5 +1,5 @@
 import CSodium
-import EventLog
+import SecureMemory
 
 /// BLAKE2b-256 (libsodium `crypto_generichash`), incrementally. A class: it owns the aligned
 /// storage libsodium's opaque state needs, released in `deinit`.
@@ -9,9 +9,9 @@ public final class Digest {
     private var result: [UInt8]?
 
     public init() {
-        LibSodium.initialize()
+        Sodium.ensureInitialized()
         raw = UnsafeMutableRawPointer.allocate(byteCount: crypto_generichash_statebytes(), alignment: 64)
-        LibSodium.require(crypto_generichash_init(state, nil, 0, 32), "crypto_generichash_init")
+        Sodium.require(crypto_generichash_init(state, nil, 0, 32), "crypto_generichash_init")
     }
 
     deinit {
@@ -21,7 +21,7 @@ public final class Digest {
     public func update(_ bytes: UnsafeRawBufferPointer) {
         precondition(result == nil, "Digest.update after finish")
         guard let base = bytes.baseAddress else { return }
-        LibSodium.require(crypto_generichash_update(state, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count)), "crypto_generichash_update")
+        Sodium.require(crypto_generichash_update(state, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count)), "crypto_generichash_update")
     }
 
     public func update(_ bytes: [UInt8]) {
@@ -32,7 +32,7 @@ public final class Digest {
     public func finish() -> [UInt8] {
         if let result { return result }
         var out = [UInt8](repeating: 0, count: 32)
-        LibSodium.require(crypto_generichash_final(state, &out, 32), "crypto_generichash_final")
+        Sodium.require(crypto_generichash_final(state, &out, 32), "crypto_generichash_final")
         result = out
         return out
     }

@@ -1,5 +1,5 @@
 import CSodium
-import EventLog
+import SecureMemory
 
 /// Chunked authenticated encryption (libsodium `crypto_secretstream_xchacha20poly1305`): chunks
 /// cannot be reordered, dropped or replayed, and the last one carries the FINAL tag, so a
@@ -23,9 +23,9 @@ public enum SecretStream {
 
         public init(key: SecureBytes) throws {
             guard key.count == SecretStream.keyBytes else { throw EnvelopeError.invalidKey("a stream key has 32 bytes") }
-            LibSodium.initialize()
+            Sodium.ensureInitialized()
             key.withUnsafeBytes { k in
-                LibSodium.require(crypto_secretstream_xchacha20poly1305_init_push(&state, &header, k.baseAddress!.assumingMemoryBound(to: UInt8.self)),
+                Sodium.require(crypto_secretstream_xchacha20poly1305_init_push(&state, &header, k.baseAddress!.assumingMemoryBound(to: UInt8.self)),
                                   "crypto_secretstream_xchacha20poly1305_init_push")
             }
         }
@@ -38,7 +38,7 @@ public enum SecretStream {
         public func push(_ plaintext: UnsafeRawBufferPointer, final: Bool) -> [UInt8] {
             var out = [UInt8](repeating: 0, count: plaintext.count + SecretStream.chunkOverhead)
             let tag = UInt8(final ? crypto_secretstream_xchacha20poly1305_TAG_FINAL : crypto_secretstream_xchacha20poly1305_TAG_MESSAGE)
-            LibSodium.require(crypto_secretstream_xchacha20poly1305_push(&state, &out, nil, plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self),
+            Sodium.require(crypto_secretstream_xchacha20poly1305_push(&state, &out, nil, plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self),
                                                                         UInt64(plaintext.count), nil, 0, tag),
                               "crypto_secretstream_xchacha20poly1305_push")
             return out
@@ -56,7 +56,7 @@ public enum SecretStream {
             guard key.count == SecretStream.keyBytes, header.count == SecretStream.headerBytes else {
                 throw EnvelopeError.invalidKey("malformed stream header")
             }
-            LibSodium.initialize()
+            Sodium.ensureInitialized()
             let rc = key.withUnsafeBytes { k in
                 crypto_secretstream_xchacha20poly1305_init_pull(&state, header, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }

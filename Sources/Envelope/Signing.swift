@@ -1,5 +1,5 @@
 import CSodium
-import EventLog
+import SecureMemory
 
 /// An Ed25519 key pair (libsodium `crypto_sign`). The secret key lives in `sodium_malloc`'d memory.
 public struct SigningKeyPair: Sendable {
@@ -12,10 +12,10 @@ public struct SigningKeyPair: Sendable {
 
     /// A fresh key pair.
     public static func generate() -> SigningKeyPair {
-        LibSodium.initialize()
+        Sodium.ensureInitialized()
         var publicKey = [UInt8](repeating: 0, count: publicKeyBytes)
         let secret = SecureBytes(count: secretKeyBytes) { sk in
-            LibSodium.require(crypto_sign_keypair(&publicKey, sk.baseAddress!.assumingMemoryBound(to: UInt8.self)), "crypto_sign_keypair")
+            Sodium.require(crypto_sign_keypair(&publicKey, sk.baseAddress!.assumingMemoryBound(to: UInt8.self)), "crypto_sign_keypair")
         }
         return SigningKeyPair(publicKey: publicKey, secretKey: secret)
     }
@@ -24,11 +24,11 @@ public struct SigningKeyPair: Sendable {
     /// fuzz harnesses that need the same sender in every run. Real identities use `generate()`.
     public init(seed: SecureBytes) throws {
         guard seed.count == Int(crypto_sign_SEEDBYTES) else { throw EnvelopeError.invalidKey("an Ed25519 seed has 32 bytes") }
-        LibSodium.initialize()
+        Sodium.ensureInitialized()
         var publicKey = [UInt8](repeating: 0, count: Self.publicKeyBytes)
         let secret = SecureBytes(count: Self.secretKeyBytes) { sk in
             seed.withUnsafeBytes { s in
-                LibSodium.require(crypto_sign_seed_keypair(&publicKey, sk.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                Sodium.require(crypto_sign_seed_keypair(&publicKey, sk.baseAddress!.assumingMemoryBound(to: UInt8.self),
                                                            s.baseAddress!.assumingMemoryBound(to: UInt8.self)), "crypto_sign_seed_keypair")
             }
         }
@@ -51,7 +51,7 @@ public struct SigningKeyPair: Sendable {
     public func sign(_ message: [UInt8]) -> [UInt8] {
         var signature = [UInt8](repeating: 0, count: Self.signatureBytes)
         secretKey.withUnsafeBytes { sk in
-            LibSodium.require(crypto_sign_detached(&signature, nil, message, UInt64(message.count), sk.baseAddress!.assumingMemoryBound(to: UInt8.self)),
+            Sodium.require(crypto_sign_detached(&signature, nil, message, UInt64(message.count), sk.baseAddress!.assumingMemoryBound(to: UInt8.self)),
                               "crypto_sign_detached")
         }
         return signature

@@ -1,3 +1,4 @@
+import BinaryCoding
 /// Events to append in one durable commit, laid out as they will be in a frame's plaintext
 /// (each event a varint length followed by its bytes) so that sealing needs no copying.
 ///

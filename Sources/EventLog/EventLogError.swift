@@ -1,3 +1,5 @@
+import SecureMemory
+
 /// What is wrong with one frame, as found by a reader. Never includes decrypted content.
 public enum FrameDefect: Error, Equatable, Sendable, CustomStringConvertible {
     case truncatedHeader

@@ -1,3 +1,4 @@
+import SecureMemory
 import CSodium
 
 /// Seals and opens frame payloads (XChaCha20-Poly1305 IETF, random 24-byte nonce per frame, the

@@ -1,3 +1,4 @@
+import BinaryCoding
 /// The fixed-size, authenticated header in front of every frame's ciphertext.
 ///
 /// Every field but the checksum is associated data of the frame's AEAD, so none of them can be

@@ -1,3 +1,6 @@
+import BinaryCoding
+import SecureMemory
+
 /// The small record beside the log naming its last committed frame, replaced atomically after
 /// every commit. A log that holds less than its head names was truncated or rolled back.
 ///

@@ -1,3 +1,5 @@
+import BinaryCoding
+import SecureMemory
 import CSodium
 
 /// The vault's master key, wrapped (XChaCha20-Poly1305) by a key derived from the passphrase

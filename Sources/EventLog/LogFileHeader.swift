@@ -1,3 +1,4 @@
+import BinaryCoding
 /// The 32 bytes at the start of the log file: magic, format version and vault id.
 struct LogFileHeader {
     var version: UInt16 = LogFormat.version

@@ -1,3 +1,4 @@
+import BinaryCoding
 /// One authenticated, decrypted frame as a reader delivers it.
 public struct LogFrame: Sendable {
     /// Frame number (1-based).

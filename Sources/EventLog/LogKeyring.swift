@@ -1,3 +1,5 @@
+import SecureMemory
+
 /// The keys the log uses, all derived from the vault's master key.
 ///
 /// Frames name their key by id. Only the main data key exists today; the id leaves room for

@@ -1,3 +1,6 @@
+import BinaryCoding
+import SecureMemory
+
 /// Temporary records on disk that no one can read: sealed in 1 MiB blocks (XChaCha20-Poly1305)
 /// with a key that exists only in this process's memory, in a file unlinked as soon as it is
 /// opened. A crash leaves nothing behind, and nothing readable is ever on disk.

@@ -1,3 +1,6 @@
+import BinaryCoding
+import SecureMemory
+
 /// A file holding state derived from the log (the read models' database image), sealed under a
 /// key derived from the master key and tagged with the log position it reflects.
 ///

@@ -1,6 +1,8 @@
 import Envelope
 import EventLog
 import Foundation
+import ResearchBundle
+import SecureMemory
 import Vault
 
 /// Fuzzes what is inside a bundle's encryption: the entries, the manifest, the file list, paths

@@ -1,6 +1,7 @@
 import Envelope
 import EventLog
 import Foundation
+import SecureMemory
 import Vault
 
 /// Keys fixed across runs, so that a corpus file kept in the repository opens the same way in
@@ -12,7 +13,7 @@ enum FuzzKeys {
     static let senderEncryption = try! BoxKeyPair(secretKey: fixed(0x45))
 
     static var senderFingerprint: String {
-        VaultIdentity.fingerprint(signingKey: senderSigning.publicKey, encryptionKey: senderEncryption.publicKey)
+        Fingerprint.of(signingKey: senderSigning.publicKey, encryptionKey: senderEncryption.publicKey)
     }
 
     private static func fixed(_ byte: UInt8) -> SecureBytes {

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import SecureMemory
 import Vault
 
 /// Files and a throwaway vault (cheapest key derivation) for a harness.

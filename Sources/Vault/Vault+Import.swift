@@ -1,5 +1,7 @@
 import EventLog
 import Foundation
+import Importers
+import VaultEvents
 
 extension Vault {
     /// Imports files in one commit: all of them, or, if any fails, none. Data the vault already
@@ -20,13 +22,7 @@ extension Vault {
             for path in paths {
                 let format = try ImportFormat.detect(path)
                 session.startFile(path: path, format: format.rawValue)
-                let importer = AppleHealthImporter(session: session) { progress(path, $0, $1) }
-                switch format {
-                case .appleHealthZip: try importer.importZip(at: path)
-                case .appleHealthXML: try importer.importXML(at: path)
-                case .companionJSON: try CompanionJSONImporter(session: session, timeZone: timeZone).importFile(at: path)
-                case .csv: try CSVImporter(session: session, timeZone: timeZone) { progress(path, $0, $1) }.importFile(at: path)
-                }
+                try Importer.importFile(path, format: format, into: session, timeZone: timeZone) { progress(path, $0, $1) }
                 let file = try session.finishFile(displayName: (path as NSString).lastPathComponent)
                 report.files.append(file)
                 report.added += file.added

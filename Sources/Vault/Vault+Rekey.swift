@@ -1,5 +1,7 @@
 import EventLog
 import Foundation
+import SecureMemory
+import VaultEvents
 
 /// `passwd --rekey`: a new master key, and everything sealed under the old one sealed again, so
 /// that an old keyslot (a backup, a copy taken with the old passphrase) opens nothing written

@@ -1,6 +1,8 @@
 import EventLog
 import Foundation
 import Projections
+import SecureMemory
+import VaultEvents
 
 /// A person's vault: one directory holding the keyslot and the encrypted event log.
 ///
@@ -246,7 +248,7 @@ public final class Vault {
                     // tables past it could assign ids twice, so it is refused as a full decode would.
                     guard bytes.count >= 2, bytes[0] == EventCoding.version, bytes[1] < 0x80,
                           EventCoding.Kind(rawValue: UInt64(bytes[1])) != nil else {
-                        throw VaultError.undecodableEvent(index: index, reason: "unknown encoding version or event kind (written by a newer build?)")
+                        throw UndecodableEvent(index: index, reason: "unknown encoding version or event kind (written by a newer build?)")
                     }
                     try visit(index, bytes)
                 }
@@ -298,3 +300,8 @@ public final class Vault {
 
 @available(*, unavailable)
 extension Vault: Sendable {}
+
+extension Vault {
+    /// Whether a command opens the vault to read or to write.
+    public typealias AccessMode = EventLog.AccessMode
+}

@@ -6,8 +6,6 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case directoryNotEmpty(path: String)
     /// No keyslot: nothing was ever initialised here.
     case noVault(path: String)
-    /// An event in the log does not decode: written by a newer build, or a faulty one.
-    case undecodableEvent(index: UInt64, reason: String)
     /// The passphrase given is empty.
     case emptyPassphrase
     /// A metric name that is neither a known short name nor a HealthKit identifier.
@@ -36,16 +34,12 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case recipientLookalike(name: String, existing: String)
     /// A file could not be created, written or synced.
     case cannotWrite(path: String, reason: String)
-    /// A key file that is not one `vaultctl keygen` wrote.
-    case invalidKeyFile(path: String, reason: String)
     /// A consent category that is not in the spec's list.
     case unknownCategory(name: String)
     /// A grant with a data period that ends before it starts, or other bad terms.
     case invalidConsent(reason: String)
     /// `export` with no consent in force for the recipient.
     case noConsentInForce(recipient: String)
-    /// A bundle that cannot be opened: names the file and why. Nothing was written.
-    case bundleRefused(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -53,8 +47,6 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(path) already holds a vault or other files; choose an empty or new directory"
         case .noVault(let path):
             "no vault at \(path) (run `vaultctl init` first, or pass --vault DIR)"
-        case .undecodableEvent(let index, let reason):
-            "event #\(index) cannot be decoded: \(reason)"
         case .emptyPassphrase:
             "the passphrase is empty"
         case .unknownMetric(let name, let known):
@@ -81,7 +73,7 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
             "a recipient named '\(name)' already exists with another key"
         case .recipientLookalike(let name, let existing):
             "'\(name)' looks the same as the existing recipient '\(existing)'; choose a name that cannot be mistaken for it"
-        case .cannotWrite(let path, let reason), .invalidKeyFile(let path, let reason):
+        case .cannotWrite(let path, let reason):
             "\(path): \(reason)"
         case .unknownCategory(let name):
             "unknown category '\(name)'; categories: \(HealthCategory.allCases.map(\.rawValue).joined(separator: ", "))"
@@ -89,8 +81,6 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
             reason
         case .noConsentInForce(let recipient):
             "no consent is in force for '\(recipient)' (never granted, revoked or expired); nothing was exported"
-        case .bundleRefused(let path, let reason):
-            "\(path): \(reason); nothing was written"
         }
     }
 }

@@ -1,3 +1,4 @@
+import SecureMemory
 import ArgumentParser
 import CSodium
 import EventLog

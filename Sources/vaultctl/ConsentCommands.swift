@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import HealthModel
-import Projections
 import Vault
 
 extension Granularity: ExpressibleByArgument {}

@@ -1,6 +1,6 @@
 import ArgumentParser
 import HealthModel
-import Projections
+import Vault
 
 /// `YYYY-MM-DD` on the command line: a local calendar day, inclusive.
 extension LocalDay: ExpressibleByArgument {

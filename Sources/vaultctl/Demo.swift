@@ -1,8 +1,6 @@
 import ArgumentParser
-import EventLog
 import Foundation
 import HealthModel
-import Projections
 import SyntheticHealth
 import Vault
 

@@ -1,5 +1,4 @@
 import ArgumentParser
-import EventLog
 import Foundation
 import Vault
 

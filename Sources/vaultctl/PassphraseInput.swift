@@ -1,5 +1,5 @@
-import EventLog
 import Foundation
+import Vault
 #if canImport(Glibc)
 import Glibc
 #endif

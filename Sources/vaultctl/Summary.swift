@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Projections
 import Vault
 
 extension SummaryPeriod: ExpressibleByArgument {}

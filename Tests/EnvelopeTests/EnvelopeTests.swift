@@ -1,5 +1,6 @@
 import Envelope
 import EventLog
+import SecureMemory
 import Testing
 
 /// The libsodium wrappers against published test vectors, and their refusals.

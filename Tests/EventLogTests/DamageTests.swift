@@ -21,7 +21,7 @@ import Testing
         let pristine = Disk.read(t.logPath)
         for bit in (middle.offset * 8)..<((middle.offset + middle.size) * 8) {
             Disk.flipBit(t.logPath, bit: bit)
-            #expect(throws: (any Error).self) { _ = try t.open(.readWrite) }
+            #expect(throws: EventLogError.self) { _ = try t.open(.readWrite) }
             do {
                 _ = try t.open(.readWrite)
             } catch {
@@ -31,7 +31,7 @@ import Testing
             let reader = try t.open(.readOnly)
             var delivered: [[UInt8]] = []
             var iterator = try reader.reader()
-            #expect(throws: (any Error).self, "bit \(bit)") {
+            #expect(throws: EventLogError.self, "bit \(bit)") {
                 while let frame = try iterator.next() { frame.forEachEvent { _, b in delivered.append(Array(b)) } }
             }
             #expect(delivered == events("a", count: 2), "bit \(bit)")

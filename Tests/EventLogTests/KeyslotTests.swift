@@ -1,12 +1,8 @@
-import Testing
 @testable import EventLog
+import SecureMemory
+import Testing
 
 @Suite struct KeyslotTests {
-    private func passphrase(_ text: String) -> Passphrase {
-        var bytes = Array(text.utf8)
-        return Passphrase(consuming: &bytes)
-    }
-
     @Test func theRightPassphraseUnwrapsTheMasterKeyAndAWrongOneIsRefused() throws {
         let master = SecretKey.random()
         let vaultID = Sodium.randomBytes(16)

@@ -1,4 +1,5 @@
 import Foundation
+import SecureMemory
 @_exported import TestSupport
 @testable import EventLog
 

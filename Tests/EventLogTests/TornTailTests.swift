@@ -1,5 +1,6 @@
-import Testing
 @testable import EventLog
+import SecureMemory
+import Testing
 
 /// Crashes while appending: whatever was not acknowledged may vanish, nothing else may.
 @Suite struct TornTailTests {

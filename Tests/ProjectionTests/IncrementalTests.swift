@@ -84,8 +84,8 @@ import TestSupport
         var image = try models.withImage { Array($0) }
         image[image.count / 2] ^= 0xFF
         image[image.count / 3] ^= 0x55
-        #expect(throws: (any Error).self) { try image.withUnsafeBytes { try ReadModels(image: $0) } }
-        #expect(throws: (any Error).self) { try [UInt8](repeating: 7, count: 4096).withUnsafeBytes { try ReadModels(image: $0) } }
+        #expect(throws: ProjectionError.self) { try image.withUnsafeBytes { try ReadModels(image: $0) } }
+        #expect(throws: ProjectionError.self) { try [UInt8](repeating: 7, count: 4096).withUnsafeBytes { try ReadModels(image: $0) } }
     }
 
     @Test func sqlRunsOneReadOnlyStatement() throws {

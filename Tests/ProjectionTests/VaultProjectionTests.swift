@@ -4,6 +4,7 @@ import Foundation
 import Projections
 import SyntheticHealth
 import Testing
+import VaultTestSupport
 import TestSupport
 @testable import Vault
 
@@ -13,13 +14,10 @@ import TestSupport
         let dir = TemporaryDirectory("projections")
         var path: String { dir.path + "/vault" }
 
-        func passphrase() -> Passphrase {
-            var bytes = Array("correct horse".utf8)
-            return Passphrase(consuming: &bytes)
-        }
+        func passphrase() -> Passphrase { TestSupport.passphrase("correct horse") }
 
         func create() throws -> Vault {
-            try Vault.create(at: path, passphrase: passphrase(), kdf: .minimumForTesting, kdfName: "test")
+            try makeVault(at: path, passphrase: "correct horse")
         }
 
         func open(_ mode: EventLog.AccessMode = .readWrite) throws -> Vault {
@@ -181,25 +179,29 @@ import TestSupport
         _ = try vault.importFiles([try f.export(days: 4).0])
         let result = try vault.query("SELECT date, move FROM daily_rings ORDER BY date")
         #expect(result.columns == ["date", "move"] && result.rows.count == 4)
-        #expect(throws: (any Error).self) { try vault.query("DELETE FROM rings") }
-        #expect(throws: VaultError.self) { try vault.writePlaintextProjections(to: f.path + "/copy.db") }
+        #expect(throws: ProjectionError.notReadOnly) { try vault.query("DELETE FROM rings") }
+        #expect(throws: VaultError.plaintextInsideVault(path: f.path + "/copy.db")) { try vault.writePlaintextProjections(to: f.path + "/copy.db") }
         let copy = f.dir.path + "/copy.db"
         try vault.writePlaintextProjections(to: copy)
         let attributes = try FileManager.default.attributesOfItem(atPath: copy)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         let header = try Data(contentsOf: URL(fileURLWithPath: copy)).prefix(15)
         #expect(String(decoding: header, as: UTF8.self) == "SQLite format 3")
-        #expect(throws: VaultError.self) { try vault.writePlaintextProjections(to: copy) }
+        #expect(throws: VaultError.fileExists(path: copy)) { try vault.writePlaintextProjections(to: copy) }
     }
 
     @Test func goalsAndSourceNamesAreChecked() throws {
         let f = Fixture()
         let vault = try f.create()
         _ = try vault.importFiles([try f.export(days: 3).0])
-        #expect(throws: VaultError.self) { try vault.setGoal(.stand, value: 25, from: LocalDay(year: 2024, month: 3, day: 21)) }
-        #expect(throws: VaultError.self) { try vault.setGoal(.move, value: .nan, from: LocalDay(year: 2024, month: 3, day: 21)) }
-        #expect(throws: VaultError.self) { try vault.setSourceOrder(names: ["Nobody’s Phone"]) }
-        #expect(throws: VaultError.self) { try vault.summary(metric: "stepz", by: .day) }
+        #expect(throws: VaultError.invalidGoal(ring: "stand", limit: Vault.goalLimit(.stand))) {
+            try vault.setGoal(.stand, value: 25, from: LocalDay(year: 2024, month: 3, day: 21))
+        }
+        #expect(throws: VaultError.invalidGoal(ring: "move", limit: Vault.goalLimit(.move))) {
+            try vault.setGoal(.move, value: .nan, from: LocalDay(year: 2024, month: 3, day: 21))
+        }
+        #expect(throws: VaultError.unknownSource(name: "Nobody’s Phone")) { try vault.setSourceOrder(names: ["Nobody’s Phone"]) }
+        #expect(throws: VaultError.unknownMetric(name: "stepz", known: MetricNames.table.keys.sorted())) { try vault.summary(metric: "stepz", by: .day) }
         #expect(try vault.goalChanges().isEmpty)
     }
 }

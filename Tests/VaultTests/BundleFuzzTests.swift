@@ -1,7 +1,9 @@
 import Foundation
 @testable import HealthModel
+@testable import ResearchBundle
 import Testing
 @testable import Vault
+import VaultTestSupport
 
 /// The bundle reader fed mutated bundles: never a crash, never output for a changed bundle,
 /// always one error line. Seeded, so that a failure reproduces; the corpus is a real bundle.

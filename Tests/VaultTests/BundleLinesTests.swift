@@ -2,6 +2,7 @@ import Foundation
 @testable import HealthModel
 import Testing
 @testable import Vault
+import VaultTestSupport
 
 @Suite struct BundleLinesTests {
     @Test func decimalsKeepTheirWrittenForm() {

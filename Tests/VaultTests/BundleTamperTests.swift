@@ -3,8 +3,11 @@ import EventLog
 import Foundation
 @testable import HealthModel
 import Projections
+@testable import ResearchBundle
+import SecureMemory
 import SyntheticHealth
 import Testing
+import VaultTestSupport
 @testable import Vault
 
 /// A bundle opens only whole, for its recipient, from the expected sender; otherwise one clear
@@ -18,7 +21,7 @@ import Testing
         let bytes: [UInt8]
 
         init(days: Int = 4) throws {
-            let vault = try Vault.create(at: dir.path + "/vault", passphrase: passphrase("p"), kdf: .minimumForTesting, kdfName: "test")
+            let vault = try makeVault(at: dir.path + "/vault", passphrase: "p")
             let zip = dir.path + "/export.zip"
             try SyntheticExport.writeZip(to: zip, options: .init(days: days, firstDay: (2024, 5, 1), tripStart: 100))
             _ = try vault.importFiles([zip])
@@ -118,7 +121,9 @@ import Testing
         #expect(made.attempt(made.bytes, key: other)?.contains("not addressed to this key") == true)
         let wrongSender = "0000-0000-0000-0000-0000-0000-0000-0000"
         #expect(made.attempt(made.bytes, expect: wrongSender)?.contains("not the expected sender") == true)
-        #expect(throws: VaultError.self) { try RecipientKeyFiles.readSecretKey(other + ".pub") }
+        #expect(throws: BundleError.invalidKeyFile(path: other + ".pub", reason: "not a healthvault secret key (written by `vaultctl keygen`)")) {
+            try RecipientKeyFiles.readSecretKey(other + ".pub")
+        }
     }
 
     @Test func exportRefusesWithoutConsentAndAfterRevocationOrExpiry() throws {
@@ -159,7 +164,9 @@ import Testing
         let classes = receipts.flatMap { (($0["provision"] as! [String: Any])["class"] as! [[String: Any]]).map { $0["code"] as! String } }
         #expect(classes == ["activity"])
         // Opening again into the same, now non-empty, directory is refused and keeps what is there.
-        #expect(throws: VaultError.self) { try BundleReader.open(bundle, keyFile: made.key + ".key", outputDirectory: out) }
+        #expect(throws: BundleError.fileExists(path: made.dir.path + "/opened")) {
+            try BundleReader.open(bundle, keyFile: made.key + ".key", outputDirectory: out)
+        }
         #expect(FileManager.default.fileExists(atPath: out + "manifest.json"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: made.dir.path).filter { $0.contains(".tmp.") }.isEmpty)
     }
@@ -221,7 +228,7 @@ import Testing
         let recipient = try RecipientKeyFiles.readPublicKey(keyPrefix + ".pub")
         let manifest = """
             {"format":"healthvault-bundle","version":2,"createdAt":"2026-11-23T12:00:00Z",
-             "sender":{"fingerprint":"\(VaultIdentity.fingerprint(signingKey: signing.publicKey, encryptionKey: encryption.publicKey))",
+             "sender":{"fingerprint":"\(Fingerprint.of(signingKey: signing.publicKey, encryptionKey: encryption.publicKey))",
                        "signingKey":"\(Data(signing.publicKey).base64EncodedString())","encryptionKey":"\(Data(encryption.publicKey).base64EncodedString())"},
              "recipient":{"name":"lab","publicKey":"\(Data(recipient).base64EncodedString())"},
              "logPosition":{"chainHash":"00"},"consents":[],"counts":{},"files":[\(files)]}

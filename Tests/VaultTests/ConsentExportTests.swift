@@ -5,6 +5,7 @@ import Foundation
 import Projections
 import SyntheticHealth
 import Testing
+import VaultTestSupport
 @testable import Vault
 
 /// Exports ship exactly what the consent in force covers.
@@ -17,7 +18,7 @@ import Testing
         let samples: [(category: HealthCategory, start: HealthTimestamp, end: HealthTimestamp)]
 
         init() throws {
-            vault = try Vault.create(at: dir.path + "/vault", passphrase: passphrase("p"), kdf: .minimumForTesting, kdfName: "test")
+            vault = try makeVault(at: dir.path + "/vault", passphrase: "p")
             let zip = dir.path + "/export.zip"
             try SyntheticExport.writeZip(to: zip, options: .init(days: 10, firstDay: (2024, 3, 26), tripStart: 3))
             _ = try vault.importFiles([zip])

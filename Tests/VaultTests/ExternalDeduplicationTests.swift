@@ -3,6 +3,7 @@ import Foundation
 @testable import HealthModel
 import SyntheticHealth
 import Testing
+import VaultTestSupport
 @testable import Vault
 
 /// Imports too large for the in-memory identity table deduplicate through sealed scratch files;

@@ -4,6 +4,7 @@ import Foundation
 import SyntheticHealth
 import Testing
 @testable import Vault
+import VaultTestSupport
 
 /// The generator's exports: what the tests, the demo and the benchmark import.
 @Suite struct GeneratedExportTests {

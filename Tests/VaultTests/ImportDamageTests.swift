@@ -1,8 +1,11 @@
 import EventLog
 import Foundation
 @testable import HealthModel
+@testable import Importers
 import Testing
+import VaultTestSupport
 @testable import Vault
+@testable import VaultEvents
 
 /// The damage real exports carry, and files that are not exports at all.
 @Suite struct ImportDamageTests {

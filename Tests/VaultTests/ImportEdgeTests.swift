@@ -2,6 +2,7 @@ import Foundation
 @testable import HealthModel
 import Testing
 @testable import Vault
+import VaultTestSupport
 
 /// The limits the malformed corpus exercises, at their edges: which declarations, values and
 /// JSON errors pass, and what the messages leave out.

@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 @testable import HealthModel
 import Testing
+import VaultTestSupport
 @testable import Vault
 
 /// Exports no one on this project wrote: every record in them is accounted for.

@@ -1,8 +1,10 @@
 import EventLog
 import Foundation
 @testable import HealthModel
+@testable import Importers
 import SyntheticHealth
 import Testing
+import VaultTestSupport
 @testable import Vault
 
 /// Mutated inputs never crash the importers, and a failed import leaves the vault as it was.

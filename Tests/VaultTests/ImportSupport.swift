@@ -1,8 +1,9 @@
 import EventLog
 import Foundation
 @testable import HealthModel
-import ZIPFoundation
 @testable import Vault
+import VaultTestSupport
+import ZIPFoundation
 
 /// The real exports from other projects' test suites (Tests/Fixtures/apple-health, with their
 /// licence notes).
@@ -21,7 +22,7 @@ struct ImportTestVault {
     let vault: Vault
 
     init() throws {
-        vault = try Vault.create(at: dir.path + "/v", passphrase: passphrase("p"), kdf: .minimumForTesting, kdfName: "test")
+        vault = try makeVault(at: dir.path + "/v", passphrase: "p")
     }
 
     var path: String { dir.path + "/v" }

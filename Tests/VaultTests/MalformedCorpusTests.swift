@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 import Vault
 
 /// Every file of `Fuzz/malformed/` imported into a vault that holds data, against the outcome

@@ -2,6 +2,7 @@ import Foundation
 @testable import HealthModel
 import Testing
 @testable import Vault
+import VaultTestSupport
 
 /// iOS 8 and early iOS 9 exports (issue 16): `source=` instead of `sourceName=`, compact dates.
 @Suite struct OldExportFormatTests {

@@ -3,6 +3,7 @@ import Foundation
 @testable import HealthModel
 import Testing
 @testable import Vault
+import VaultTestSupport
 
 @Suite struct OtherFormatsTests {
     let berlin = TimeZone(identifier: "Europe/Berlin")!

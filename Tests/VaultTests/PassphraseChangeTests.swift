@@ -3,13 +3,14 @@ import TestSupport
 import Foundation
 @testable import HealthModel
 import Testing
+import VaultTestSupport
 @testable import Vault
 
 @Suite struct PassphraseChangeTests {
     @Test func passwdSwapsPassphrasesAndRecordsItInTheAuditTrail() throws {
         let dir = TemporaryDirectory()
         let vaultPath = dir.path + "/v"
-        _ = try makeVault(in: vaultPath)
+        _ = try makeVault(at: vaultPath)
         try Vault.changePassphrase(at: vaultPath, from: passphrase("old passphrase"), to: passphrase("new passphrase"))
         #expect(throws: EventLogError.wrongPassphrase) { _ = try Vault.open(at: vaultPath, passphrase: passphrase("old passphrase")) }
         let events = try Vault.open(at: vaultPath, passphrase: passphrase("new passphrase")).allEvents()
@@ -19,7 +20,7 @@ import Testing
     @Test func aWrongOldPassphraseChangesNothing() throws {
         let dir = TemporaryDirectory()
         let vaultPath = dir.path + "/v"
-        _ = try makeVault(in: vaultPath)
+        _ = try makeVault(at: vaultPath)
         let before = try Data(contentsOf: URL(fileURLWithPath: vaultPath + "/keyslot"))
         #expect(throws: EventLogError.wrongPassphrase) {
             try Vault.changePassphrase(at: vaultPath, from: passphrase("guess"), to: passphrase("new"))
@@ -36,7 +37,7 @@ import Testing
         while !completed {
             let dir = TemporaryDirectory("passwd\(crashPoint)")
             let vaultPath = dir.path + "/v"
-            _ = try makeVault(in: vaultPath)
+            _ = try makeVault(at: vaultPath)
             let faulty = FaultInjectingFileSystem(failAt: crashPoint)
             do {
                 try Vault.changePassphrase(at: vaultPath, from: passphrase("old passphrase"), to: passphrase("new passphrase"), fileSystem: faulty)

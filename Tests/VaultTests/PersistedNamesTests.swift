@@ -2,6 +2,8 @@
 import Projections
 import Testing
 @testable import Vault
+@testable import VaultEvents
+import VaultTestSupport
 
 /// The names the log stores are fixed for ever (docs/event-encoding.md): a vault written today
 /// must decode in ten years whatever the enums become.

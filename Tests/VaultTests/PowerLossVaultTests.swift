@@ -3,7 +3,9 @@ import EventLog
 import Foundation
 @testable import HealthModel
 import Projections
+import SecureMemory
 import Testing
+import VaultTestSupport
 @testable import Vault
 
 /// `passwd`, `import` and `export` with power lost at every step, unsynced writes and directory
@@ -16,7 +18,7 @@ import Testing
         while !completed {
             let dir = TemporaryDirectory("passwdpower\(step)")
             let vaultPath = dir.path + "/v"
-            _ = try makeVault(in: vaultPath)
+            _ = try makeVault(at: vaultPath)
             let disk = PowerLossFileSystem(failAt: step)
             var acknowledged = false
             do {
@@ -49,7 +51,7 @@ import Testing
         while !completed && step < 200 {
             let dir = TemporaryDirectory("importpower\(step)")
             let vaultPath = dir.path + "/v"
-            _ = try makeVault(in: vaultPath, passphrase: "p")
+            _ = try makeVault(at: vaultPath, passphrase: "p")
             let disk = PowerLossFileSystem(failAt: step)
             var acknowledged = false
             do {
@@ -80,7 +82,7 @@ import Testing
             let dir = TemporaryDirectory("exportpower\(step)")
             let vaultPath = dir.path + "/v"
             do {
-                let vault = try makeVault(in: vaultPath, passphrase: "p")
+                let vault = try makeVault(at: vaultPath, passphrase: "p")
                 let csv = dir.path + "/s.csv"
                 try Data("type,start,end,value,unit,source\nsteps,2025-08-06 08:00,2025-08-06 09:00,38,count,Phone\n".utf8)
                     .write(to: URL(fileURLWithPath: csv))

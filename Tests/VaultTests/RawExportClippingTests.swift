@@ -3,6 +3,7 @@ import Foundation
 import Projections
 import Testing
 @testable import Vault
+import VaultTestSupport
 
 /// A grant to `lab` and the bundle's lines, for the tests of what leaves the vault.
 struct SharedLines {

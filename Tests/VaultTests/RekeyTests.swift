@@ -3,6 +3,7 @@ import Foundation
 @testable import HealthModel
 import Projections
 import Testing
+import VaultTestSupport
 @testable import Vault
 
 /// `passwd --rekey` (issue 15): a new master key, so a keyslot copied before it opens nothing
@@ -13,7 +14,7 @@ import Testing
 
     /// A vault with a little of everything: samples, a recipient, a grant, read models.
     static func filledVault(in path: String) throws -> (kinds: [String], fingerprint: String, rings: Int) {
-        let vault = try makeVault(in: path, passphrase: old)
+        let vault = try makeVault(at: path, passphrase: old)
         let csv = path + ".csv"
         try Data("""
             type,start,end,value,unit,source
@@ -47,7 +48,7 @@ import Testing
 
         // The attack: the old keyslot put back, opened with the old passphrase.
         try oldKeyslot.write(to: URL(fileURLWithPath: path + "/keyslot"))
-        #expect(throws: (any Error).self) { _ = try Vault.open(at: path, passphrase: passphrase(Self.old)) }
+        #expect(throws: EventLogError.self) { _ = try Vault.open(at: path, passphrase: passphrase(Self.old)) }
         let report = try Vault.verify(at: path, passphrase: passphrase(Self.old))
         #expect(!report.isOK)
     }

@@ -3,8 +3,10 @@ import EventLog
 import Foundation
 @testable import HealthModel
 import Projections
+import SecureMemory
 import TestSupport
 import Testing
+import VaultTestSupport
 @testable import Vault
 
 /// One file operation of `passwd`, `import` or `export` fails once (EIO, a full disk, a flaky
@@ -30,7 +32,7 @@ import Testing
         let steps = try Self.atEveryStep { disk, step in
             let dir = TemporaryDirectory("passwd-once\(step)")
             let vaultPath = dir.path + "/v"
-            _ = try makeVault(in: vaultPath)
+            _ = try makeVault(at: vaultPath)
             var reported = true
             do {
                 try Vault.changePassphrase(at: vaultPath, from: passphrase("old passphrase"), to: passphrase("new passphrase"), fileSystem: disk)
@@ -72,7 +74,7 @@ import Testing
         let steps = try Self.atEveryStep { disk, step in
             let dir = TemporaryDirectory("import-once\(step)")
             let vaultPath = dir.path + "/v"
-            _ = try makeVault(in: vaultPath)
+            _ = try makeVault(at: vaultPath)
             let file = dir.path + "/samples.csv"
             try Data(Self.csv.utf8).write(to: URL(fileURLWithPath: file))
             var vault = Self.openForWriting(vaultPath, disk)
@@ -136,7 +138,7 @@ import Testing
             let dir = TemporaryDirectory("export-once\(step)")
             let vaultPath = dir.path + "/v"
             do {
-                let vault = try makeVault(in: vaultPath)
+                let vault = try makeVault(at: vaultPath)
                 let file = dir.path + "/samples.csv"
                 try Data(Self.csv.utf8).write(to: URL(fileURLWithPath: file))
                 _ = try vault.importFiles([file], timeZone: TimeZone(identifier: "UTC")!)

@@ -2,8 +2,11 @@ import Envelope
 import EventLog
 import Foundation
 @testable import HealthModel
+@testable import Importers
 import Projections
+@testable import ResearchBundle
 import Testing
+import VaultTestSupport
 @testable import Vault
 
 /// One regression test per medium and low finding of issue 15's security review, each asserting
@@ -26,7 +29,7 @@ import Testing
     /// A vault with a grant to `lab`; `afterGrant` runs on it once the head record that names the
     /// grant's commit has been kept, which is returned.
     static func grantedVault(at path: String, afterGrant: (Vault) throws -> Void) throws -> Data {
-        let vault = try makeVault(in: path, passphrase: "p")
+        let vault = try makeVault(at: path, passphrase: "p")
         let key = (path as NSString).deletingLastPathComponent + "/lab"
         try RecipientKeyFiles.generate(prefix: key)
         try vault.addRecipient(name: "lab", publicKeyFile: key + ".pub")
@@ -230,7 +233,7 @@ import Testing
         let dir = TemporaryDirectory("perm")
         let path = dir.path + "/open"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
-        _ = try makeVault(in: path)
+        _ = try makeVault(at: path)
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o700)
     }

@@ -3,6 +3,7 @@ import Foundation
 import Projections
 import Testing
 @testable import Vault
+import VaultTestSupport
 
 /// `other` never collects heart, sleep or reproductive data (issue 15, the second finding):
 /// every documented HealthKit type has its category, names people and apps write are matched or

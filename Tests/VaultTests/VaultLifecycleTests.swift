@@ -1,18 +1,20 @@
 import EventLog
-import TestSupport
 import Foundation
 @testable import HealthModel
+import TestSupport
 import Testing
+import VaultTestSupport
 @testable import Vault
+@testable import VaultEvents
 
 @Suite struct VaultLifecycleTests {
     @Test func initRefusesAnExistingVaultAndForeignFiles() throws {
         let dir = TemporaryDirectory()
-        _ = try makeVault(in: dir.path + "/v")
-        #expect(throws: VaultError.directoryNotEmpty(path: dir.path + "/v")) { _ = try makeVault(in: dir.path + "/v") }
+        _ = try makeVault(at: dir.path + "/v")
+        #expect(throws: VaultError.directoryNotEmpty(path: dir.path + "/v")) { _ = try makeVault(at: dir.path + "/v") }
         try FileManager.default.createDirectory(atPath: dir.path + "/other", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: dir.path + "/other/notes.txt", contents: Data("x".utf8))
-        #expect(throws: VaultError.directoryNotEmpty(path: dir.path + "/other")) { _ = try makeVault(in: dir.path + "/other") }
+        #expect(throws: VaultError.directoryNotEmpty(path: dir.path + "/other")) { _ = try makeVault(at: dir.path + "/other") }
     }
 
     @Test func openingWhereNoVaultIsSaysSo() throws {
@@ -22,7 +24,7 @@ import Testing
 
     @Test func anEmptyPassphraseIsRefused() throws {
         let dir = TemporaryDirectory()
-        #expect(throws: VaultError.emptyPassphrase) { _ = try makeVault(in: dir.path + "/v", passphrase: "") }
+        #expect(throws: VaultError.emptyPassphrase) { _ = try makeVault(at: dir.path + "/v", passphrase: "") }
     }
 
     /// A crashed `init` leaves no vault (no keyslot) and can simply be run again.
@@ -42,7 +44,7 @@ import Testing
                 // is no vault yet and init runs again over the leftovers.
                 if (try? Vault.open(at: vaultPath, passphrase: passphrase("p"))) == nil {
                     #expect(!FileManager.default.fileExists(atPath: vaultPath + "/keyslot"), "crash at \(faulty.journal.last ?? "")")
-                    _ = try makeVault(in: vaultPath, passphrase: "p")
+                    _ = try makeVault(at: vaultPath, passphrase: "p")
                 }
             }
             let vault = try Vault.open(at: vaultPath, passphrase: passphrase("p"))
@@ -60,10 +62,13 @@ import Testing
             #expect(decoded == event)
             // Every strict prefix is refused rather than misread.
             for cut in 0..<bytes.count {
-                #expect(throws: VaultError.self) { _ = try Array(bytes.prefix(cut)).withUnsafeBytes { try EventDecoder().decode($0, index: 7) } }
+                let error = #expect(throws: UndecodableEvent.self) {
+                    _ = try Array(bytes.prefix(cut)).withUnsafeBytes { try EventDecoder().decode($0, index: 7) }
+                }
+                #expect(error?.index == 7 && error?.reason.hasPrefix("truncated") == true, "cut at \(cut): \(String(describing: error))")
             }
         }
-        #expect(throws: VaultError.undecodableEvent(index: 3, reason: "unknown encoding version (written by a newer build?)")) {
+        #expect(throws: UndecodableEvent(index: 3, reason: "unknown encoding version (written by a newer build?)")) {
             _ = try [UInt8]([9, 1]).withUnsafeBytes { try EventDecoder().decode($0, index: 3) }
         }
     }

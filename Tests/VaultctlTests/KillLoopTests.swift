@@ -1,5 +1,6 @@
 import Envelope
 import Foundation
+import SecureMemory
 import SyntheticHealth
 import Testing
 

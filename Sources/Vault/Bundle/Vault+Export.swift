@@ -3,6 +3,9 @@ import EventLog
 import Foundation
 import HealthModel
 import Projections
+import ResearchBundle
+import SecureMemory
+import VaultEvents
 
 /// What `export` wrote.
 public struct ExportSummary: Sendable {
@@ -33,35 +36,27 @@ extension Vault {
         let position = log.committed
 
         let files = try collectLines(inForce: inForce, models: models, csv: csv).sorted { $0.key.rawValue < $1.key.rawValue }
-        var entries: [(name: String, bytes: [UInt8], file: BundleManifest.File?)] = []
+        var dataFiles: [BundleDraft.DataFile] = []
         for (category, lines) in files {
             let grant = inForce[category]!
             let base = "data/\(category.rawValue)"
-            entries.append((base + ".ndjson", lines.ndjson, BundleManifest.File(
-                path: base + ".ndjson", category: category.rawValue, granularity: grant.granularity.rawValue, format: "ndjson",
-                lines: lines.count, bytes: lines.ndjson.count, blake2b: Digest.of(lines.ndjson).hex)))
+            dataFiles.append(BundleDraft.DataFile(path: base + ".ndjson", category: category.rawValue, granularity: grant.granularity.rawValue,
+                                                  format: "ndjson", lines: lines.count, bytes: lines.ndjson))
             if csv {
-                entries.append((base + ".csv", lines.csv, BundleManifest.File(
-                    path: base + ".csv", category: category.rawValue, granularity: grant.granularity.rawValue, format: "csv",
-                    lines: lines.count, bytes: lines.csv.count, blake2b: Digest.of(lines.csv).hex)))
+                dataFiles.append(BundleDraft.DataFile(path: base + ".csv", category: category.rawValue, granularity: grant.granularity.rawValue,
+                                                      format: "csv", lines: lines.count, bytes: lines.csv))
             }
         }
         let grants = Array(Set(inForce.values)).sorted { $0.at < $1.at }
         let counts = Dictionary(uniqueKeysWithValues: files.map { ($0.key.rawValue, $0.value.count) })
-        let manifest = BundleManifest(
-            createdAt: ISO8601DateFormatter().string(from: now),
-            sender: .init(fingerprint: identity.fingerprint, signingKey: Data(identity.signing.publicKey).base64EncodedString(),
-                          encryptionKey: Data(identity.encryption.publicKey).base64EncodedString()),
-            recipient: .init(name: recipient, publicKey: Data(record.publicKey).base64EncodedString()),
-            logPosition: .init(sequence: nil, events: nil, chainHash: position.chainHash.hex),
+        let draft = BundleDraft(
+            createdAt: now, recipientName: recipient, recipientKey: record.publicKey, chainHash: position.chainHash.hex,
             consents: grants.map { grant in
                 // The receipt names only what this grant still covers now (not revoked, not superseded).
                 ConsentReceipt(grant, categories: inForce.filter { $0.value.id == grant.id }.keys.sorted { $0.rawValue < $1.rawValue })
-            }, files: entries.compactMap(\.file), counts: counts)
-        let manifestBytes = try manifest.encoded()
-        var stream: [[UInt8]] = [BundleFormat.entry(name: BundleFormat.manifestName, bytes: manifestBytes),
-                                 BundleFormat.entry(name: BundleFormat.signatureName, bytes: identity.signing.sign(manifestBytes))]
-        for entry in entries { stream.append(BundleFormat.entry(name: entry.name, bytes: entry.bytes)) }
+            },
+            files: dataFiles, counts: counts)
+        let stream = try draft.entries(signedBy: identity.signing, encryptionKey: identity.encryption.publicKey)
 
         let temporary = path + ".tmp." + RandomBytes.make(8).hex
         let (hash, bytes) = try BundleWriter.write(stream, recipientKey: record.publicKey,
@@ -88,7 +83,7 @@ extension Vault {
             try? fileSystem.remove(temporary)
             throw error
         }
-        return ExportSummary(path: path, recipient: recipient, counts: counts, files: entries.map(\.name),
+        return ExportSummary(path: path, recipient: recipient, counts: counts, files: dataFiles.map(\.path),
                              consentIDs: grants.map(\.id), bundleHash: hash, bytes: bytes)
     }
 
@@ -169,65 +164,11 @@ extension Vault {
     }
 }
 
-/// Writes the encrypted stream of a bundle.
-public enum BundleWriter {
-    /// Writes `entries` (`BundleFormat.entry` bytes, concatenated into one stream, then the
-    /// `padding` entry) as a version-2 bundle file to `path` (created new, 0600, fsynced), with
-    /// the stream key sealed to `recipientKey`; returns the BLAKE2b-256 of the file and its size.
-    /// On failure nothing is left at `path`.
-    public static func write(_ entries: [[UInt8]], recipientKey: [UInt8], to path: String,
-                      fileSystem: any FileSystem) throws -> (String, Int) {
-        let entries = entries + [BundleFormat.paddingEntry(after: entries.reduce(0) { $0 + $1.count })]
-        let streamKey = SecretStream.generateKey()
-        let encryptor = try SecretStream.Encryptor(key: streamKey)
-        var header = ByteWriter(capacity: BundleFormat.headerBytes)
-        header.write(BundleFormat.magic)
-        header.write(BundleFormat.version)
-        header.write(try BoxKeyPair.seal(streamKey, to: recipientKey))
-        header.write(encryptor.header)
-
-        let file: any StorageFile
-        do {
-            file = try fileSystem.open(path, mode: .createNew)
-        } catch EventLogError.alreadyExists {
-            throw VaultError.fileExists(path: path)
-        } catch {
-            throw VaultError.cannotWrite(path: path, reason: "cannot be created: \(error)")
-        }
-        let digest = Digest()
-        var total = 0
-        do {
-            func put(_ bytes: [UInt8]) throws {
-                digest.update(bytes)
-                try bytes.withUnsafeBytes { try file.write(at: UInt64(total), $0) }
-                total += bytes.count
-            }
-            try put(header.bytes)
-            // Entries are cut into chunks of `chunkSize` across entry boundaries.
-            var pending: [UInt8] = []
-            pending.reserveCapacity(BundleFormat.chunkSize * 2)
-            func emit(final: Bool) throws {
-                let cipher = pending.withUnsafeBytes { encryptor.push($0, final: final) }
-                var length = ByteWriter(capacity: 4)
-                length.write(UInt32(cipher.count))
-                try put(length.bytes + cipher)
-                pending.removeAll(keepingCapacity: true)
-            }
-            for entry in entries {
-                var offset = 0
-                while offset < entry.count {
-                    let n = min(BundleFormat.chunkSize - pending.count, entry.count - offset)
-                    pending += entry[offset..<offset + n]
-                    offset += n
-                    if pending.count == BundleFormat.chunkSize { try emit(final: false) }
-                }
-            }
-            try emit(final: true)
-            try file.fullSync()
-        } catch {
-            try? fileSystem.remove(path)
-            throw VaultError.cannotWrite(path: path, reason: "could not be written: \(error)")
-        }
-        return (digest.finish().hex, total)
+extension ConsentReceipt {
+    /// The FHIR receipt of `grant`, for the `categories` of it in force.
+    init(_ grant: ConsentGrant, categories: [HealthCategory]) {
+        self.init(id: grant.id, at: grant.at, recipient: grant.recipient, categories: categories.map(\.rawValue),
+                  granularity: grant.granularity.rawValue, from: grant.from?.description, to: grant.to?.description,
+                  expires: grant.expires?.description, purpose: grant.purpose)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 import Projections
+import VaultEvents
 
 /// Recipients and consents as the log records them, replayed in order. Consent is never edited:
 /// what is in force follows from the grants and revocations and the day it is asked on.

@@ -3,6 +3,9 @@ import EventLog
 import Foundation
 import HealthModel
 import Projections
+import ResearchBundle
+import SecureMemory
+import VaultEvents
 
 extension Vault {
     /// Recipients and consents, replayed from the log's audit events.

@@ -1,6 +1,9 @@
 import Envelope
 import EventLog
 import Foundation
+import ResearchBundle
+import SecureMemory
+import VaultEvents
 
 /// The vault's own keys: Ed25519 to sign bundles, X25519 to receive. Made at `init`, kept in
 /// `identity.sealed` under the master key (docs/bundle-format.md).
@@ -8,49 +11,21 @@ public struct VaultIdentity: Sendable {
     public let signing: SigningKeyPair
     public let encryption: BoxKeyPair
 
-    /// What a researcher compares: `xxxx-xxxx-xxxx-xxxx-xxxx-xxxx-xxxx-xxxx`, the first 16 bytes of
-    /// BLAKE2b-256(signing public key || encryption public key) in hex.
-    public var fingerprint: String { Self.fingerprint(signingKey: signing.publicKey, encryptionKey: encryption.publicKey) }
-
-    public static func fingerprint(signingKey: [UInt8], encryptionKey: [UInt8]) -> String {
-        let hex = Array(Digest.of(signingKey + encryptionKey).prefix(16)).hex
-        return stride(from: 0, to: hex.count, by: 4).map { i in
-            String(hex[hex.index(hex.startIndex, offsetBy: i)..<hex.index(hex.startIndex, offsetBy: i + 4)])
-        }.joined(separator: "-")
-    }
-
-    /// A fingerprint as typed by a person: hex digits only, lowercase.
-    public static func normalized(fingerprint: String) -> String {
-        String(fingerprint.lowercased().filter { $0.isHexDigit })
-    }
+    /// What a researcher compares (`Fingerprint.of`).
+    public var fingerprint: String { Fingerprint.of(signingKey: signing.publicKey, encryptionKey: encryption.publicKey) }
 
     static func generate() -> VaultIdentity {
         VaultIdentity(signing: .generate(), encryption: .generate())
     }
 }
 
-/// The audit record of an identity: made at `init` (`created`), found in a vault made before
-/// identities were recorded (`adopted`), or replaced by `vaultctl identity rotate` (`rotated`).
-/// The log holds the public keys only.
-public struct IdentityRecord: Hashable, Sendable {
-    public enum Reason: String, Sendable { case created, adopted, rotated }
-    public var at: Date
-    public var reason: Reason
-    public var signingKey: [UInt8]
-    public var encryptionKey: [UInt8]
-
-    public init(at: Date, reason: Reason, signingKey: [UInt8], encryptionKey: [UInt8]) {
-        self.at = at
-        self.reason = reason
-        self.signingKey = signingKey
-        self.encryptionKey = encryptionKey
-    }
-
+extension IdentityRecord {
     init(_ identity: VaultIdentity, reason: Reason, at: Date) {
         self.init(at: at, reason: reason, signingKey: identity.signing.publicKey, encryptionKey: identity.encryption.publicKey)
     }
 
-    public var fingerprint: String { VaultIdentity.fingerprint(signingKey: signingKey, encryptionKey: encryptionKey) }
+    /// The fingerprint of the identity recorded (`Fingerprint.of`).
+    public var fingerprint: String { Fingerprint.of(signingKey: signingKey, encryptionKey: encryptionKey) }
 
     func matches(_ identity: VaultIdentity) -> Bool {
         signingKey == identity.signing.publicKey && encryptionKey == identity.encryption.publicKey

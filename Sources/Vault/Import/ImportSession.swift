@@ -1,5 +1,7 @@
 import EventLog
 import Foundation
+import Importers
+import VaultEvents
 
 /// One `import` command: a single log transaction for all its files, so that a failure leaves
 /// the vault as it was, and the identities of every data event already in the vault, so that
@@ -10,7 +12,7 @@ import Foundation
 /// slots (8 MiB by default, about 730,000 events); past that the session moves them to an
 /// `ExternalDeduplicator`, which sets events aside in sealed scratch files and decides at the end
 /// of each file, in bounded memory.
-final class ImportSession {
+final class ImportSession: ImportSink {
     let log: EventLog
     private(set) var encoder: EventEncoder
     let scratchDirectory: String

@@ -1,0 +1,247 @@
+import Foundation
+import HealthModel
+import VaultEvents
+import ZIPFoundation
+
+/// Streams an Apple Health export (the `export.zip` the Health app shares, or the `export.xml`
+/// inside it) into a sink, in constant memory.
+struct AppleHealthImporter {
+    let sink: ImportSink
+    /// Called with bytes read so far and the total, for a progress bar.
+    let progress: (Int64, Int64) -> Void
+
+    static let chunkSize = Importer.chunkSize
+
+    /// A route file a workout names, to read once the export XML is done.
+    struct RouteReference {
+        var workoutStart: HealthTimestamp
+        var path: String
+    }
+
+    // MARK: Zip
+
+    func importZip(at path: String) throws {
+        let archive: Archive
+        do {
+            archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+        } catch {
+            throw ImportError.unreadable(path: path, reason: "not a readable zip archive (\(error))")
+        }
+        let entries = archive.filter { entry in
+            entry.type == .file && !Self.isNoise(entry.path)
+        }
+        let candidates = entries.filter { Self.isExportXMLCandidate($0.path) }
+        guard let export = try candidates.first(where: { try looksLikeExport(archive, $0) }) else {
+            throw ImportError.notAnExport(path: path, reason: "the zip holds no export XML (only \(entries.count) other file(s))")
+        }
+        let name = "\(path):\(export.path)"
+        let total = Int64(clamping: export.uncompressedSize)
+        var done: Int64 = 0
+        var routes: [RouteReference] = []
+        var tally = RejectionTally()
+        var handler = makeHandler(routes: { routes.append($0) }, tally: { tally.add($0, at: $1) })
+        // Inflate (and check the CRC) on another thread while this one parses.
+        let pipe = ChunkPipe()
+        let shared = UncheckedBox(value: (archive, export))
+        pipe.start { pipe in
+            var limit = InflationLimit(entry: shared.value.1, name: name)
+            _ = try shared.value.0.extract(shared.value.1, bufferSize: Self.chunkSize, skipCRC32: false) {
+                try limit.add($0.count)
+                try pipe.put($0)
+            }
+        }
+        do {
+            try Self.parse(into: &handler) { feed in
+                while let data = try pipe.take() {
+                    try feed(data)
+                    done += Int64(data.count)
+                    progress(done, total)
+                }
+            }
+        } catch {
+            pipe.cancelAndDrain()
+            throw Self.translate(error, name: name)
+        }
+        finish(handler: handler, tally: tally, entry: export.path)
+
+        // Route files sit beside the XML: `<export dir>/workout-routes/...`.
+        try importRoutes(routes, base: (export.path as NSString).deletingLastPathComponent, missing: "from the zip") { wanted in
+            entries.first(where: { $0.path == wanted }).map { entry in
+                RouteFile(label: entry.path, name: "\(path):\(entry.path)") { feed in
+                    var limit = InflationLimit(entry: entry, name: "\(path):\(entry.path)")
+                    _ = try archive.extract(entry, bufferSize: Self.chunkSize, skipCRC32: false) {
+                        try limit.add($0.count)
+                        try feed($0)
+                    }
+                }
+            }
+        }
+    }
+
+    private func looksLikeExport(_ archive: Archive, _ entry: Entry) throws -> Bool {
+        struct Enough: Error {}
+        var head = Data()
+        do {
+            _ = try archive.extract(entry, bufferSize: 4096, skipCRC32: true) { data in
+                head.append(data)
+                if head.count >= 4096 { throw Enough() }
+            }
+        } catch is Enough {
+        } catch {
+            return false
+        }
+        return head.range(of: Data("<HealthData".utf8)) != nil || head.range(of: Data("DOCTYPE HealthData".utf8)) != nil
+    }
+
+    // MARK: Plain XML
+
+    /// Reads an export XML from `input`; route files are looked for in `routeDirectory` (beside
+    /// the XML), or counted as missing when there is none.
+    func importXML(_ input: ImportInput, routeDirectory: String?) throws {
+        let total = input.size ?? 0
+        var done: Int64 = 0
+        var routes: [RouteReference] = []
+        var tally = RejectionTally()
+        var handler = makeHandler(routes: { routes.append($0) }, tally: { tally.add($0, at: $1) })
+        do {
+            try Self.parse(into: &handler) { feed in
+                try input.read { data in
+                    try feed(data)
+                    done += Int64(data.count)
+                    progress(done, total)
+                }
+            }
+        } catch {
+            throw Self.translate(error, name: input.name)
+        }
+        finish(handler: handler, tally: tally, entry: input.name)
+        guard let routeDirectory else {
+            try importRoutes(routes, base: "", missing: "(the export was not read from a folder)") { _ in nil }
+            return
+        }
+        try importRoutes(routes, base: routeDirectory, missing: "beside \(input.name)") { file in
+            FileHandle(forReadingAtPath: file).map { gpxHandle in
+                RouteFile(label: file, name: file) { feed in
+                    defer { try? gpxHandle.close() }
+                    try Self.readChunks(gpxHandle, feed)
+                }
+            }
+        }
+    }
+
+    // MARK: Shared
+
+    /// Runs a tokenizer over the chunks `produce` hands to `feed`, then ends the document.
+    static func parse<H: XMLTokenHandler>(into handler: inout H, _ produce: ((Data) throws -> Void) throws -> Void) throws {
+        var tokenizer = XMLTokenizer()
+        try produce { data in try data.withUnsafeBytes { try tokenizer.feed($0, final: false, handler: &handler) } }
+        try tokenizer.feed(UnsafeRawBufferPointer(start: nil, count: 0), final: true, handler: &handler)
+    }
+
+    /// Hands a file's contents to `body` in chunks of `chunkSize`.
+    static func readChunks(_ handle: FileHandle, _ body: (Data) throws -> Void) throws {
+        while let data = try handle.read(upToCount: chunkSize), !data.isEmpty { try body(data) }
+    }
+
+    /// A route file found for a workout: how to name it in a warning, in an error, and how to read it.
+    struct RouteFile {
+        var label: String
+        var name: String
+        var produce: ((Data) throws -> Void) throws -> Void
+    }
+
+    /// Reads the route files workouts named. `find` looks one up (nil when it is missing); a file
+    /// that does not parse is skipped with a warning, missing ones are counted in one.
+    private func importRoutes(_ routes: [RouteReference], base: String, missing place: String, find: (String) -> RouteFile?) throws {
+        var missing = 0, outside = 0
+        for route in routes {
+            guard Self.isRouteFilePath(route.path) else {
+                outside += 1
+                continue
+            }
+            guard let file = find(Self.join(base, route.path)) else {
+                missing += 1
+                continue
+            }
+            var gpx = GPXHandler()
+            do {
+                try Self.parse(into: &gpx, file.produce)
+            } catch {
+                sink.warn("route file \(file.label) skipped: \(Self.translate(error, name: file.name))")
+                continue
+            }
+            try addRoute(route, gpx)
+        }
+        if missing > 0 { sink.warn("\(missing) route file(s) named by workouts are missing \(place)") }
+        if outside > 0 { sink.warn("\(outside) route reference(s) outside workout-routes/ ignored (only files of the export are read)") }
+    }
+
+    private func makeHandler(routes: @escaping (RouteReference) -> Void, tally: @escaping (RejectReason, SourceLocation) -> Void) -> AppleHealthHandler {
+        let sink = self.sink
+        return AppleHealthHandler(
+            emit: { event, nested in
+                if case .workout(let w) = event {
+                    for r in w.routes { if let p = r.filePath { routes(RouteReference(workoutStart: w.start, path: p)) } }
+                }
+                try sink.emit(event, nested: nested)
+            },
+            reject: { reason, location in
+                tally(reason, location)
+                sink.reject(1)
+            })
+    }
+
+    private func finish(handler: AppleHealthHandler, tally: RejectionTally, entry: String) {
+        for warning in tally.warnings(entry: entry) { sink.warn(warning) }
+        if handler.routePointsSkipped > 0 {
+            sink.warn("\(handler.routePointsSkipped) route point(s) without a readable position or time skipped")
+        }
+        if handler.controlCharactersRemoved > 0 {
+            sink.warn("\(handler.controlCharactersRemoved) control character(s) removed from attribute values")
+        }
+    }
+
+    private func addRoute(_ route: RouteReference, _ gpx: GPXHandler) throws {
+        if gpx.skipped > 0 { sink.warn("\(gpx.skipped) route point(s) without a readable position or time skipped in \(route.path)") }
+        try sink.emit(.route(WorkoutRoute(workoutStart: route.workoutStart, filePath: route.path, points: gpx.points)))
+    }
+
+    static func translate(_ error: Error, name: String) -> Error {
+        switch error {
+        case let e as XMLSyntaxError: ImportError.notWellFormed(path: name, location: e.location, message: "not well-formed XML: " + e.message)
+        case let e as AppleHealthHandler.NotAnExport: ImportError.notAnExport(path: name, reason: "its root element is <\(e.root)>, not <HealthData>")
+        case let e as ImportError: e
+        case let e as SinkFailure: e
+        default: ImportError.unreadable(path: name, reason: "\(error)")
+        }
+    }
+
+    /// macOS metadata and Finder files in zips made on a Mac.
+    static func isNoise(_ path: String) -> Bool {
+        let name = (path as NSString).lastPathComponent
+        return path.hasPrefix("__MACOSX/") || path.contains("/__MACOSX/") || name.hasPrefix("._") || name == ".DS_Store"
+    }
+
+    /// The export XML has a localized name (`export.xml`, `exportar.xml`, `Exporter.xml`); the CDA
+    /// document and the files in sub-folders are not it.
+    static func isExportXMLCandidate(_ path: String) -> Bool {
+        let lower = path.lowercased()
+        let name = (lower as NSString).lastPathComponent
+        return lower.hasSuffix(".xml") && name != "export_cda.xml" && !lower.contains("workout-routes/")
+            && !lower.contains("electrocardiograms/") && !name.hasSuffix("_cda.xml")
+    }
+
+    /// Whether a `FileReference` path names a file inside the export's `workout-routes/` folder
+    /// (`/workout-routes/route_1.gpx`): never `..`, never another folder, so a crafted export
+    /// cannot make the import read files beside or above it.
+    static func isRouteFilePath(_ path: String) -> Bool {
+        let parts = (path.hasPrefix("/") ? path.dropFirst() : Substring(path)).split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count >= 2 && parts[0] == "workout-routes"
+            && parts.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") }
+    }
+
+    static func join(_ base: String, _ path: String) -> String {
+        let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
+        return base.isEmpty ? trimmed : base + "/" + trimmed
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// The kinds of file `import` reads, told apart by extension and, failing that, by content.
+public enum ImportFormat: String, Sendable {
+    case appleHealthZip = "apple-health-zip"
+    case appleHealthXML = "apple-health-xml"
+    case companionJSON = "companion-json"
+    case csv = "csv"
+
+    /// The format of the file at `path`, from its first bytes and, for CSV, its name.
+    public static func detect(_ path: String) throws -> ImportFormat {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ImportError.unreadable(path: path, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else { throw ImportError.unreadable(path: path, reason: "is a directory") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ImportError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 512)) ?? Data())
+        return try detect(head: head, name: path)
+    }
+
+    /// The format of bytes that begin with `head` (512 bytes are enough); `name` is used in
+    /// errors, and a name ending `.csv` says CSV.
+    public static func detect(head: [UInt8], name path: String) throws -> ImportFormat {
+        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .appleHealthZip }
+        if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) {
+            throw ImportError.notAnExport(path: path, reason: "UTF-16 text; Apple Health exports are UTF-8")
+        }
+        let text = String(decoding: head.drop(while: { $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }), as: UTF8.self)
+        let trimmed = text.drop(while: { $0.isWhitespace })
+        if trimmed.hasPrefix("<") { return .appleHealthXML }
+        if trimmed.hasPrefix("{") || trimmed.hasPrefix("[") { return .companionJSON }
+        if path.lowercased().hasSuffix(".csv") || trimmed.lowercased().hasPrefix("type,") { return .csv }
+        if head.isEmpty { throw ImportError.notAnExport(path: path, reason: "the file is empty") }
+        throw ImportError.unsupportedFormat(path: path)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import HealthModel
+import Projections
+import VaultEvents
+
+extension Vault {
+    /// Rings per day, computed from the samples (deduplicated), with each day's goals.
+    public func rings(from: LocalDay? = nil, to: LocalDay? = nil) throws -> [RingDay] {
+        try projections().rings(from: from, to: to)
+    }
+
+    /// Per-period figures of a metric given by short name (`steps`) or HealthKit identifier.
+    public func summary(metric name: String, by period: SummaryPeriod, from: LocalDay? = nil, to: LocalDay? = nil) throws -> [SummaryRow] {
+        try projections().summary(metric: try Self.metricIdentifier(name), by: period, from: from, to: to)
+    }
+
+    /// The HealthKit identifier a metric name stands for.
+    public static func metricIdentifier(_ name: String) throws -> String {
+        if let known = MetricNames.metric(name) { return known.identifier }
+        if name.hasPrefix("HK"), name.count < 200 { return name }
+        throw VaultError.unknownMetric(name: name, known: MetricNames.table.keys.sorted())
+    }
+
+    /// Current and longest streaks per ring and for all three.
+    public func streaks() throws -> Streaks {
+        try projections().streaks()
+    }
+
+    /// Goals the person set, oldest first.
+    public func goalChanges() throws -> [GoalChange] {
+        try projections().goalChanges()
+    }
+
+    /// Records a ring goal in force from `from` on (an event in the log), then updates the read models.
+    @discardableResult
+    public func setGoal(_ ring: Ring, value: Double, from: LocalDay, now: Date = Date()) throws -> String? {
+        guard value.isFinite, value > 0, value <= Self.goalLimit(ring) else {
+            throw VaultError.invalidGoal(ring: ring.rawValue, limit: Self.goalLimit(ring))
+        }
+        try append([.goalSet(GoalSetting(at: now, ring: ring, value: DecimalValue(double: value), from: from))])
+        return refreshProjections()
+    }
+
+    static func goalLimit(_ ring: Ring) -> Double {
+        switch ring {
+        case .move: 20_000
+        case .exercise: 1_440
+        case .stand: 24
+        }
+    }
+
+    /// Every source with its rank.
+    public func sources() throws -> [SourceRow] {
+        try projections().sources()
+    }
+
+    /// Puts the sources with these names first, in this order (an event in the log); an empty list
+    /// returns to the default order. Names that match no known source are refused.
+    @discardableResult
+    public func setSourceOrder(names: [String], now: Date = Date()) throws -> String? {
+        let known = try sources()
+        var keys: [SourceKey] = []
+        for name in names {
+            let matching = known.filter { $0.key.name == name }.map(\.key)
+            guard !matching.isEmpty else { throw VaultError.unknownSource(name: name) }
+            keys.append(contentsOf: matching.sorted { $0.deviceClass < $1.deviceClass })
+        }
+        try append([.sourceOrderSet(at: now, keys)])
+        return refreshProjections()
+    }
+
+    /// Catches the read models up after a write. The write is committed whatever happens here:
+    /// a failure is returned as a warning, and the next command catches up instead.
+    public func refreshProjections() -> String? {
+        do {
+            _ = try projections()
+            return projectionNotice
+        } catch {
+            return "the read models could not be updated (\(error)); they catch up on the next command"
+        }
+    }
+
+    /// Runs one read-only SQL statement over the read models.
+    public func query(_ sql: String) throws -> SQLResult {
+        try projections().query(sql)
+    }
+
+    /// Writes an UNENCRYPTED SQLite copy of the read models to `path`, outside the vault directory.
+    public func writePlaintextProjections(to path: String) throws {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL
+        // Compared with links resolved: a link to (or into) the vault directory is the vault.
+        let folder = absolute.deletingLastPathComponent().resolvingSymlinksInPath().path
+        let vaultPath = URL(fileURLWithPath: directory).standardizedFileURL.resolvingSymlinksInPath().path
+        guard folder != vaultPath, !folder.hasPrefix(vaultPath + "/") else { throw VaultError.plaintextInsideVault(path: path) }
+        // A link (even a dangling one) is refused like a file: SQLite would write through it.
+        let target = folder + "/" + absolute.lastPathComponent
+        guard !FileManager.default.fileExists(atPath: target),
+              (try? FileManager.default.destinationOfSymbolicLink(atPath: target)) == nil else { throw VaultError.fileExists(path: path) }
+        try projections().writePlaintextCopy(to: target)
+    }
+}

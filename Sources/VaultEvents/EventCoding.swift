@@ -1,0 +1,186 @@
+import BinaryCoding
+import Foundation
+import HealthModel
+
+/// The binary encoding of `VaultEvent`s inside log frames (docs/event-encoding.md).
+///
+/// Every event starts with the encoding version (1 byte) and the kind (varint). Strings that
+/// repeat (types, units, metadata keys) and sources are interned: a `defineString` or
+/// `defineSource` event gives the next id once, and later events carry the id. Ids are dense and
+/// assigned in log order, so a reader rebuilds the tables by reading the log from the start.
+package enum EventCoding {
+    package static let version: UInt8 = 1
+
+    package enum Kind: UInt64 {
+        case vaultCreated = 1
+        case passphraseChanged = 2
+        case defineString = 3
+        case defineSource = 4
+        case sample = 5
+        case workout = 6
+        case route = 7
+        case activitySummary = 8
+        case characteristics = 9
+        case importRecorded = 10
+        case correlation = 11
+        case genericRecord = 12
+        case goalSet = 13
+        case sourceOrderSet = 14
+        case recipientAdded = 15
+        case consentGranted = 16
+        case consentRevoked = 17
+        case exportPerformed = 18
+        case identityRecorded = 19
+        case masterKeyRotated = 20
+    }
+
+    /// Seconds of 2001-01-01T00:00:00Z (Apple's reference date): timestamps are stored relative to it.
+    package static let epoch: Int64 = 978_307_200
+}
+
+/// Appends the primitives of the encoding.
+package struct EventWriter {
+    package var bytes: [UInt8] = []
+
+    package init(kind: EventCoding.Kind) {
+        bytes.reserveCapacity(64)
+        bytes.append(EventCoding.version)
+        varint(kind.rawValue)
+    }
+
+    package mutating func varint(_ value: UInt64) { Varint.encode(value, into: &bytes) }
+
+    package mutating func varint(_ value: Int) { varint(UInt64(value)) }
+    package mutating func signed(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
+
+    package mutating func string(_ s: String) {
+        let utf8 = s.utf8
+        varint(utf8.count)
+        bytes.append(contentsOf: utf8)
+    }
+
+    /// Milliseconds since 1970, for audit timestamps.
+    package mutating func date(_ date: Date) { signed(Int64((date.timeIntervalSince1970 * 1000).rounded())) }
+
+    /// Seconds since 2001 and the UTC offset (in quarter hours when whole, else minutes).
+    package mutating func timestamp(_ t: HealthTimestamp) {
+        signed(t.seconds - EventCoding.epoch)
+        utcOffset(t.utcOffset)
+    }
+
+    /// Quarter hours when whole (one byte for every offset in use), else minutes; low bit says which.
+    package mutating func utcOffset(_ o: Int32) {
+        let (value, minutes): (Int64, UInt64) = o % 900 == 0 ? (Int64(o / 900), 0) : (Int64(o / 60), 1)
+        varint(zigzag(value) << 1 | minutes)
+    }
+
+    private func zigzag(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
+
+    /// Exact decimals as zigzag(mantissa) << 5 | scale; others as 31 followed by 8 bytes.
+    package mutating func decimal(_ d: DecimalValue) {
+        if d.exact, d.scale < 31, d.mantissa > Int64.min >> 6, d.mantissa < Int64.max >> 6 {
+            let zig = UInt64(bitPattern: (d.mantissa << 1) ^ (d.mantissa >> 63))
+            varint(zig << 5 | UInt64(d.scale))
+        } else {
+            varint(31)
+            withUnsafeBytes(of: d.double.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+    }
+}
+
+/// Reads the primitives; every read is bounds-checked.
+package struct EventReader {
+    package let bytes: UnsafeRawBufferPointer
+    package var offset = 0
+    package let index: UInt64
+
+    package init(_ bytes: UnsafeRawBufferPointer, index: UInt64) {
+        self.bytes = bytes
+        self.index = index
+    }
+
+    package var isAtEnd: Bool { offset == bytes.count }
+
+    package func fail(_ reason: String) -> UndecodableEvent { UndecodableEvent(index: index, reason: reason) }
+
+    package mutating func byte() throws -> UInt8 {
+        guard offset < bytes.count else { throw fail("truncated") }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    package mutating func varint() throws -> UInt64 {
+        let start = offset
+        guard let value = Varint.decode(bytes, offset: &offset) else {
+            // The codec stops at the end, or just after the byte that overflows.
+            let ranOut = offset == bytes.count && (offset == start || bytes[offset - 1] & 0x80 != 0)
+            throw fail(ranOut ? "truncated" : "varint overflow")
+        }
+        return value
+    }
+
+    package mutating func count(limit: Int = 1 << 24) throws -> Int {
+        let n = try varint()
+        guard n <= UInt64(limit), n <= UInt64(bytes.count - offset) * 64 + 64 else { throw fail("count out of range") }
+        return Int(n)
+    }
+
+    package mutating func signed() throws -> Int64 {
+        let z = try varint()
+        return Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1)))
+    }
+
+    package mutating func string() throws -> String {
+        try inlineString(length: try varint())
+    }
+
+    /// `length` bytes of UTF-8 at the current offset.
+    package mutating func inlineString(length n: UInt64) throws -> String {
+        guard n <= UInt64(bytes.count - offset) else { throw fail("truncated string") }
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(n)])
+        offset += Int(n)
+        guard let s = String(validating: slice, as: UTF8.self) else { throw fail("invalid UTF-8") }
+        return s
+    }
+
+    package mutating func date() throws -> Date {
+        Date(timeIntervalSince1970: Double(try signed()) / 1000)
+    }
+
+    package mutating func timestamp() throws -> HealthTimestamp {
+        let (seconds, overflow) = try signed().addingReportingOverflow(EventCoding.epoch)
+        guard !overflow else { throw fail("timestamp out of range") }
+        return HealthTimestamp(seconds: seconds, utcOffset: try utcOffset())
+    }
+
+    /// `a + b`, or a decoding error instead of a trap when corrupted bytes overflow.
+    package func sum(_ a: Int64, _ b: Int64) throws -> Int64 {
+        let (s, overflow) = a.addingReportingOverflow(b)
+        guard !overflow else { throw fail("value out of range") }
+        return s
+    }
+
+    package mutating func utcOffset() throws -> Int32 {
+        let code = try varint()
+        let zig = code >> 1
+        let value = Int64(bitPattern: (zig >> 1) ^ (0 &- (zig & 1)))
+        guard abs(value) <= 18 * 60 else { throw fail("UTC offset out of range") }
+        let seconds = code & 1 == 0 ? value * 900 : value * 60
+        guard abs(seconds) <= 18 * 3600 else { throw fail("UTC offset out of range") }
+        return Int32(seconds)
+    }
+
+    package mutating func decimal() throws -> DecimalValue {
+        let code = try varint()
+        let scale = code & 31
+        if scale == 31 {
+            guard bytes.count - offset >= 8 else { throw fail("truncated number") }
+            let bits = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self).littleEndian
+            offset += 8
+            return DecimalValue(double: Double(bitPattern: bits))
+        }
+        guard scale <= 18 else { throw fail("decimal scale out of range") }
+        let zig = code >> 5
+        return DecimalValue(mantissa: Int64(bitPattern: (zig >> 1) ^ (0 &- (zig & 1))), scale: UInt8(scale))
+    }
+}

@@ -1,0 +1,265 @@
+import Foundation
+import HealthModel
+
+/// Decodes events in log order, learning the interned strings and sources as it meets their
+/// definitions. Refuses unknown versions and kinds, truncated fields and trailing bytes.
+package final class EventDecoder {
+    /// Interned strings by id; index 0 is "none".
+    package private(set) var strings: [String] = [""]
+    /// Interned sources by id; index 0 is unused.
+    package private(set) var sources: [HealthSource] = [HealthSource(name: "")]
+
+    package init() {}
+
+    /// The event, or nil for a definition (which is learned).
+    package func decode(_ bytes: UnsafeRawBufferPointer, index: UInt64) throws -> VaultEvent? {
+        var r = EventReader(bytes, index: index)
+        let v = try r.byte()
+        // The messages name no decrypted bytes.
+        guard v == EventCoding.version else { throw r.fail("unknown encoding version (written by a newer build?)") }
+        guard let kind = EventCoding.Kind(rawValue: try r.varint()) else { throw r.fail("unknown event kind (written by a newer build?)") }
+        var event: VaultEvent?
+        switch kind {
+        case .vaultCreated:
+            event = .vaultCreated(at: try r.date(), kdf: try r.string())
+        case .passphraseChanged:
+            event = .passphraseChanged(at: try r.date())
+        case .importRecorded:
+            let at = try r.date()
+            // Plain numbers, not element counts: no bound from the bytes left.
+            func number() throws -> Int {
+                let n = try r.varint()
+                guard n <= UInt64(Int.max) else { throw r.fail("number out of range") }
+                return Int(n)
+            }
+            let file = try r.string(), format = try r.string()
+            event = .importRecorded(at: at, ImportRecord(file: file, format: format, added: try number(), duplicates: try number(), rejected: try number()))
+        case .goalSet:
+            let at = try r.date()
+            guard let ring = PersistedNames.ring(named: try r.string()) else { throw r.fail("unknown ring") }
+            event = .goalSet(GoalSetting(at: at, ring: ring, value: try r.decimal(), from: LocalDay(dayNumber: try r.signed())))
+        case .sourceOrderSet:
+            let at = try r.date()
+            var keys: [SourceKey] = []
+            for _ in 0..<(try r.count()) {
+                let name = try r.string()
+                guard let deviceClass = PersistedNames.deviceClass(named: try r.string()) else { throw r.fail("unknown device class") }
+                keys.append(SourceKey(name: name, deviceClass: deviceClass))
+            }
+            event = .sourceOrderSet(at: at, keys)
+        case .recipientAdded:
+            let at = try r.date(), name = try r.string()
+            guard let key = Data(base64Encoded: try r.string()), key.count == 32 else { throw r.fail("malformed recipient key") }
+            event = .recipientAdded(RecipientRecord(at: at, name: name, publicKey: Array(key)))
+        case .consentGranted:
+            let at = try r.date(), id = try r.string(), recipient = try r.string()
+            var categories: [HealthCategory] = []
+            for _ in 0..<(try r.count()) {
+                guard let c = PersistedNames.category(named: try r.string()) else { throw r.fail("unknown consent category") }
+                categories.append(c)
+            }
+            var days: [LocalDay?] = []
+            for _ in 0..<3 { days.append(try r.varint() == 1 ? LocalDay(dayNumber: try r.signed()) : nil) }
+            guard let granularity = PersistedNames.granularity(named: try r.string()) else { throw r.fail("unknown granularity") }
+            let purpose = try r.varint() == 1 ? try r.string() : nil
+            event = .consentGranted(ConsentGrant(id: id, at: at, recipient: recipient, categories: categories, from: days[0], to: days[1],
+                                                 granularity: granularity, expires: days[2], purpose: purpose))
+        case .consentRevoked:
+            let at = try r.date(), recipient = try r.string()
+            var categories: [HealthCategory]?
+            if try r.varint() == 1 {
+                var list: [HealthCategory] = []
+                for _ in 0..<(try r.count()) {
+                    guard let c = PersistedNames.category(named: try r.string()) else { throw r.fail("unknown consent category") }
+                    list.append(c)
+                }
+                categories = list
+            }
+            event = .consentRevoked(ConsentRevocation(at: at, recipient: recipient, categories: categories))
+        case .identityRecorded:
+            let at = try r.date()
+            guard let reason = PersistedNames.identityReason(named: try r.string()) else { throw r.fail("unknown identity reason") }
+            guard let signing = Data(base64Encoded: try r.string()), signing.count == 32,
+                  let encryption = Data(base64Encoded: try r.string()), encryption.count == 32 else { throw r.fail("malformed identity key") }
+            event = .identityRecorded(IdentityRecord(at: at, reason: reason, signingKey: Array(signing), encryptionKey: Array(encryption)))
+        case .masterKeyRotated:
+            event = .masterKeyRotated(at: try r.date())
+        case .exportPerformed:
+            let at = try r.date(), recipient = try r.string()
+            var ids: [String] = []
+            for _ in 0..<(try r.count()) { ids.append(try r.string()) }
+            var counts: [String: Int] = [:]
+            for _ in 0..<(try r.count()) {
+                let category = try r.string()
+                let n = try r.varint()
+                guard n <= UInt64(Int.max) else { throw r.fail("number out of range") }
+                counts[category] = Int(n)
+            }
+            event = .exportPerformed(ExportRecord(at: at, recipient: recipient, consentIDs: ids, counts: counts, bundleHash: try r.string()))
+        case .defineString:
+            strings.append(try r.string())
+        case .defineSource:
+            let hasDevice = try r.varint() == 1
+            let name = try string(&r), version = try optionalString(&r)
+            let device = HealthDevice(name: try optionalString(&r), manufacturer: try optionalString(&r), model: try optionalString(&r),
+                                      hardware: try optionalString(&r), software: try optionalString(&r))
+            sources.append(HealthSource(name: name, version: version, device: hasDevice ? device : nil))
+        case .sample:
+            event = .sample(try sample(&r))
+        case .workout:
+            event = .workout(try workout(&r))
+        case .route:
+            event = .route(try route(&r))
+        case .activitySummary:
+            let day = try r.signed()
+            let flags = try r.varint()
+            var values: [DecimalValue?] = []
+            for i in 0..<8 { values.append(flags & (1 << i) != 0 ? try r.decimal() : nil) }
+            event = .activitySummary(ActivitySummary(
+                day: day, activeEnergy: values[0], activeEnergyGoal: values[1], moveTime: values[2], moveTimeGoal: values[3],
+                exerciseTime: values[4], exerciseTimeGoal: values[5], standHours: values[6], standHoursGoal: values[7]))
+        case .characteristics:
+            event = .characteristics(try metadata(&r))
+        case .correlation:
+            let type = try string(&r), source = try self.source(&r)
+            let (start, end) = try span(&r)
+            event = .correlation(Correlation(type: type, source: source, start: start, end: end, metadata: try metadata(&r)))
+        case .genericRecord:
+            event = .genericRecord(GenericRecord(element: try string(&r), attributes: try metadata(&r)))
+        }
+        guard r.isAtEnd else { throw r.fail("trailing bytes") }
+        return event
+    }
+
+    private func string(_ r: inout EventReader) throws -> String {
+        let id = try r.varint()
+        guard id > 0, id < UInt64(strings.count) else { throw r.fail("string id \(id) is not defined") }
+        return strings[Int(id)]
+    }
+
+    private func optionalString(_ r: inout EventReader) throws -> String? {
+        let id = try r.varint()
+        if id == 0 { return nil }
+        guard id < UInt64(strings.count) else { throw r.fail("string id \(id) is not defined") }
+        return strings[Int(id)]
+    }
+
+    private func source(_ r: inout EventReader) throws -> HealthSource {
+        let id = try r.varint()
+        guard id > 0, id < UInt64(sources.count) else { throw r.fail("source id \(id) is not defined") }
+        return sources[Int(id)]
+    }
+
+    private func span(_ r: inout EventReader) throws -> (HealthTimestamp, HealthTimestamp) {
+        let start = try r.timestamp()
+        let duration = try r.signed()
+        let endOffset = try r.varint() == 1 ? try r.utcOffset() : start.utcOffset
+        return (start, HealthTimestamp(seconds: try r.sum(start.seconds, duration), utcOffset: endOffset))
+    }
+
+    private func metadata(_ r: inout EventReader) throws -> [MetadataEntry] {
+        let n = try r.count()
+        var entries: [MetadataEntry] = []
+        entries.reserveCapacity(n)
+        for _ in 0..<n {
+            let key = try string(&r)
+            let code = try r.varint()
+            let value: String
+            if code & 1 == 0 {
+                let id = code >> 1
+                guard id > 0, id < UInt64(strings.count) else { throw r.fail("string id \(id) is not defined") }
+                value = strings[Int(id)]
+            } else {
+                value = try r.inlineString(length: code >> 1)
+            }
+            entries.append(MetadataEntry(key: key, value: value))
+        }
+        return entries
+    }
+
+    private func sample(_ r: inout EventReader) throws -> HealthSample {
+        let valueKind = try r.varint()
+        let type = try string(&r), source = try self.source(&r)
+        let (start, end) = try span(&r)
+        let value: SampleValue
+        switch valueKind {
+        case 0: value = .none
+        case 1: value = .quantity(try r.decimal(), unit: try string(&r))
+        case 2: value = .category(try string(&r))
+        default: throw r.fail("unknown value kind")
+        }
+        var s = HealthSample(type: type, source: source, start: start, end: end, value: value)
+        let extras = try r.varint()
+        if extras & 1 != 0 { s.metadata = try metadata(&r) }
+        if extras & 2 != 0 {
+            let n = try r.count()
+            for _ in 0..<n { s.beats.append(HeartbeatEntry(bpm: try r.decimal(), time: try r.string())) }
+        }
+        return s
+    }
+
+    private func workout(_ r: inout EventReader) throws -> Workout {
+        let type = try string(&r), source = try self.source(&r)
+        let (start, end) = try span(&r)
+        var x = Workout(activityType: type, source: source, start: start, end: end)
+        let flags = try r.varint()
+        if flags & 1 != 0 { x.duration = try r.decimal() }
+        if flags & 2 != 0 { x.totalDistance = try r.decimal() }
+        if flags & 4 != 0 { x.totalEnergy = try r.decimal() }
+        x.metadata = try metadata(&r)
+        for _ in 0..<(try r.count()) {
+            let type = try string(&r), date = try r.timestamp()
+            let duration = try r.varint() == 1 ? try r.decimal() : nil
+            x.events.append(WorkoutEvent(type: type, date: date, duration: duration))
+        }
+        for _ in 0..<(try r.count()) {
+            var s = WorkoutStatistic(type: try string(&r))
+            let f = try r.varint()
+            if f & 1 != 0 { s.start = try r.timestamp() }
+            if f & 2 != 0 { s.end = try r.timestamp() }
+            if f & 4 != 0 { s.sum = try r.decimal() }
+            if f & 8 != 0 { s.average = try r.decimal() }
+            if f & 16 != 0 { s.minimum = try r.decimal() }
+            if f & 32 != 0 { s.maximum = try r.decimal() }
+            if f & 64 != 0 { s.unit = try string(&r) }
+            x.statistics.append(s)
+        }
+        for _ in 0..<(try r.count()) {
+            var ref = WorkoutRouteReference(source: try self.source(&r))
+            let f = try r.varint()
+            if f & 1 != 0 { ref.start = try r.timestamp() }
+            if f & 2 != 0 { ref.end = try r.timestamp() }
+            if f & 4 != 0 { ref.filePath = try string(&r) }
+            ref.metadata = try metadata(&r)
+            x.routes.append(ref)
+        }
+        return x
+    }
+
+    private func route(_ r: inout EventReader) throws -> WorkoutRoute {
+        let start = try r.timestamp()
+        let path = try string(&r)
+        let n = try r.count()
+        var points: [RoutePoint] = []
+        points.reserveCapacity(n)
+        var previous = (time: start.seconds, lat: Int64(0), lon: Int64(0), alt: Int64(0))
+        for _ in 0..<n {
+            let f = try r.varint()
+            let time = try r.sum(previous.time, try r.signed())
+            let lat = try r.sum(previous.lat, try r.signed()), lon = try r.sum(previous.lon, try r.signed())
+            var p = RoutePoint(time: time, latitude: Double(lat) / 1e7, longitude: Double(lon) / 1e7)
+            if f & 1 != 0 {
+                previous.alt = try r.sum(previous.alt, try r.signed())
+                p.altitude = Double(previous.alt) / 1000
+            }
+            if f & 2 != 0 { p.speed = Double(try r.signed()) / 1000 }
+            if f & 4 != 0 { p.course = Double(try r.signed()) / 100 }
+            if f & 8 != 0 { p.horizontalAccuracy = Double(try r.signed()) / 1000 }
+            if f & 16 != 0 { p.verticalAccuracy = Double(try r.signed()) / 1000 }
+            previous = (time, lat, lon, previous.alt)
+            points.append(p)
+        }
+        return WorkoutRoute(workoutStart: start, filePath: path, points: points)
+    }
+}
+

@@ -1,0 +1,369 @@
+import Foundation
+import HealthModel
+
+/// Encodes events, interning strings and sources. Definitions an event needs are returned with
+/// it and must be appended to the log before it, in order: ids are assigned here.
+package final class EventEncoder {
+    private var strings: [String: UInt64] = [:]
+    private var sources: [HealthSource: UInt64] = [:]
+    private var nextString: UInt64 = 1
+    private var nextSource: UInt64 = 1
+    /// Definitions produced since the last `takeDefinitions()`.
+    private var pending: [[UInt8]] = []
+
+    package init() {}
+
+    /// An encoder that continues the tables a decoder rebuilt from the log.
+    package init(continuing decoder: EventDecoder) {
+        for (i, s) in decoder.strings.enumerated() where i > 0 { strings[s] = UInt64(i) }
+        for (i, s) in decoder.sources.enumerated() where i > 0 { sources[s] = UInt64(i) }
+        nextString = UInt64(decoder.strings.count)
+        nextSource = UInt64(decoder.sources.count)
+    }
+
+    /// Definitions to write before the events encoded since the last call.
+    package func takeDefinitions() -> [[UInt8]] {
+        defer { pending.removeAll(keepingCapacity: true) }
+        return pending
+    }
+
+    /// The last string and source looked up: consecutive records nearly always share their type,
+    /// unit and source, and a hit costs a comparison instead of hashing (a source hashes 7 strings).
+    private var lastString: (String, UInt64)?
+    private var lastSource: (HealthSource, UInt64)?
+
+    package func id(_ s: String) -> UInt64 {
+        if let last = lastString, last.0 == s { return last.1 }
+        let id = internedID(s)
+        lastString = (s, id)
+        return id
+    }
+
+    private func internedID(_ s: String) -> UInt64 {
+        if let id = strings[s] { return id }
+        let id = nextString
+        nextString += 1
+        strings[s] = id
+        var w = EventWriter(kind: .defineString)
+        w.string(s)
+        pending.append(w.bytes)
+        return id
+    }
+
+    package func id(_ s: String?) -> UInt64 { s.map { id($0) } ?? 0 }
+
+    package func id(_ source: HealthSource) -> UInt64 {
+        if let last = lastSource, last.0 == source { return last.1 }
+        let id = internedID(source)
+        lastSource = (source, id)
+        return id
+    }
+
+    private func internedID(_ source: HealthSource) -> UInt64 {
+        if let id = sources[source] { return id }
+        let fields = [id(source.name), id(source.version), id(source.device?.name), id(source.device?.manufacturer),
+                      id(source.device?.model), id(source.device?.hardware), id(source.device?.software)]
+        let id = nextSource
+        nextSource += 1
+        sources[source] = id
+        var w = EventWriter(kind: .defineSource)
+        w.varint(source.device == nil ? 0 : 1)
+        for f in fields { w.varint(f) }
+        pending.append(w.bytes)
+        return id
+    }
+
+    /// The event's bytes and how many of them make its identity (all, unless noted).
+    ///
+    /// A sample's identity is its type, source, start, end and value; a workout's or
+    /// correlation's, its type, source, start and end. Metadata is not part of it, so a later
+    /// export that adds a metadata key does not duplicate a sample.
+    package func encode(_ event: VaultEvent) -> (bytes: [UInt8], identityLength: Int) {
+        var writer = encodeIdentity(event)
+        let identityLength = writer.bytes.count
+        encodeRest(event, into: &writer)
+        return (writer.bytes, identityLength)
+    }
+
+    /// The identifying prefix of an event; `encodeRest` completes it. An importer checks the
+    /// prefix first and encodes the rest (metadata, beat lists) only for events it keeps.
+    package func encodeIdentity(_ event: VaultEvent) -> EventWriter {
+        switch event {
+        case .vaultCreated(let at, let kdf):
+            var w = EventWriter(kind: .vaultCreated)
+            w.date(at)
+            w.string(kdf)
+            return w
+        case .passphraseChanged(let at):
+            var w = EventWriter(kind: .passphraseChanged)
+            w.date(at)
+            return w
+        case .importRecorded(let at, let record):
+            var w = EventWriter(kind: .importRecorded)
+            w.date(at)
+            w.string(record.file)
+            w.string(record.format)
+            w.varint(record.added)
+            w.varint(record.duplicates)
+            w.varint(record.rejected)
+            return w
+        case .goalSet(let goal):
+            var w = EventWriter(kind: .goalSet)
+            w.date(goal.at)
+            w.string(PersistedNames.name(of: goal.ring))
+            w.decimal(goal.value)
+            w.signed(goal.from.dayNumber)
+            return w
+        case .sourceOrderSet(let at, let keys):
+            var w = EventWriter(kind: .sourceOrderSet)
+            w.date(at)
+            w.varint(keys.count)
+            for key in keys {
+                w.string(key.name)
+                w.string(PersistedNames.name(of: key.deviceClass))
+            }
+            return w
+        case .recipientAdded(let r):
+            var w = EventWriter(kind: .recipientAdded)
+            w.date(r.at)
+            w.string(r.name)
+            w.string(Data(r.publicKey).base64EncodedString())
+            return w
+        case .consentGranted(let g):
+            var w = EventWriter(kind: .consentGranted)
+            w.date(g.at)
+            w.string(g.id)
+            w.string(g.recipient)
+            w.varint(g.categories.count)
+            for c in g.categories { w.string(PersistedNames.name(of: c)) }
+            for day in [g.from, g.to, g.expires] {
+                w.varint(day == nil ? 0 : 1)
+                if let day { w.signed(day.dayNumber) }
+            }
+            w.string(PersistedNames.name(of: g.granularity))
+            w.varint(g.purpose == nil ? 0 : 1)
+            if let purpose = g.purpose { w.string(purpose) }
+            return w
+        case .consentRevoked(let r):
+            var w = EventWriter(kind: .consentRevoked)
+            w.date(r.at)
+            w.string(r.recipient)
+            w.varint(r.categories == nil ? 0 : 1)
+            if let categories = r.categories {
+                w.varint(categories.count)
+                for c in categories { w.string(PersistedNames.name(of: c)) }
+            }
+            return w
+        case .identityRecorded(let i):
+            var w = EventWriter(kind: .identityRecorded)
+            w.date(i.at)
+            w.string(PersistedNames.name(of: i.reason))
+            w.string(Data(i.signingKey).base64EncodedString())
+            w.string(Data(i.encryptionKey).base64EncodedString())
+            return w
+        case .masterKeyRotated(let at):
+            var w = EventWriter(kind: .masterKeyRotated)
+            w.date(at)
+            return w
+        case .exportPerformed(let e):
+            var w = EventWriter(kind: .exportPerformed)
+            w.date(e.at)
+            w.string(e.recipient)
+            w.varint(e.consentIDs.count)
+            for id in e.consentIDs { w.string(id) }
+            w.varint(e.counts.count)
+            for (category, n) in e.counts.sorted(by: { $0.key < $1.key }) {
+                w.string(category)
+                w.varint(n)
+            }
+            w.string(e.bundleHash)
+            return w
+        case .sample(let s):
+            return sampleIdentity(s)
+        case .workout(let x):
+            var w = EventWriter(kind: .workout)
+            w.varint(id(x.activityType))
+            w.varint(id(x.source))
+            span(x.start, x.end, into: &w)
+            return w
+        case .route(let route):
+            return encodeRoute(route)
+        case .activitySummary(let a):
+            var w = EventWriter(kind: .activitySummary)
+            w.signed(a.day)
+            let values = [a.activeEnergy, a.activeEnergyGoal, a.moveTime, a.moveTimeGoal, a.exerciseTime, a.exerciseTimeGoal, a.standHours, a.standHoursGoal]
+            var flags = 0
+            for (i, v) in values.enumerated() where v != nil { flags |= 1 << i }
+            w.varint(flags)
+            for v in values { if let v { w.decimal(v) } }
+            return w
+        case .characteristics(let entries):
+            var w = EventWriter(kind: .characteristics)
+            metadata(entries, into: &w)
+            return w
+        case .correlation(let c):
+            var w = EventWriter(kind: .correlation)
+            w.varint(id(c.type))
+            w.varint(id(c.source))
+            span(c.start, c.end, into: &w)
+            return w
+        case .genericRecord(let g):
+            var w = EventWriter(kind: .genericRecord)
+            w.varint(id(g.element))
+            metadata(g.attributes, into: &w)
+            return w
+        }
+    }
+
+    /// Appends what follows the identity: a sample's metadata and beats, a workout's totals,
+    /// events, statistics and routes, a correlation's metadata; nothing for other kinds.
+    package func encodeRest(_ event: VaultEvent, into w: inout EventWriter) {
+        switch event {
+        case .sample(let s):
+            w.varint((s.metadata.isEmpty ? 0 : 1) | (s.beats.isEmpty ? 0 : 2))
+            if !s.metadata.isEmpty { metadata(s.metadata, into: &w) }
+            if !s.beats.isEmpty {
+                w.varint(s.beats.count)
+                for beat in s.beats {
+                    w.decimal(beat.bpm)
+                    w.string(beat.time)
+                }
+            }
+        case .workout(let x):
+            workoutRest(x, into: &w)
+        case .correlation(let c):
+            metadata(c.metadata, into: &w)
+        default:
+            break
+        }
+    }
+
+    private func span(_ start: HealthTimestamp, _ end: HealthTimestamp, into w: inout EventWriter) {
+        w.timestamp(start)
+        w.signed(end.seconds - start.seconds)
+        if end.utcOffset == start.utcOffset {
+            w.varint(0)
+        } else {
+            w.varint(1)
+            w.utcOffset(end.utcOffset)
+        }
+    }
+
+    /// Values up to this many bytes are interned; longer ones (sync identifiers, UUIDs, links)
+    /// are nearly always unique and go inline, so the string table does not grow with the data.
+    package static let internedValueLimit = 16
+
+    private func metadata(_ entries: [MetadataEntry], into w: inout EventWriter) {
+        w.varint(entries.count)
+        for e in entries {
+            w.varint(id(e.key))
+            // Even: an interned value's id; odd: an inline value's length, then its bytes.
+            if e.value.utf8.count <= Self.internedValueLimit {
+                w.varint(id(e.value) << 1)
+            } else {
+                w.varint(UInt64(e.value.utf8.count) << 1 | 1)
+                w.bytes.append(contentsOf: e.value.utf8)
+            }
+        }
+    }
+
+    private func sampleIdentity(_ s: HealthSample) -> EventWriter {
+        var w = EventWriter(kind: .sample)
+        // Only the value's kind here: whether metadata or beats follow is not part of the identity.
+        switch s.value {
+        case .none: w.varint(0)
+        case .quantity: w.varint(1)
+        case .category: w.varint(2)
+        }
+        w.varint(id(s.type))
+        w.varint(id(s.source))
+        span(s.start, s.end, into: &w)
+        switch s.value {
+        case .none: break
+        case .quantity(let value, let unit):
+            w.decimal(value)
+            w.varint(id(unit))
+        case .category(let value):
+            w.varint(id(value))
+        }
+        return w
+    }
+
+    private func workoutRest(_ x: Workout, into w: inout EventWriter) {
+        let totals = [x.duration, x.totalDistance, x.totalEnergy]
+        var flags = 0
+        for (i, v) in totals.enumerated() where v != nil { flags |= 1 << i }
+        w.varint(flags)
+        for v in totals { if let v { w.decimal(v) } }
+        metadata(x.metadata, into: &w)
+        w.varint(x.events.count)
+        for e in x.events {
+            w.varint(id(e.type))
+            w.timestamp(e.date)
+            w.varint(e.duration == nil ? 0 : 1)
+            if let d = e.duration { w.decimal(d) }
+        }
+        w.varint(x.statistics.count)
+        for s in x.statistics {
+            w.varint(id(s.type))
+            let parts: [Any?] = [s.start, s.end, s.sum, s.average, s.minimum, s.maximum, s.unit]
+            var f = 0
+            for (i, p) in parts.enumerated() where p != nil { f |= 1 << i }
+            w.varint(f)
+            if let t = s.start { w.timestamp(t) }
+            if let t = s.end { w.timestamp(t) }
+            for d in [s.sum, s.average, s.minimum, s.maximum] { if let d { w.decimal(d) } }
+            if let u = s.unit { w.varint(id(u)) }
+        }
+        w.varint(x.routes.count)
+        for r in x.routes {
+            w.varint(id(r.source))
+            var f = 0
+            if r.start != nil { f |= 1 }
+            if r.end != nil { f |= 2 }
+            if r.filePath != nil { f |= 4 }
+            w.varint(f)
+            if let t = r.start { w.timestamp(t) }
+            if let t = r.end { w.timestamp(t) }
+            if let p = r.filePath { w.varint(id(p)) }
+            metadata(r.metadata, into: &w)
+        }
+    }
+
+    /// A route value in fixed point, clamped to ±10¹² units (importers keep values far inside
+    /// physical ranges; this only guarantees the conversion cannot trap).
+    package static func fixedPoint(_ value: Double, _ scale: Double) -> Int64 {
+        let scaled = (value * scale).rounded()
+        guard scaled.isFinite else { return 0 }
+        return Int64(max(-1e12, min(1e12, scaled)))
+    }
+
+    /// Route points, delta-encoded: seconds, 1e-7 degrees, millimetres, mm/s, centidegrees.
+    private func encodeRoute(_ r: WorkoutRoute) -> EventWriter {
+        var w = EventWriter(kind: .route)
+        w.timestamp(r.workoutStart)
+        w.varint(id(r.filePath))
+        w.varint(r.points.count)
+        var previous = (time: r.workoutStart.seconds, lat: Int64(0), lon: Int64(0), alt: Int64(0))
+        for p in r.points {
+            let lat = Self.fixedPoint(p.latitude, 1e7), lon = Self.fixedPoint(p.longitude, 1e7)
+            var f = 0
+            for (i, v) in [p.altitude, p.speed, p.course, p.horizontalAccuracy, p.verticalAccuracy].enumerated() where v != nil { f |= 1 << i }
+            w.varint(f)
+            w.signed(p.time - previous.time)
+            w.signed(lat - previous.lat)
+            w.signed(lon - previous.lon)
+            if let a = p.altitude {
+                let mm = Self.fixedPoint(a, 1000)
+                w.signed(mm - previous.alt)
+                previous.alt = mm
+            }
+            if let v = p.speed { w.signed(Self.fixedPoint(v, 1000)) }
+            if let v = p.course { w.signed(Self.fixedPoint(v, 100)) }
+            if let v = p.horizontalAccuracy { w.signed(Self.fixedPoint(v, 1000)) }
+            if let v = p.verticalAccuracy { w.signed(Self.fixedPoint(v, 1000)) }
+            previous = (p.time, lat, lon, previous.alt)
+        }
+        return w
+    }
+}
