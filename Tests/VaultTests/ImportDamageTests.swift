@@ -251,9 +251,15 @@ import VaultTestSupport
     @Test func anUnclosedQuoteOrEndlessRowInACSVIsRefusedNotBuffered() throws {
         let t = try ImportTestVault()
         let quote = t.write("quote.csv", "type,start,end,value\n\"" + String(repeating: "x", count: (1 << 20) + 10))
-        #expect(throws: ImportError.self) { _ = try t.vault.importFiles([quote]) }
+        #expect(throws: ImportError.notWellFormed(path: quote, location: SourceLocation(line: 2, column: 1),
+                                                  message: "a field longer than 1 MiB (an unclosed quote?)")) {
+            _ = try t.vault.importFiles([quote])
+        }
         let commas = t.write("commas.csv", "type,start,end,value\n" + String(repeating: ",", count: 2000))
-        #expect(throws: ImportError.self) { _ = try t.vault.importFiles([commas]) }
+        #expect(throws: ImportError.notWellFormed(path: commas, location: SourceLocation(line: 2, column: 1),
+                                                  message: "more than 1000 fields in a row")) {
+            _ = try t.vault.importFiles([commas])
+        }
     }
 
     @Test func referencesInUnitsAndValuesAreDecodedNotMisread() throws {
