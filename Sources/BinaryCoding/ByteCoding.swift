@@ -30,6 +30,7 @@ public struct ByteReader {
 
     public var remaining: Int { buffer.count - offset }
 
+    /// The next integer, little-endian, or nil when too few bytes remain.
     public mutating func read<T: FixedWidthInteger>(_: T.Type = T.self) -> T? {
         let size = MemoryLayout<T>.size
         guard remaining >= size else { return nil }
@@ -38,6 +39,12 @@ public struct ByteReader {
         return T(littleEndian: value)
     }
 
+    /// Moves past `count` bytes (at most what remains).
+    public mutating func skip(_ count: Int) {
+        offset += Swift.min(Swift.max(count, 0), remaining)
+    }
+
+    /// The next `count` bytes, or nil when fewer remain.
     public mutating func readBytes(_ count: Int) -> [UInt8]? {
         guard count >= 0, remaining >= count else { return nil }
         let slice = Array(buffer[offset..<offset + count])

@@ -1,7 +1,9 @@
+import Foundation
 import SecureMemory
 #if canImport(Glibc)
 import Glibc
 #endif
+
 /// An append-only log of opaque events, sealed in frames with XChaCha20-Poly1305 and chained
 /// with BLAKE2b, with one durable commit per `append`.
 ///
@@ -15,6 +17,10 @@ public final class EventLog {
         case readOnly
         case readWrite
     }
+
+    /// The key id of the audit key, which is never destroyed: audit events and everything that
+    /// belongs to no label.
+    public static let auditKeyID: UInt32 = LogFormat.auditKeyID
 
     /// The directory and its file names.
     public let directory: LogDirectory
@@ -32,10 +38,17 @@ public final class EventLog {
         didSet { targetFrameSize = Swift.min(Swift.max(targetFrameSize, 1), LogFormat.maxPlaintextLength) }
     }
 
+    /// The log file's format version: 2 for logs this build creates, 1 for older ones (audit-key
+    /// frames only, until the vault upgrades them).
+    public let formatVersion: UInt16
+
     let fileSystem: any FileSystem
     let file: any StorageFile
     let lockFile: (any StorageFile)?
-    let keyring: LogKeyring
+    private(set) var keyring: LogKeyring
+    /// The data keys as written in `keys.sealed`, and as the open transaction extends them.
+    private var keyTable: KeyTable
+    private var savedKeyTable: KeyTable
     private var lastFrameOffset: UInt64
     /// Where the next frame goes: past `committed` while a transaction has written frames.
     private var written: LogPosition
@@ -43,10 +56,11 @@ public final class EventLog {
     private var failed = false
 
     private init(
-        directory: LogDirectory, vaultID: [UInt8], mode: AccessMode, committed: LogPosition,
+        directory: LogDirectory, vaultID: [UInt8], formatVersion: UInt16, mode: AccessMode, committed: LogPosition,
         lastFrameOffset: UInt64, tornTail: TornTail?, fileSystem: any FileSystem,
-        file: any StorageFile, lockFile: (any StorageFile)?, keyring: LogKeyring
+        file: any StorageFile, lockFile: (any StorageFile)?, keyring: LogKeyring, keyTable: KeyTable
     ) {
+        self.formatVersion = formatVersion
         self.directory = directory
         self.vaultID = vaultID
         self.mode = mode
@@ -59,6 +73,8 @@ public final class EventLog {
         self.file = file
         self.lockFile = lockFile
         self.keyring = keyring
+        self.keyTable = keyTable
+        self.savedKeyTable = keyTable
     }
 
     /// The position before the first frame.
@@ -87,6 +103,7 @@ public final class EventLog {
         try underLock()
         if fileSystem.exists(names.log) { throw EventLogError.alreadyExists(path: names.log) }
         let keyring = LogKeyring(masterKey: masterKey)
+        if fileSystem.exists(names.keys) { try fileSystem.remove(names.keys) }
         let file = try fileSystem.open(names.log, mode: .createNew)
         try LogFileHeader(vaultID: vaultID).encoded().withUnsafeBytes { try file.write(at: 0, $0) }
         try file.fullSync()
@@ -94,8 +111,8 @@ public final class EventLog {
         let head = HeadRecord(vaultID: vaultID, committed: start, lastFrameOffset: 0)
         try fileSystem.replaceAtomically(names.head, with: head.encoded(key: keyring.headKey))
         return EventLog(
-            directory: names, vaultID: vaultID, mode: .readWrite, committed: start, lastFrameOffset: 0,
-            tornTail: nil, fileSystem: fileSystem, file: file, lockFile: lock, keyring: keyring)
+            directory: names, vaultID: vaultID, formatVersion: LogFormat.version, mode: .readWrite, committed: start, lastFrameOffset: 0,
+            tornTail: nil, fileSystem: fileSystem, file: file, lockFile: lock, keyring: keyring, keyTable: KeyTable())
     }
 
     /// Opens an existing log.
@@ -111,14 +128,13 @@ public final class EventLog {
         guard fileSystem.exists(names.log) else { throw EventLogError.notFound(path: names.log) }
         let lock = mode == .readWrite ? try acquireLock(names, fileSystem) : nil
         let file = try fileSystem.open(names.log, mode: mode == .readWrite ? .readWrite : .readOnly)
-        let keyring = LogKeyring(masterKey: masterKey)
         let state = try inspect(
-            file: file, names: names, keyring: keyring, fileSystem: fileSystem,
+            file: file, names: names, masterKey: masterKey, fileSystem: fileSystem,
             verifyAll: mode == .readWrite)
         let log = EventLog(
-            directory: names, vaultID: state.vaultID, mode: mode, committed: state.scan.lastCommit,
+            directory: names, vaultID: state.vaultID, formatVersion: state.formatVersion, mode: mode, committed: state.scan.lastCommit,
             lastFrameOffset: state.scan.lastCommitFrameOffset, tornTail: state.scan.tornTail,
-            fileSystem: fileSystem, file: file, lockFile: lock, keyring: keyring)
+            fileSystem: fileSystem, file: file, lockFile: lock, keyring: state.keyring, keyTable: state.keyTable)
         if mode == .readWrite {
             try log.recover(head: state.head)
         }
@@ -157,14 +173,17 @@ public final class EventLog {
 
     struct InspectedState {
         var vaultID: [UInt8]
+        var formatVersion: UInt16
         var head: HeadRecord
+        var keyring: LogKeyring
+        var keyTable: KeyTable
         var scan: LogScanner.Result
     }
 
     /// Reads header and head record and scans the frames: all of them (`verifyAll`), or the head's
     /// own frame and what follows. Throws on damage or rollback.
     static func inspect(
-        file: any StorageFile, names: LogDirectory, keyring: LogKeyring, fileSystem: any FileSystem,
+        file: any StorageFile, names: LogDirectory, masterKey: SecretKey, fileSystem: any FileSystem,
         verifyAll: Bool, onFrame: (LogFrame) throws -> Void = { _ in }
     ) throws -> InspectedState {
         // A reader holds no lock: between its reading the head and the log's size, a writer can
@@ -174,19 +193,26 @@ public final class EventLog {
         while true {
             let headBefore = try fileSystem.readFileIfPresent(names.head, limit: HeadRecord.size + 1)
             do {
-                return try inspectOnce(file: file, names: names, keyring: keyring, fileSystem: fileSystem, verifyAll: verifyAll, onFrame: onFrame)
+                return try inspectOnce(file: file, names: names, masterKey: masterKey, fileSystem: fileSystem, verifyAll: verifyAll, onFrame: onFrame)
             } catch let error as EventLogError {
                 attempt += 1
-                guard case .headBehindLog = error, attempt < 3,
+                // So does a key added by a commit between reading the key table and the frames.
+                let raced: Bool
+                switch error {
+                case .headBehindLog, .damaged(_, _, .unknownKey): raced = true
+                default: raced = false
+                }
+                guard raced, attempt < 3,
                       try fileSystem.readFileIfPresent(names.head, limit: HeadRecord.size + 1) != headBefore else { throw error }
             }
         }
     }
 
     private static func inspectOnce(
-        file: any StorageFile, names: LogDirectory, keyring: LogKeyring, fileSystem: any FileSystem,
+        file: any StorageFile, names: LogDirectory, masterKey: SecretKey, fileSystem: any FileSystem,
         verifyAll: Bool, onFrame: (LogFrame) throws -> Void
     ) throws -> InspectedState {
+        var keyring = LogKeyring(masterKey: masterKey)
         let header = try LogFileHeader.decode(try file.readBytes(at: 0, count: LogFormat.fileHeaderSize), path: names.log)
         // The head is read before the log's size, so that a concurrent append cannot make a
         // consistent log look rolled back.
@@ -197,6 +223,10 @@ public final class EventLog {
         guard head.vaultID == header.vaultID else {
             throw EventLogError.headRecordInvalid(path: names.head, reason: "belongs to another vault")
         }
+        // The key table is replaced before the head of the commit that first uses a new key, so
+        // read after the head it holds every key the frames up to the head need.
+        let keyTable = try loadKeyTable(names, vaultID: header.vaultID, tableKey: keyring.tableKey, fileSystem: fileSystem)
+        keyring.use(keyTable)
         let fileSize = try file.size()
         let reader = FrameReader(file: file, path: names.log, vaultID: header.vaultID, keyring: keyring)
         let scanner = LogScanner(reader: reader)
@@ -258,7 +288,15 @@ public final class EventLog {
             throw EventLogError.headBehindLog(path: names.log, headSequence: claimed.sequence, logSequence: result.lastCommit.sequence,
                                               commitsPastHead: commitsPastHead, tornOffset: result.tornTail?.offset)
         }
-        return InspectedState(vaultID: header.vaultID, head: head, scan: result)
+        return InspectedState(vaultID: header.vaultID, formatVersion: header.version, head: head, keyring: keyring,
+                              keyTable: keyTable, scan: result)
+    }
+
+    /// The key table of the log in `names`; empty when there is none yet.
+    private static func loadKeyTable(_ names: LogDirectory, vaultID: [UInt8], tableKey: SecretKey, fileSystem: any FileSystem) throws -> KeyTable {
+        guard let bytes = try fileSystem.readFileIfPresent(names.keys, limit: KeyTable.maximumSize + 1) else { return KeyTable() }
+        guard bytes.count <= KeyTable.maximumSize else { throw EventLogError.keyTableInvalid(path: names.keys, reason: "over \(KeyTable.maximumSize >> 20) MiB") }
+        return try KeyTable.open(bytes, vaultID: vaultID, tableKey: tableKey, path: names.keys)
     }
 
     // MARK: Writing
@@ -273,7 +311,7 @@ public final class EventLog {
     @discardableResult
     public func append(_ batch: EventBatch) throws -> LogPosition {
         var transaction = try beginTransaction()
-        transaction.pending = batch
+        transaction.batches[LogFormat.auditKeyID] = batch
         return try commit(&transaction)
     }
 
@@ -288,22 +326,48 @@ public final class EventLog {
         return LogTransaction(log: ObjectIdentifier(self))
     }
 
-    /// Adds one event to a transaction, writing full frames as they fill.
-    public func append(_ event: UnsafeRawBufferPointer, to transaction: inout LogTransaction) throws {
+    /// The id of the key that seals events of `label` (for the vault, a category and a month):
+    /// its live key, or a new random one, which `commit` writes to the key table before the
+    /// frames that use it count as committed.
+    public func keyID(forLabel label: [UInt8]) throws -> UInt32 {
+        guard mode == .readWrite else { throw EventLogError.readOnly }
+        guard formatVersion >= 2 else { return LogFormat.auditKeyID }
+        if let entry = keyTable.liveEntry(for: label) { return entry.id }
+        let id = keyTable.addKey(for: label)
+        keyring.use(keyTable)
+        return id
+    }
+
+    /// Adds one event to a transaction, sealed with key `keyID` (the audit key by default),
+    /// writing full frames as they fill. Events of one key stay in order; the audit key's
+    /// frames always go out before the data frames written with them, so that the definitions
+    /// an event needs precede it in the log.
+    public func append(_ event: UnsafeRawBufferPointer, keyID: UInt32 = EventLog.auditKeyID, to transaction: inout LogTransaction) throws {
         precondition(transaction.log == ObjectIdentifier(self), "a transaction belongs to the log that began it")
-        try transaction.pending.append(event)
-        if transaction.pending.byteCount >= targetFrameSize {
-            try write(&transaction.pending, commit: false)
+        guard keyring.frameKeys[keyID] != nil else { throw EventLogError.damaged(path: directory.keys, offset: 0, defect: .unknownKey(keyID)) }
+        try transaction.batches[keyID, default: EventBatch()].append(event)
+        if transaction.batches[keyID]!.byteCount >= targetFrameSize {
+            if keyID != LogFormat.auditKeyID { try flush(LogFormat.auditKeyID, of: &transaction, commit: false) }
+            try flush(keyID, of: &transaction, commit: false)
         }
     }
 
-    /// Makes a transaction durable: the remaining events (or an empty commit marker frame) go
-    /// out with the commit flag, then `fdatasync`, then the head record.
+    /// Makes a transaction durable: the new keys go to the key table, the remaining events (audit
+    /// key first, or an empty commit-marker frame) go out with the last frame carrying the commit
+    /// flag, then `fdatasync`, then the head record.
     @discardableResult
     public func commit(_ transaction: inout LogTransaction) throws -> LogPosition {
         precondition(transaction.log == ObjectIdentifier(self), "a transaction belongs to the log that began it")
-        guard written != committed || !transaction.pending.isEmpty else { return committed }
-        try write(&transaction.pending, commit: true)
+        let keys = transaction.batches.filter { !$0.value.isEmpty }.keys.sorted()
+        guard written != committed || !keys.isEmpty else { return committed }
+        try saveKeyTableIfChanged()
+        let order = keys.contains(LogFormat.auditKeyID) ? [LogFormat.auditKeyID] + keys.filter { $0 != LogFormat.auditKeyID } : keys
+        if order.isEmpty {
+            try flush(LogFormat.auditKeyID, of: &transaction, commit: true)
+        }
+        for (index, keyID) in order.enumerated() {
+            try flush(keyID, of: &transaction, commit: index == order.count - 1)
+        }
         do {
             try file.sync()
         } catch {
@@ -321,9 +385,12 @@ public final class EventLog {
         return committed
     }
 
-    /// Drops a transaction's frames from the file; the log is as it was before it began.
+    /// Drops a transaction's frames from the file, and the keys it made; the log is as it was
+    /// before it began.
     public func rollback(_ transaction: inout LogTransaction) throws {
-        transaction.pending.removeAll()
+        transaction.batches.removeAll()
+        keyTable = savedKeyTable
+        keyring.reset(to: keyTable)
         guard written != committed else { return }
         do {
             try file.truncate(to: committed.offset)
@@ -335,9 +402,25 @@ public final class EventLog {
         }
     }
 
-    /// Seals `pending` after what was written so far and writes it with one call.
-    private func write(_ pending: inout EventBatch, commit: Bool) throws {
-        let (bytes, position, frameOffset) = seal(pending, after: written, lastFrameOffset: writtenLastFrameOffset, commit: commit)
+    /// Writes the key table when a transaction added keys: atomically, and durably before the
+    /// commit that needs them.
+    private func saveKeyTableIfChanged() throws {
+        guard keyTable.nextID != savedKeyTable.nextID else { return }
+        do {
+            try fileSystem.replaceAtomically(directory.keys, with: keyTable.sealed(vaultID: vaultID, tableKey: keyring.tableKey))
+        } catch {
+            abandonWrites()
+            throw error
+        }
+        savedKeyTable = keyTable
+    }
+
+    /// Seals the events of `keyID` gathered in `transaction` after what was written so far and
+    /// writes them with one call.
+    private func flush(_ keyID: UInt32, of transaction: inout LogTransaction, commit: Bool) throws {
+        let batch = transaction.batches[keyID] ?? EventBatch()
+        guard !batch.isEmpty || commit else { return }
+        let (bytes, position, frameOffset) = seal(batch, keyID: keyID, after: written, lastFrameOffset: writtenLastFrameOffset, commit: commit)
         do {
             try bytes.withUnsafeBytes { try file.write(at: written.offset, $0) }
         } catch {
@@ -346,7 +429,7 @@ public final class EventLog {
         }
         written = position
         writtenLastFrameOffset = frameOffset
-        pending.removeAll()
+        transaction.batches[keyID]?.removeAll()
     }
 
     /// After a failed write or sync nothing about the tail can be trusted: cut back to the last
@@ -360,7 +443,7 @@ public final class EventLog {
 
     /// Seals a batch into consecutive frames following `start`. With `commit`, the last frame
     /// carries the commit flag; an empty batch then becomes one empty commit-marker frame.
-    private func seal(_ batch: EventBatch, after start: LogPosition, lastFrameOffset: UInt64, commit: Bool) -> (bytes: [UInt8], position: LogPosition, lastFrameOffset: UInt64) {
+    private func seal(_ batch: EventBatch, keyID: UInt32, after start: LogPosition, lastFrameOffset: UInt64, commit: Bool) -> (bytes: [UInt8], position: LogPosition, lastFrameOffset: UInt64) {
         var slices = batch.frameSlices(targetSize: targetFrameSize)
         if slices.isEmpty && commit { slices = [(0..<0, 0)] }
         let overhead = LogFormat.frameHeaderSize + LogFormat.tagSize
@@ -368,11 +451,11 @@ public final class EventLog {
         output.reserveCapacity(batch.byteCount + slices.count * overhead)
         var position = start
         var frameOffset = lastFrameOffset
-        let keyID = keyring.writeKeyID
         let key = keyring.frameKeys[keyID]!
         batch.payload.withUnsafeBytes { payload in
             for (index, slice) in slices.enumerated() {
                 let header = FrameHeader(
+                    version: formatVersion,
                     flags: commit && index == slices.count - 1 ? LogFormat.commitFlag : 0,
                     keyID: keyID,
                     payloadLength: UInt32(slice.range.count + LogFormat.tagSize),
@@ -409,6 +492,51 @@ public final class EventLog {
         return (output, position, frameOffset)
     }
 
+    // MARK: Data keys
+
+    /// A data key of the key table, as the vault sees it: which label, and whether and when it
+    /// was destroyed.
+    public struct DataKey: Equatable, Sendable {
+        public var id: UInt32
+        public var label: [UInt8]
+        /// When the key was destroyed (nil while it is live), and by which erasure.
+        public var erasedAt: Date?
+        public var eraseID: [UInt8]?
+    }
+
+    /// Every data key of the table, live or destroyed, in the order they were made.
+    public var dataKeys: [DataKey] {
+        savedKeyTable.entries.map { entry in
+            switch entry.state {
+            case .live: DataKey(id: entry.id, label: entry.label, erasedAt: nil, eraseID: nil)
+            case .erased(let at, let eraseID):
+                DataKey(id: entry.id, label: entry.label, erasedAt: Date(timeIntervalSince1970: Double(at) / 1000), eraseID: eraseID)
+            }
+        }
+    }
+
+    /// Destroys the keys `ids`: the table is replaced (new file synced, renamed over the old,
+    /// directory synced), then the old file's bytes, still reachable through its open descriptor,
+    /// are overwritten with zeros and synced. From then on the frames sealed with those keys are
+    /// chained ciphertext that nothing can open. Not inside a transaction.
+    public func destroyKeys(_ ids: Set<UInt32>, at date: Date, eraseID: [UInt8]) throws {
+        guard mode == .readWrite else { throw EventLogError.readOnly }
+        guard !failed, written == committed else { throw EventLogError.writerFailed }
+        precondition(eraseID.count == 8, "an erase id is 8 bytes")
+        var table = savedKeyTable
+        table.erase(ids: ids, at: Int64((date.timeIntervalSince1970 * 1000).rounded()), eraseID: eraseID)
+        let old = fileSystem.exists(directory.keys) ? try fileSystem.open(directory.keys, mode: .readWrite) : nil
+        try fileSystem.replaceAtomically(directory.keys, with: table.sealed(vaultID: vaultID, tableKey: keyring.tableKey))
+        savedKeyTable = table
+        keyTable = table
+        keyring.reset(to: table)
+        if let old {
+            let size = try old.size()
+            try [UInt8](repeating: 0, count: Int(size)).withUnsafeBytes { try old.write(at: 0, $0) }
+            try old.fullSync()
+        }
+    }
+
     private func writeHead() throws {
         let head = HeadRecord(vaultID: vaultID, committed: committed, lastFrameOffset: lastFrameOffset)
         try fileSystem.replaceAtomically(directory.head, with: head.encoded(key: keyring.headKey))
@@ -442,11 +570,12 @@ public final class EventLog {
         let names = LogDirectory(directory)
         guard fileSystem.exists(names.log) else { throw EventLogError.notFound(path: names.log) }
         let file = try fileSystem.open(names.log, mode: .readOnly)
-        let keyring = LogKeyring(masterKey: masterKey)
         var report = VerificationReport(frames: 0, events: 0, problems: [])
         do {
-            let state = try inspect(file: file, names: names, keyring: keyring, fileSystem: fileSystem, verifyAll: true)
+            let state = try inspect(file: file, names: names, masterKey: masterKey, fileSystem: fileSystem, verifyAll: true)
             report.frames = state.scan.committedFrames
+            report.erasedFrames = state.scan.erasedFrames
+            report.erasedEvents = state.scan.erasedEvents
             report.events = state.scan.lastCommit.eventCount
             report.tornTail = state.scan.tornTail
             report.committed = state.scan.lastCommit

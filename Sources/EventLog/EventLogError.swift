@@ -69,6 +69,8 @@ public enum EventLogError: Error, Equatable, Sendable, CustomStringConvertible {
     case wrongPassphrase
     /// The keyslot file is damaged or not a keyslot.
     case keyslotInvalid(path: String, reason: String)
+    /// The key table (`keys.sealed`) is missing while frames need it, damaged, or not one.
+    case keyTableInvalid(path: String, reason: String)
     /// Something already lives where a new log or vault was to be created.
     case alreadyExists(path: String)
     /// Nothing to open at this path.
@@ -102,6 +104,8 @@ public enum EventLogError: Error, Equatable, Sendable, CustomStringConvertible {
             "wrong passphrase: it does not open this vault's keyslot"
         case .keyslotInvalid(let path, let reason):
             "\(path): keyslot invalid (\(reason))"
+        case .keyTableInvalid(let path, let reason):
+            "\(path): key table invalid (\(reason)); the data keys of the frames it served cannot be read, restore it from a backup"
         case .alreadyExists(let path):
             "\(path) already exists; refusing to overwrite it"
         case .notFound(let path):

@@ -60,7 +60,9 @@ struct FrameHeader: Equatable {
         let nonce = reader.readBytes(LogFormat.nonceSize)!
         let storedCRC: UInt32 = reader.read()!
         guard CRC32C.checksum(authenticated) == storedCRC else { return .failure(.headerChecksumMismatch) }
-        guard version == LogFormat.version else { return .failure(.unsupportedVersion(version)) }
+        guard LogFormat.readableVersions.contains(version) else { return .failure(.unsupportedVersion(version)) }
+        // A version-1 frame is sealed with the audit key; only version 2 names table keys.
+        guard version >= 2 || keyID == LogFormat.auditKeyID else { return .failure(.unknownKey(keyID)) }
         guard payloadLength <= LogFormat.maxPayloadLength, payloadLength >= UInt32(LogFormat.tagSize) else {
             return .failure(.payloadTooLarge(payloadLength))
         }

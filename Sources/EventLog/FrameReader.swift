@@ -76,6 +76,7 @@ struct FrameReader {
     /// Safe to call for different frames on different threads.
     func openPayload(_ located: LocatedHeader) throws -> Result<LogFrame, FrameDefect> {
         let header = located.header
+        if keyring.erasedKeyIDs.contains(header.keyID) { return try erasedFrame(located) }
         guard let key = keyring.frameKeys[header.keyID] else { return .failure(.unknownKey(header.keyID)) }
         // One buffer per frame: the ciphertext is hashed for the chain, then decrypted in place
         // (libsodium allows the output to be the input) and becomes the plaintext.
@@ -107,7 +108,26 @@ struct FrameReader {
         return .success(LogFrame(
             sequence: header.sequence, offset: located.offset, isCommit: header.isCommit,
             firstEventIndex: header.firstEventIndex, position: position, previousHash: header.previousHash,
+            keyID: header.keyID, isErased: false, headerEventCount: Int(header.eventCount),
             plaintext: plaintext, eventRanges: ranges))
+    }
+
+    /// A frame whose key was destroyed: the ciphertext is hashed for the chain, nothing is opened.
+    private func erasedFrame(_ located: LocatedHeader) throws -> Result<LogFrame, FrameDefect> {
+        let header = located.header
+        let payload = try file.readBytes(at: located.offset + UInt64(LogFormat.frameHeaderSize), count: Int(header.payloadLength))
+        guard payload.count == Int(header.payloadLength) else { return .failure(.truncatedPayload) }
+        let hash = located.bytes.withUnsafeBytes { headerRaw in
+            payload.withUnsafeBytes { FrameCipher.chainHash(header: headerRaw, ciphertext: $0) }
+        }
+        let position = LogPosition(
+            sequence: header.sequence, eventCount: header.firstEventIndex + UInt64(header.eventCount),
+            offset: located.end, chainHash: hash)
+        return .success(LogFrame(
+            sequence: header.sequence, offset: located.offset, isCommit: header.isCommit,
+            firstEventIndex: header.firstEventIndex, position: position, previousHash: header.previousHash,
+            keyID: header.keyID, isErased: true, headerEventCount: Int(header.eventCount),
+            plaintext: [], eventRanges: []))
     }
 
     /// Reads one frame at `offset` and checks that it sits where `expectation` says.

@@ -8,6 +8,8 @@ import SecureMemory
 /// rolled-back log without the passphrase.
 struct HeadRecord: Equatable {
     static let magic: [UInt8] = Array("HVHEAD\r\n".utf8)
+    /// The head record's own format version (unchanged by the log's version 2).
+    static let version: UInt16 = 1
     static let size = 8 + 2 + 2 + 16 + 8 + 8 + 8 + 8 + 32 + 32
 
     var vaultID: [UInt8]
@@ -18,7 +20,7 @@ struct HeadRecord: Equatable {
     func encoded(key: SecretKey) -> [UInt8] {
         var writer = ByteWriter(capacity: Self.size)
         writer.write(Self.magic)
-        writer.write(LogFormat.version)
+        writer.write(Self.version)
         writer.write(UInt16(0))
         writer.write(vaultID)
         writer.write(committed.sequence)
@@ -41,7 +43,7 @@ struct HeadRecord: Equatable {
             var reader = ByteReader(raw)
             _ = reader.readBytes(8)
             let version: UInt16 = reader.read()!
-            guard version == LogFormat.version else { throw invalid("format version \(version) is not supported") }
+            guard version == Self.version else { throw invalid("format version \(version) is not supported") }
             _ = reader.read(UInt16.self)
             let vaultID = reader.readBytes(16)!
             let sequence: UInt64 = reader.read()!

@@ -11,6 +11,8 @@ public struct LogDirectory: Sendable {
     public var log: String { path + "/events.log" }
     /// The last committed position, replaced atomically after each commit.
     public var head: String { path + "/events.head" }
+    /// The data keys (`KeyTable`), replaced atomically when keys are added or destroyed.
+    public var keys: String { path + "/keys.sealed" }
     /// Held with `flock` by the one writer.
     public var lock: String { path + "/events.lock" }
 }

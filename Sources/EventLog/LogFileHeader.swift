@@ -1,4 +1,5 @@
 import BinaryCoding
+
 /// The 32 bytes at the start of the log file: magic, format version and vault id.
 struct LogFileHeader {
     var version: UInt16 = LogFormat.version
@@ -29,7 +30,7 @@ struct LogFileHeader {
             guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw.prefix(28))) == crc else {
                 throw EventLogError.damaged(path: path, offset: 0, defect: .headerChecksumMismatch)
             }
-            guard version == LogFormat.version else {
+            guard LogFormat.readableVersions.contains(version) else {
                 throw EventLogError.unsupportedFormat(path: path, version: version)
             }
             return LogFileHeader(version: version, vaultID: vaultID)

@@ -1,8 +1,12 @@
 /// The constants of the log's on-disk format. The grammar they belong to is in docs/log-format.md;
 /// change one only together with that document and a new format version.
 enum LogFormat {
-    /// Version written into the file header and every frame.
-    static let version: UInt16 = 1
+    /// Version written into the file header of a new log and into every frame it gets.
+    /// Version 1 logs (written before per-label data keys) hold only audit-key frames; they are
+    /// read as they are and upgraded to version 2 by the vault when it first writes.
+    static let version: UInt16 = 2
+    /// Versions this build reads.
+    static let readableVersions: ClosedRange<UInt16> = 1...2
 
     /// `"HVLOG\0\r\n"`: the NUL and CR LF catch text-mode mangling, as PNG's signature does.
     static let fileMagic: [UInt8] = [0x48, 0x56, 0x4C, 0x4F, 0x47, 0x00, 0x0D, 0x0A]
@@ -32,9 +36,10 @@ enum LogFormat {
     /// The largest plaintext one frame can carry.
     static var maxPlaintextLength: Int { Int(maxPayloadLength) - tagSize }
 
-    /// Key id of the vault's main data key (derived from the master key). Other ids are reserved
-    /// for per-category keys, so that a category can be erased by destroying its key.
-    static let mainDataKeyID: UInt32 = 1
+    /// Key id of the audit key, derived from the master key and never destroyed: every frame of a
+    /// version-1 log, and the frames of events that belong to no label (audit events, the string
+    /// and source definitions) in version 2. Ids from `KeyTable.firstID` on are the key table's.
+    static let auditKeyID: UInt32 = 1
 
     /// `crypto_kdf` contexts of the master key's subkeys: frame keys (subkey id = key id) and the
     /// head record's MAC key (subkey id 1).

@@ -1,5 +1,6 @@
 import BinaryCoding
-/// One authenticated, decrypted frame as a reader delivers it.
+/// One frame as a reader delivers it: authenticated and decrypted, or, when its key was
+/// destroyed (`isErased`), in its place in the chain with no events to give.
 public struct LogFrame: Sendable {
     /// Frame number (1-based).
     public let sequence: UInt64
@@ -13,12 +14,18 @@ public struct LogFrame: Sendable {
     public let position: LogPosition
     /// The chain hash this frame's header links to.
     let previousHash: [UInt8]
+    /// The key the frame is sealed with (`LogFormat.auditKeyID` or a key table id).
+    public let keyID: UInt32
+    /// Whether the frame's key was destroyed: its ciphertext is chained but can never be read.
+    public let isErased: Bool
+    /// Events the header counts, readable or not.
+    public let headerEventCount: Int
 
     let plaintext: [UInt8]
     /// Start and end of each event's bytes in `plaintext`.
     let eventRanges: [Range<Int>]
 
-    /// Number of events in the frame.
+    /// Number of events the frame gives (none when it is erased).
     public var eventCount: Int { eventRanges.count }
 
     /// Size of the frame on disk, header and tag included.

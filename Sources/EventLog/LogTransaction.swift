@@ -2,7 +2,8 @@
 /// commits it, or not at all. Made by `EventLog.beginTransaction()`.
 public struct LogTransaction {
     let log: ObjectIdentifier
-    var pending = EventBatch()
+    /// Events not yet written, by the key that will seal them.
+    var batches: [UInt32: EventBatch] = [:]
 
     init(log: ObjectIdentifier) {
         self.log = log

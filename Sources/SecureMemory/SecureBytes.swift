@@ -19,13 +19,9 @@ public final class SecureBytes: @unchecked Sendable {
         }
         self.pointer = raw
         self.count = count
-        do {
-            try initialize(UnsafeMutableRawBufferPointer(start: raw, count: count))
-        } catch {
-            sodium_memzero(raw, Swift.max(count, 1))
-            sodium_free(raw)
-            throw error
-        }
+        // Every stored property is set: if `initialize` throws, Swift runs `deinit`, which zeroes
+        // and frees the memory (freeing it here as well would free it twice).
+        try initialize(UnsafeMutableRawBufferPointer(start: raw, count: count))
     }
 
     /// Fresh random secret bytes from the system's CSPRNG.

@@ -1,0 +1,207 @@
+import BinaryCoding
+import SecureMemory
+
+/// The log's data keys beyond the audit key: one random key per label (the vault's labels name a
+/// category and a month), kept in `keys.sealed` under a key derived from the master key.
+///
+/// A data key is never derived from the master key: destroying its entry (a tombstone, which
+/// keeps the label, the time and the erasure's id but not the key) makes every frame sealed
+/// under it unreadable for good, whoever later learns the passphrase. The chain still verifies,
+/// because it hashes ciphertext.
+///
+/// Layout (docs/log-format.md, "Key table"): magic `"HVKEYS\r\n"`(8) version(2) reserved(2)
+/// vaultID(16) nonce(24) plaintextLength(4), then the XChaCha20-Poly1305 ciphertext of the entries
+/// with its tag; every header byte is associated data. The plaintext is `nextID`(4) `count`(4)
+/// and per entry: id(4) state(1: live, 2: erased) labelLength(2) label, then for a live entry
+/// its key(32), for an erased one erasedAt(8, ms since 1970) eraseID(8).
+struct KeyTable {
+    static let magic: [UInt8] = Array("HVKEYS\r\n".utf8)
+    static let version: UInt16 = 1
+    static let headerSize = 8 + 2 + 2 + 16 + 24 + 4
+    static let keyContext: StaticString = "hvkeytab"
+    /// Larger files are refused before anything is allocated (a million entries fit).
+    static let maximumSize = 64 << 20
+    /// Ids below this are derived keys (1 is the audit key); table ids start here.
+    static let firstID: UInt32 = 2
+
+    enum State {
+        case live(SecretKey)
+        case erased(at: Int64, eraseID: [UInt8])
+    }
+
+    struct Entry {
+        var id: UInt32
+        var label: [UInt8]
+        var state: State
+
+        var key: SecretKey? {
+            if case .live(let key) = state { return key }
+            return nil
+        }
+    }
+
+    private(set) var entries: [Entry] = []
+    private(set) var nextID: UInt32 = firstID
+    /// Index in `entries` of each label's live key.
+    private var liveByLabel: [[UInt8]: Int] = [:]
+
+    init() {}
+
+    /// The live key for `label`, if there is one.
+    func liveEntry(for label: [UInt8]) -> Entry? {
+        liveByLabel[label].map { entries[$0] }
+    }
+
+    /// Adds a fresh random key for `label` and returns its id.
+    mutating func addKey(for label: [UInt8]) -> UInt32 {
+        let id = nextID
+        nextID += 1
+        liveByLabel[label] = entries.count
+        entries.append(Entry(id: id, label: label, state: .live(SecretKey.random())))
+        return id
+    }
+
+    /// Destroys the keys of `ids`: their entries become tombstones.
+    mutating func erase(ids: Set<UInt32>, at milliseconds: Int64, eraseID: [UInt8]) {
+        for index in entries.indices where ids.contains(entries[index].id) {
+            if entries[index].key != nil { liveByLabel[entries[index].label] = nil }
+            entries[index].state = .erased(at: milliseconds, eraseID: eraseID)
+        }
+    }
+
+    // MARK: File
+
+    /// Seals the table for `vaultID` under the table key.
+    func sealed(vaultID: [UInt8], tableKey: SecretKey) -> [UInt8] {
+        let plaintext = SecureBytes(count: plaintextSize) { out in write(into: out) }
+        let nonce = Sodium.randomBytes(LogFormat.nonceSize)
+        var header = ByteWriter(capacity: Self.headerSize)
+        header.write(Self.magic)
+        header.write(Self.version)
+        header.write(UInt16(0))
+        header.write(vaultID)
+        header.write(nonce)
+        header.write(UInt32(plaintext.count))
+        var file = header.bytes + [UInt8](repeating: 0, count: plaintext.count + LogFormat.tagSize)
+        file.withUnsafeMutableBytes { out in
+            plaintext.withUnsafeBytes { plain in
+                nonce.withUnsafeBytes { n in
+                    FrameCipher.seal(plain, header: UnsafeRawBufferPointer(rebasing: out.prefix(Self.headerSize)), nonce: n, key: tableKey,
+                                     into: UnsafeMutableRawBufferPointer(rebasing: out[Self.headerSize...]))
+                }
+            }
+        }
+        return file
+    }
+
+    /// Opens a sealed table; the error names `path` and what is wrong.
+    static func open(_ bytes: [UInt8], vaultID: [UInt8], tableKey: SecretKey, path: String) throws -> KeyTable {
+        func damaged(_ reason: String) -> EventLogError { .keyTableInvalid(path: path, reason: reason) }
+        guard bytes.count >= headerSize + LogFormat.tagSize else { throw damaged("truncated") }
+        guard Array(bytes.prefix(8)) == magic else { throw damaged("not a key table") }
+        let header = bytes.withUnsafeBytes { KeyTableHeader($0) }
+        guard header.version == version else { throw damaged("format version \(header.version) is not supported by this build") }
+        guard header.vaultID == vaultID else { throw damaged("belongs to another vault") }
+        guard Int(header.length) + headerSize + LogFormat.tagSize == bytes.count else { throw damaged("truncated") }
+        var table: KeyTable?
+        var malformed = false
+        try bytes.withUnsafeBytes { raw in
+            let plaintext = try SecureBytes(count: Int(header.length)) { out in
+                let ok = header.nonce.withUnsafeBytes { n in
+                    FrameCipher.open(UnsafeRawBufferPointer(rebasing: raw[headerSize...]), header: UnsafeRawBufferPointer(rebasing: raw.prefix(headerSize)),
+                                     nonce: n, key: tableKey, into: out)
+                }
+                guard ok else { throw damaged("fails authentication") }
+            }
+            plaintext.withUnsafeBytes { plain in
+                table = KeyTable(parsing: plain)
+                malformed = table == nil
+            }
+        }
+        guard !malformed, let table else { throw damaged("malformed entries") }
+        return table
+    }
+
+    private var plaintextSize: Int {
+        entries.reduce(8) { size, entry in
+            size + 4 + 1 + 2 + entry.label.count + (entry.key != nil ? SecretKey.byteCount : 16)
+        }
+    }
+
+    private func write(into out: UnsafeMutableRawBufferPointer) {
+        var offset = 0
+        func put<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { out.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            offset += MemoryLayout<T>.size
+        }
+        func put(_ bytes: UnsafeRawBufferPointer) {
+            if bytes.count > 0 { out.baseAddress!.advanced(by: offset).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+            offset += bytes.count
+        }
+        put(nextID)
+        put(UInt32(entries.count))
+        for entry in entries {
+            put(entry.id)
+            switch entry.state {
+            case .live(let key):
+                put(UInt8(1))
+                put(UInt16(entry.label.count))
+                entry.label.withUnsafeBytes { put($0) }
+                key.withUnsafeBytes { put($0) }
+            case .erased(let at, let eraseID):
+                put(UInt8(2))
+                put(UInt16(entry.label.count))
+                entry.label.withUnsafeBytes { put($0) }
+                put(at)
+                eraseID.withUnsafeBytes { put($0) }
+            }
+        }
+        precondition(offset == out.count, "key table size computed wrongly")
+    }
+
+    /// Parses the plaintext; nil unless it is exactly a well-formed table.
+    private init?(parsing plain: UnsafeRawBufferPointer) {
+        var reader = ByteReader(plain)
+        guard let next: UInt32 = reader.read(), let count: UInt32 = reader.read(), next >= Self.firstID,
+              UInt64(count) <= UInt64(plain.count / 7) else { return nil }
+        nextID = next
+        var seen = Set<UInt32>()
+        for _ in 0..<count {
+            guard let id: UInt32 = reader.read(), id >= Self.firstID, id < next, seen.insert(id).inserted,
+                  let state: UInt8 = reader.read(), let labelLength: UInt16 = reader.read(),
+                  let label = reader.readBytes(Int(labelLength)) else { return nil }
+            switch state {
+            case 1:
+                guard reader.remaining >= SecretKey.byteCount, liveByLabel[label] == nil else { return nil }
+                let key = SecretKey(SecureBytes(copying: UnsafeRawBufferPointer(rebasing: plain[reader.offset..<reader.offset + SecretKey.byteCount])))
+                reader.skip(SecretKey.byteCount)
+                liveByLabel[label] = entries.count
+                entries.append(Entry(id: id, label: label, state: .live(key)))
+            case 2:
+                guard let at: Int64 = reader.read(), let eraseID = reader.readBytes(8) else { return nil }
+                entries.append(Entry(id: id, label: label, state: .erased(at: at, eraseID: eraseID)))
+            default:
+                return nil
+            }
+        }
+        guard reader.remaining == 0 else { return nil }
+    }
+}
+
+/// The fixed fields of a key table's header, read without copying the rest.
+private struct KeyTableHeader {
+    var version: UInt16
+    var vaultID: [UInt8]
+    var nonce: [UInt8]
+    var length: UInt32
+
+    init(_ raw: UnsafeRawBufferPointer) {
+        var reader = ByteReader(raw)
+        _ = reader.readBytes(8)
+        version = reader.read()!
+        _ = reader.read(UInt16.self)
+        vaultID = reader.readBytes(LogFormat.vaultIDSize)!
+        nonce = reader.readBytes(LogFormat.nonceSize)!
+        length = reader.read()!
+    }
+}
