@@ -51,7 +51,8 @@ let package = Package(
         .target(name: "ResearchBundle", dependencies: ["BinaryCoding", "Envelope", "EventLog", "SecureMemory"]),
         // The facade: lifecycle, import sessions, consent, exports, projection orchestration.
         .target(name: "Vault", dependencies: [
-            "EventLog", "SecureMemory", "HealthModel", "VaultEvents", "Importers", "ResearchBundle", "Projections", "Envelope",
+            "BinaryCoding", "EventLog", "SecureMemory", "HealthModel", "VaultEvents", "Importers", "ResearchBundle", "Projections",
+            "Envelope",
         ]),
         // Realistic synthetic Apple Health exports for tests, the demo and the benchmarks.
         .target(name: "SyntheticHealth", dependencies: ["HealthModel", "ZIPFoundation"]),

@@ -107,6 +107,8 @@ public final class EventLog {
         let file = try fileSystem.open(names.log, mode: .createNew)
         try LogFileHeader(vaultID: vaultID).encoded().withUnsafeBytes { try file.write(at: 0, $0) }
         try file.fullSync()
+        // Every version-2 log has its key table, empty at first: a missing one is damage.
+        try fileSystem.replaceAtomically(names.keys, with: KeyTable().sealed(vaultID: vaultID, tableKey: keyring.tableKey))
         let start = genesis(vaultID: vaultID)
         let head = HeadRecord(vaultID: vaultID, committed: start, lastFrameOffset: 0)
         try fileSystem.replaceAtomically(names.head, with: head.encoded(key: keyring.headKey))
@@ -139,6 +141,14 @@ public final class EventLog {
             try log.recover(head: state.head)
         }
         return log
+    }
+
+    /// The format version in the file header of the log in `directory` (nothing else is read).
+    public static func formatVersion(in directory: String, fileSystem: any FileSystem = POSIXFileSystem()) throws -> UInt16 {
+        let names = LogDirectory(directory)
+        guard fileSystem.exists(names.log) else { throw EventLogError.notFound(path: names.log) }
+        let file = try fileSystem.open(names.log, mode: .readOnly)
+        return try LogFileHeader.decode(try file.readBytes(at: 0, count: LogFormat.fileHeaderSize), path: names.log).version
     }
 
     /// Takes the writer lock of the log in `directory` for work outside the log that must not
@@ -225,7 +235,7 @@ public final class EventLog {
         }
         // The key table is replaced before the head of the commit that first uses a new key, so
         // read after the head it holds every key the frames up to the head need.
-        let keyTable = try loadKeyTable(names, vaultID: header.vaultID, tableKey: keyring.tableKey, fileSystem: fileSystem)
+        let keyTable = try loadKeyTable(names, version: header.version, vaultID: header.vaultID, tableKey: keyring.tableKey, fileSystem: fileSystem)
         keyring.use(keyTable)
         let fileSize = try file.size()
         let reader = FrameReader(file: file, path: names.log, vaultID: header.vaultID, keyring: keyring)
@@ -292,9 +302,12 @@ public final class EventLog {
                               keyTable: keyTable, scan: result)
     }
 
-    /// The key table of the log in `names`; empty when there is none yet.
-    private static func loadKeyTable(_ names: LogDirectory, vaultID: [UInt8], tableKey: SecretKey, fileSystem: any FileSystem) throws -> KeyTable {
-        guard let bytes = try fileSystem.readFileIfPresent(names.keys, limit: KeyTable.maximumSize + 1) else { return KeyTable() }
+    /// The key table of the log in `names` (a version-1 log has none).
+    private static func loadKeyTable(_ names: LogDirectory, version: UInt16, vaultID: [UInt8], tableKey: SecretKey, fileSystem: any FileSystem) throws -> KeyTable {
+        guard let bytes = try fileSystem.readFileIfPresent(names.keys, limit: KeyTable.maximumSize + 1) else {
+            guard version < 2 else { throw EventLogError.keyTableInvalid(path: names.keys, reason: "missing") }
+            return KeyTable()
+        }
         guard bytes.count <= KeyTable.maximumSize else { throw EventLogError.keyTableInvalid(path: names.keys, reason: "over \(KeyTable.maximumSize >> 20) MiB") }
         return try KeyTable.open(bytes, vaultID: vaultID, tableKey: tableKey, path: names.keys)
     }
@@ -509,10 +522,43 @@ public final class EventLog {
         savedKeyTable.entries.map { entry in
             switch entry.state {
             case .live: DataKey(id: entry.id, label: entry.label, erasedAt: nil, eraseID: nil)
-            case .erased(let at, let eraseID):
+            case .erased(let at, let eraseID, _):
                 DataKey(id: entry.id, label: entry.label, erasedAt: Date(timeIntervalSince1970: Double(at) / 1000), eraseID: eraseID)
             }
         }
+    }
+
+    /// Erasures whose keys are destroyed but whose audit record is not known to be in the log
+    /// (a crash came between the two): the vault records them, then `confirmErasure`.
+    public var unrecordedErasures: [[UInt8]] { savedKeyTable.unrecordedErasures }
+
+    /// Notes in the key table that erasure `eraseID` is recorded in the log.
+    public func confirmErasure(_ eraseID: [UInt8]) throws {
+        guard mode == .readWrite else { throw EventLogError.readOnly }
+        var table = savedKeyTable
+        table.markRecorded(eraseID: eraseID)
+        try fileSystem.replaceAtomically(directory.keys, with: table.sealed(vaultID: vaultID, tableKey: keyring.tableKey))
+        savedKeyTable = table
+        keyTable = table
+    }
+
+    /// Events in the committed frames sealed with the keys `ids`, counted from the frame headers
+    /// (nothing is decrypted, so destroyed keys count too).
+    public func eventCount(sealedWith ids: Set<UInt32>) throws -> Int {
+        let reader = frameReader
+        let end = committed.offset
+        var offset = genesis.offset
+        var count = 0
+        while offset < end {
+            let located: FrameReader.LocatedHeader
+            switch try reader.readHeader(at: offset, fileSize: end) {
+            case .success(let header): located = header
+            case .failure(let defect): throw EventLogError.damaged(path: directory.log, offset: offset, defect: defect)
+            }
+            if ids.contains(located.header.keyID) { count += Int(located.header.eventCount) }
+            offset = located.end
+        }
+        return count
     }
 
     /// Destroys the keys `ids`: the table is replaced (new file synced, renamed over the old,

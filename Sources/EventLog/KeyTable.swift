@@ -13,7 +13,8 @@ import SecureMemory
 /// vaultID(16) nonce(24) plaintextLength(4), then the XChaCha20-Poly1305 ciphertext of the entries
 /// with its tag; every header byte is associated data. The plaintext is `nextID`(4) `count`(4)
 /// and per entry: id(4) state(1: live, 2: erased) labelLength(2) label, then for a live entry
-/// its key(32), for an erased one erasedAt(8, ms since 1970) eraseID(8).
+/// its key(32), for an erased one erasedAt(8, ms since 1970) eraseID(8) recorded(1: whether the
+/// erasure's audit event is committed to the log).
 struct KeyTable {
     static let magic: [UInt8] = Array("HVKEYS\r\n".utf8)
     static let version: UInt16 = 1
@@ -26,7 +27,7 @@ struct KeyTable {
 
     enum State {
         case live(SecretKey)
-        case erased(at: Int64, eraseID: [UInt8])
+        case erased(at: Int64, eraseID: [UInt8], recorded: Bool)
     }
 
     struct Entry {
@@ -65,8 +66,26 @@ struct KeyTable {
     mutating func erase(ids: Set<UInt32>, at milliseconds: Int64, eraseID: [UInt8]) {
         for index in entries.indices where ids.contains(entries[index].id) {
             if entries[index].key != nil { liveByLabel[entries[index].label] = nil }
-            entries[index].state = .erased(at: milliseconds, eraseID: eraseID)
+            entries[index].state = .erased(at: milliseconds, eraseID: eraseID, recorded: false)
         }
+    }
+
+    /// Marks the tombstones of erasure `eraseID` as recorded in the log.
+    mutating func markRecorded(eraseID: [UInt8]) {
+        for index in entries.indices {
+            if case .erased(let at, let id, false) = entries[index].state, id == eraseID {
+                entries[index].state = .erased(at: at, eraseID: id, recorded: true)
+            }
+        }
+    }
+
+    /// Erasures whose tombstones are not yet recorded in the log (a crash between the two).
+    var unrecordedErasures: [[UInt8]] {
+        var seen: [[UInt8]] = []
+        for entry in entries {
+            if case .erased(_, let id, false) = entry.state, !seen.contains(id) { seen.append(id) }
+        }
+        return seen
     }
 
     // MARK: File
@@ -124,7 +143,7 @@ struct KeyTable {
 
     private var plaintextSize: Int {
         entries.reduce(8) { size, entry in
-            size + 4 + 1 + 2 + entry.label.count + (entry.key != nil ? SecretKey.byteCount : 16)
+            size + 4 + 1 + 2 + entry.label.count + (entry.key != nil ? SecretKey.byteCount : 17)
         }
     }
 
@@ -148,12 +167,13 @@ struct KeyTable {
                 put(UInt16(entry.label.count))
                 entry.label.withUnsafeBytes { put($0) }
                 key.withUnsafeBytes { put($0) }
-            case .erased(let at, let eraseID):
+            case .erased(let at, let eraseID, let recorded):
                 put(UInt8(2))
                 put(UInt16(entry.label.count))
                 entry.label.withUnsafeBytes { put($0) }
                 put(at)
                 eraseID.withUnsafeBytes { put($0) }
+                put(UInt8(recorded ? 1 : 0))
             }
         }
         precondition(offset == out.count, "key table size computed wrongly")
@@ -178,8 +198,9 @@ struct KeyTable {
                 liveByLabel[label] = entries.count
                 entries.append(Entry(id: id, label: label, state: .live(key)))
             case 2:
-                guard let at: Int64 = reader.read(), let eraseID = reader.readBytes(8) else { return nil }
-                entries.append(Entry(id: id, label: label, state: .erased(at: at, eraseID: eraseID)))
+                guard let at: Int64 = reader.read(), let eraseID = reader.readBytes(8), let recorded: UInt8 = reader.read(),
+                      recorded <= 1 else { return nil }
+                entries.append(Entry(id: id, label: label, state: .erased(at: at, eraseID: eraseID, recorded: recorded == 1)))
             default:
                 return nil
             }

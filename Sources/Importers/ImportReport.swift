@@ -3,6 +3,8 @@ public struct ImportReport: Codable, Equatable, Sendable {
     public var added = 0
     public var duplicates = 0
     public var rejected = 0
+    /// Records refused because their category's month was erased (see `FileImportReport.erased`).
+    public var erased = 0
     public var files: [FileImportReport] = []
 
     public init() {}
@@ -16,6 +18,9 @@ public struct FileImportReport: Codable, Equatable, Sendable {
     public var added = 0
     public var duplicates = 0
     public var rejected = 0
+    /// Records of a category and month that were erased, refused so that erased data does not
+    /// come back (`import --allow-erased` takes them).
+    public var erased = 0
     /// Human-readable notes: rejected records by reason (with where the first one is), missing
     /// route files, repaired values. Never a sample value.
     public var warnings: [String] = []

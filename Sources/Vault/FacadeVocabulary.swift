@@ -13,6 +13,7 @@
 @_exported import struct VaultEvents.IdentityRecord
 @_exported import struct VaultEvents.GoalSetting
 @_exported import struct VaultEvents.UndecodableEvent
+@_exported import struct VaultEvents.ErasureRecord
 
 // What an import reports (Importers).
 @_exported import struct Importers.ImportReport

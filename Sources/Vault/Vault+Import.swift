@@ -9,7 +9,10 @@ extension Vault {
     ///
     /// - Parameter progress: called with the file, bytes read and bytes in all (uncompressed).
     /// - Parameter timeZone: where times written without an offset (companion JSON, CSV) were local.
-    public func importFiles(_ paths: [String], timeZone: TimeZone = .current, progress: @escaping (String, Int64, Int64) -> Void = { _, _, _ in }) throws -> ImportReport {
+    /// - Parameter allowErased: take data of categories and months that were erased (refused and
+    ///   counted as `erased` otherwise).
+    public func importFiles(_ paths: [String], timeZone: TimeZone = .current, allowErased: Bool = false,
+                            progress: @escaping (String, Int64, Int64) -> Void = { _, _, _ in }) throws -> ImportReport {
         // Sized for the vault and the files up front (Apple's XML runs ~400 bytes a record; zips
         // are counted at ten times their size), so the table does not grow with old and new alive.
         let expectedNew = paths.reduce(0) { total, path in
@@ -17,6 +20,8 @@ extension Vault {
             return total + (path.lowercased().hasSuffix(".zip") ? bytes * 10 : bytes) / 400
         }
         let session = try startImportSession(expectingNew: expectedNew)
+        session.erasedLabels = erasedLabels()
+        session.allowErased = allowErased
         var report = ImportReport()
         do {
             for path in paths {
@@ -28,6 +33,7 @@ extension Vault {
                 report.added += file.added
                 report.duplicates += file.duplicates
                 report.rejected += file.rejected
+                report.erased += file.erased
             }
             try session.commit()
         } catch {

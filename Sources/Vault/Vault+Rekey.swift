@@ -17,7 +17,7 @@ extension Vault {
     static let rekeyCommitted = "rekey.ready"
     /// What a committed rekey moves into place, in this order: the keyslot last, so that until
     /// it moves the old passphrase and key still open whatever has not moved yet.
-    static let rekeyFiles = ["events.log", "events.head", identityFileName, "keyslot"]
+    static let rekeyFiles = ["events.log", "keys.sealed", "events.head", identityFileName, "keyslot"]
 
     /// Replaces the master key (and the passphrase with `new`), re-encrypting the log and the
     /// identity under it, and records `masterKeyRotated`. The read models' image, sealed under the
@@ -37,10 +37,7 @@ extension Vault {
         // The log, event by event in its order, as one commit of the new log.
         let newLog = try EventLog.create(in: staging, vaultID: vaultID, masterKey: newKey, fileSystem: fileSystem)
         var transaction = try newLog.beginTransaction()
-        var reader = try vault.log.reader()
-        while let frame = try reader.next() {
-            try frame.forEachEvent { _, bytes in try newLog.append(bytes, to: &transaction) }
-        }
+        try LogRewrite.copy(from: vault.log, into: newLog, transaction: &transaction)
         let (marker, _) = EventEncoder().encode(.masterKeyRotated(at: now))
         try marker.withUnsafeBytes { try newLog.append($0, to: &transaction) }
         try newLog.commit(&transaction)
@@ -55,33 +52,36 @@ extension Vault {
 
         try fileSystem.rename(staging, to: directory + "/" + rekeyCommitted)
         try fileSystem.syncDirectory(directory)
-        try moveCommittedRekey(in: directory, fileSystem: fileSystem)
+        try moveCommitted(directory + "/" + rekeyCommitted, files: rekeyFiles, in: directory, fileSystem: fileSystem)
     }
 
-    /// Finishes a rekey that committed before a crash, and removes one that did not (as a
-    /// writer). Runs before the keyslot is read, under the writer lock.
+    /// Finishes a re-key or a log upgrade that committed before a crash, and removes one that did
+    /// not (as a writer). Runs before the keyslot is read, under the writer lock.
     static func finishInterruptedRekey(in directory: String, writer: Bool, fileSystem: any FileSystem) throws {
-        let committed = directory + "/" + rekeyCommitted
-        let staging = directory + "/" + rekeyStaging
-        guard fileSystem.exists(committed) || (writer && fileSystem.exists(staging)) else { return }
+        let rewrites = [(rekeyStaging, rekeyCommitted, rekeyFiles), (upgradeStaging, upgradeCommitted, upgradeFiles)]
+        guard rewrites.contains(where: { fileSystem.exists(directory + "/" + $0.1) || (writer && fileSystem.exists(directory + "/" + $0.0)) }) else { return }
         let lock = try EventLog.lockForWriting(directory: directory, fileSystem: fileSystem)
         // The lock is released when `lock` is closed, after the work.
         try withExtendedLifetime(lock) {
-            if fileSystem.exists(committed) { try moveCommittedRekey(in: directory, fileSystem: fileSystem) }
-            if fileSystem.exists(staging) { try removeStaging(staging, fileSystem: fileSystem) }
+            for (staging, committed, files) in rewrites {
+                if fileSystem.exists(directory + "/" + committed) {
+                    try moveCommitted(directory + "/" + committed, files: files, in: directory, fileSystem: fileSystem)
+                }
+                if fileSystem.exists(directory + "/" + staging) { try removeStaging(directory + "/" + staging, fileSystem: fileSystem) }
+            }
         }
     }
 
-    /// Removes the read models' image (sealed under the old key: rebuilt on the next open), then
-    /// renames the files of `rekey.ready/` over the vault's, keyslot last, and removes the folder.
-    private static func moveCommittedRekey(in directory: String, fileSystem: any FileSystem) throws {
-        let committed = directory + "/" + rekeyCommitted
+    /// Removes the read models' image (sealed at positions of the old log: rebuilt on the next
+    /// open), then renames `files` of the committed folder over the vault's, in order, and
+    /// removes the folder.
+    static func moveCommitted(_ committed: String, files: [String], in directory: String, fileSystem: any FileSystem) throws {
         let image = directory + "/" + projectionsFileName
         if fileSystem.exists(image) {
             try fileSystem.remove(image)
             try fileSystem.syncDirectory(directory)
         }
-        for name in rekeyFiles where fileSystem.exists(committed + "/" + name) {
+        for name in files where fileSystem.exists(committed + "/" + name) {
             try fileSystem.rename(committed + "/" + name, to: directory + "/" + name)
             // Both folders durable before the next file moves: at most one rename in flight.
             try fileSystem.syncDirectory(directory)
@@ -91,7 +91,7 @@ extension Vault {
     }
 
     /// Removes a staging folder and whatever is in it.
-    private static func removeStaging(_ path: String, fileSystem: any FileSystem) throws {
+    static func removeStaging(_ path: String, fileSystem: any FileSystem) throws {
         guard fileSystem.exists(path) else { return }
         for name in try fileSystem.contentsOfDirectory(path) { try fileSystem.remove(path + "/" + name) }
         try fileSystem.removeDirectory(path)

@@ -26,7 +26,9 @@ public final class Vault {
     public static func keyslotPath(in directory: String) -> String { directory + "/keyslot" }
 
     /// Files a crashed `init` may leave behind without a keyslot; they hold nothing recoverable.
-    static let initLeftovers: Set<String> = ["events.log", "events.head", "events.head.tmp", "events.lock", "keyslot.tmp", identityFileName]
+    static let initLeftovers: Set<String> = [
+        "events.log", "events.head", "events.head.tmp", "events.lock", "keys.sealed", "keys.sealed.tmp", "keyslot.tmp", identityFileName,
+    ]
 
     /// Whether `name` is something a crashed `init` may leave (the identity's temporary names too).
     static func isInitLeftover(_ name: String) -> Bool {
@@ -97,8 +99,11 @@ public final class Vault {
             let (masterKey, keyslot) = try unlockReturningKeyslot(directory: directory, passphrase: passphrase, writer: mode == .readWrite,
                                                                   fileSystem: fileSystem)
             do {
+                if mode == .readWrite { try upgradeIfNeeded(in: directory, masterKey: masterKey, fileSystem: fileSystem) }
                 let log = try EventLog.open(in: directory, masterKey: masterKey, mode: mode, fileSystem: fileSystem)
-                return Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
+                let vault = Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
+                if mode == .readWrite { try vault.finishInterruptedErasure() }
+                return vault
             } catch let error as EventLogError {
                 // A re-key finishing between the unlock and the open (a new log under the old key,
                 // or its keyslot moved meanwhile) is no damage: unlock again.
@@ -164,17 +169,28 @@ public final class Vault {
 
     // MARK: Events
 
-    /// Appends events as one durable commit.
+    /// Appends events as one durable commit: data events under the key of their category and
+    /// month (`DataLabel`), the rest under the audit key.
     @discardableResult
     public func append(_ events: [VaultEvent]) throws -> LogPosition {
         let encoder = try self.encoder()
-        var batch = EventBatch()
-        for event in events {
-            let (bytes, _) = encoder.encode(event)
-            for definition in encoder.takeDefinitions() { try batch.append(definition) }
-            try batch.append(bytes)
+        var transaction = try log.beginTransaction()
+        do {
+            for event in events {
+                let (bytes, _) = encoder.encode(event)
+                for definition in encoder.takeDefinitions() {
+                    try definition.withUnsafeBytes { try log.append($0, to: &transaction) }
+                }
+                let keyID = try DataLabel.of(event).map { try log.keyID(forLabel: $0.bytes) } ?? EventLog.auditKeyID
+                try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
+            }
+            return try log.commit(&transaction)
+        } catch {
+            try? log.rollback(&transaction)
+            // The encoder assigned ids that never reached the log.
+            cachedEncoder = nil
+            throw error
         }
-        return try log.append(batch)
     }
 
     /// Every event in the log, in order, with its log-wide index (definitions are not events).
@@ -194,7 +210,7 @@ public final class Vault {
     /// Kinds of audit events (all below 128, so one varint byte). They use no interned strings.
     static let auditKinds: Set<UInt8> = Set([
         EventCoding.Kind.vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
-        .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated,
+        .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased,
     ].map { UInt8($0.rawValue) })
 
     /// Calls `body` with every event of the log, in order.

@@ -38,6 +38,8 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownCategory(name: String)
     /// A grant with a data period that ends before it starts, or other bad terms.
     case invalidConsent(reason: String)
+    /// `erase` with terms that cannot be met (a range that ends before it starts).
+    case invalidErasure(reason: String)
     /// `export` with no consent in force for the recipient.
     case noConsentInForce(recipient: String)
 
@@ -77,7 +79,7 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(path): \(reason)"
         case .unknownCategory(let name):
             "unknown category '\(name)'; categories: \(HealthCategory.allCases.map(\.rawValue).joined(separator: ", "))"
-        case .invalidConsent(let reason):
+        case .invalidConsent(let reason), .invalidErasure(let reason):
             reason
         case .noConsentInForce(let recipient):
             "no consent is in force for '\(recipient)' (never granted, revoked or expired); nothing was exported"

@@ -32,6 +32,7 @@ package enum EventCoding {
         case exportPerformed = 18
         case identityRecorded = 19
         case masterKeyRotated = 20
+        case erased = 21
     }
 
     /// Seconds of 2001-01-01T00:00:00Z (Apple's reference date): timestamps are stored relative to it.

@@ -84,6 +84,13 @@ package final class EventDecoder {
             event = .identityRecorded(IdentityRecord(at: at, reason: reason, signingKey: Array(signing), encryptionKey: Array(encryption)))
         case .masterKeyRotated:
             event = .masterKeyRotated(at: try r.date())
+        case .erased:
+            let at = try r.date(), eraseID = try r.string()
+            var labels: [String] = []
+            for _ in 0..<(try r.count()) { labels.append(try r.string()) }
+            let n = try r.varint()
+            guard n <= UInt64(Int.max) else { throw r.fail("number out of range") }
+            event = .erased(ErasureRecord(at: at, eraseID: eraseID, labels: labels, events: Int(n)))
         case .exportPerformed:
             let at = try r.date(), recipient = try r.string()
             var ids: [String] = []

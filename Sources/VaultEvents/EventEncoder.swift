@@ -165,6 +165,14 @@ package final class EventEncoder {
             var w = EventWriter(kind: .masterKeyRotated)
             w.date(at)
             return w
+        case .erased(let e):
+            var w = EventWriter(kind: .erased)
+            w.date(e.at)
+            w.string(e.eraseID)
+            w.varint(e.labels.count)
+            for label in e.labels { w.string(label) }
+            w.varint(e.events)
+            return w
         case .exportPerformed(let e):
             var w = EventWriter(kind: .exportPerformed)
             w.date(e.at)

@@ -13,7 +13,7 @@ package enum EventIdentity {
         do {
             switch kind {
             case .defineString, .defineSource, .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
-                 .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated:
+                 .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased:
                 return nil
             case .route, .activitySummary, .characteristics, .genericRecord:
                 return bytes.count

@@ -40,6 +40,8 @@ public enum VaultEvent: Equatable, Sendable {
     case identityRecorded(IdentityRecord)
     /// The master key was replaced and the log re-encrypted under it (`passwd --rekey`).
     case masterKeyRotated(at: Date)
+    /// Data keys were destroyed: those categories' months are gone for good (`vaultctl erase`).
+    case erased(ErasureRecord)
 
     /// The kind name used in the audit trail (`history --json`).
     public var kind: String {
@@ -55,6 +57,7 @@ public enum VaultEvent: Equatable, Sendable {
         case .exportPerformed: "export"
         case .identityRecorded: "identity"
         case .masterKeyRotated: "rekey"
+        case .erased: "erase"
         case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .genericRecord: "data"
         }
     }
@@ -73,6 +76,7 @@ public enum VaultEvent: Equatable, Sendable {
         case .consentGranted(let g): g.at
         case .consentRevoked(let r): r.at
         case .exportPerformed(let e): e.at
+        case .erased(let e): e.at
         default: nil
         }
     }

@@ -118,6 +118,7 @@ extension Vaultctl {
                 ["recipient": e.recipient, "consents": e.consentIDs.joined(separator: ","), "bundleHash": e.bundleHash,
                  "counts": e.counts.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")]
             case .identityRecorded(let i): ["reason": i.reason.rawValue, "fingerprint": i.fingerprint]
+            case .erased(let e): ["categories": e.categories.joined(separator: ","), "months": e.months.joined(separator: ","), "events": "\(e.events)"]
             default: [:]
             }
         }

@@ -15,6 +15,9 @@ extension Vaultctl {
         @Flag(help: "Print one JSON document on stdout.")
         var json = false
 
+        @Flag(help: "Take data of categories and months that were erased (refused and counted as erased otherwise).")
+        var allowErased = false
+
         struct Failure: Encodable { var error: String; var file: String }
 
         func execute() throws {
@@ -33,7 +36,7 @@ extension Vaultctl {
         private func importFiles() throws {
             let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
             let bar = ProgressBar()
-            let report = try opened.importFiles(files) { file, done, total in bar.update(label: (file as NSString).lastPathComponent, done: done, total: total) }
+            let report = try opened.importFiles(files, allowErased: allowErased) { file, done, total in bar.update(label: (file as NSString).lastPathComponent, done: done, total: total) }
             bar.finish()
             // The samples are committed; bring the read models up to date so the next read is fast.
             vault.reportProjectionNotice(of: opened, warning: opened.refreshProjections())
@@ -42,11 +45,12 @@ extension Vaultctl {
                 return
             }
             for file in report.files {
-                Console.print("\(file.path): added \(file.added), duplicates \(file.duplicates), rejected \(file.rejected) (\(file.format))")
+                let erased = file.erased > 0 ? ", erased \(file.erased) (of erased months; --allow-erased takes them)" : ""
+                Console.print("\(file.path): added \(file.added), duplicates \(file.duplicates), rejected \(file.rejected)\(erased) (\(file.format))")
                 for warning in file.warnings { Console.note("warning: \(file.path): \(warning)") }
             }
             if report.files.count > 1 {
-                Console.print("total: added \(report.added), duplicates \(report.duplicates), rejected \(report.rejected)")
+                Console.print("total: added \(report.added), duplicates \(report.duplicates), rejected \(report.rejected)" + (report.erased > 0 ? ", erased \(report.erased)" : ""))
             }
         }
     }

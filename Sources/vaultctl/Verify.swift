@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Vault
 
 extension Vaultctl {
@@ -15,21 +16,43 @@ extension Vaultctl {
             var ok: Bool
             var frames: Int
             var events: UInt64
+            var erasedFrames: Int
+            var erasedEvents: UInt64
+            var erasures: [Erasure]
             var problems: [String]
             var warnings: [String]
         }
 
+        /// An erasure as the audit trail records it: not damage.
+        struct Erasure: Encodable {
+            var at: String
+            var by: String
+            var categories: [String]
+            var months: [String]
+            var events: Int
+        }
+
         func execute() throws {
-            let report = try Vault.verify(at: vault.directory, passphrase: try vault.passphrase())
+            let passphrase = try vault.passphrase()
+            let report = try Vault.verify(at: vault.directory, passphrase: passphrase)
             let warnings = report.tornTail.map { ["\($0); the next write cuts it away"] } ?? []
+            let iso = ISO8601DateFormatter()
+            let erasures = report.isOK
+                ? try Vault.open(at: vault.directory, passphrase: passphrase).consentLedger().erasures.map { e in
+                    Erasure(at: iso.string(from: e.at), by: "the vault's owner (vaultctl erase)", categories: e.categories, months: e.months, events: e.events)
+                } : []
             if json {
                 try Console.json(Output(
-                    ok: report.isOK, frames: report.frames, events: report.events,
-                    problems: report.problems, warnings: warnings))
+                    ok: report.isOK, frames: report.frames, events: report.events, erasedFrames: report.erasedFrames,
+                    erasedEvents: report.erasedEvents, erasures: erasures, problems: report.problems, warnings: warnings))
             } else {
                 for warning in warnings { Console.note("warning: \(warning)") }
                 if report.isOK {
-                    Console.print("ok: \(report.frames) frames, \(report.events) events, chain and head record consistent")
+                    let erased = report.erasedFrames > 0 ? " (\(report.erasedFrames) of them erased, \(report.erasedEvents) events: not damage)" : ""
+                    Console.print("ok: \(report.frames) frames\(erased), \(report.events) events, chain and head record consistent")
+                    for e in erasures {
+                        Console.print("erased at \(e.at) by \(e.by): \(e.categories.joined(separator: ",")) for \(e.months.joined(separator: ",")), \(e.events) events")
+                    }
                 } else {
                     for problem in report.problems { Console.error(problem) }
                 }

@@ -16,23 +16,25 @@ import VaultTestSupport
         let dedup = try ExternalDeduplicator(directory: dir.path, existing: Array(Set(existing.prefix(1000))).sorted(), runLength: 97)
         for h in existing.dropFirst(1000) { try dedup.addExisting(hash: h) }
         var known = Set(existing)
-        var expected: [[UInt8]] = []
+        var expected: [(UInt32, [UInt8])] = []
         var expectedDuplicates = 0
         for i in 0..<4000 {
             let h = UInt64.random(in: 1...9000, using: &generator)
             let nested = i % 13 == 0
             let bytes = withUnsafeBytes(of: UInt64(i)) { Array($0) }
-            try dedup.add(hash: h, nested: nested, bytes: bytes)
-            if known.insert(h).inserted { expected.append(bytes) } else if !nested { expectedDuplicates += 1 }
+            // Each event keeps the key it was set aside with.
+            let keyID = UInt32(2 + i % 5)
+            try dedup.add(hash: h, nested: nested, keyID: keyID, bytes: bytes)
+            if known.insert(h).inserted { expected.append((keyID, bytes)) } else if !nested { expectedDuplicates += 1 }
         }
-        var appended: [[UInt8]] = []
-        let (added, duplicates) = try dedup.resolve { appended.append($0) }
-        #expect(appended == expected)
+        var appended: [(UInt32, [UInt8])] = []
+        let (added, duplicates) = try dedup.resolve { appended.append(($0, $1)) }
+        #expect(appended.map(\.0) == expected.map(\.0) && appended.map(\.1) == expected.map(\.1))
         #expect(added == expected.count && duplicates == expectedDuplicates)
         // What was added now counts as existing for the next file.
-        try dedup.add(hash: known.first!, nested: false, bytes: [1])
+        try dedup.add(hash: known.first!, nested: false, keyID: 2, bytes: [1])
         var again: [[UInt8]] = []
-        #expect(try dedup.resolve { again.append($0) } == (0, 1))
+        #expect(try dedup.resolve { again.append($1) } == (0, 1))
     }
 
     private func importAll(_ files: [String], budget: Int?) throws -> (reports: [ImportReport], events: [VaultEvent], external: Bool) {

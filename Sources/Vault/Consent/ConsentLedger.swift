@@ -14,6 +14,8 @@ public struct ConsentLedger: Sendable {
     public private(set) var identities: [IdentityRecord] = []
     /// How many bundles were exported (each signed by the identity of its day).
     public private(set) var exportCount = 0
+    /// Every erasure, oldest first.
+    public private(set) var erasures: [ErasureRecord] = []
 
     public enum Change: Hashable, Sendable {
         case granted(ConsentGrant)
@@ -28,6 +30,7 @@ public struct ConsentLedger: Sendable {
         case .consentGranted(let g): changes.append(.granted(g))
         case .consentRevoked(let r): changes.append(.revoked(r))
         case .identityRecorded(let i): identities.append(i)
+        case .erased(let e): erasures.append(e)
         case .exportPerformed: exportCount += 1
         default: break
         }

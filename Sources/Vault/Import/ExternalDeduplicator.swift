@@ -1,3 +1,4 @@
+import BinaryCoding
 import EventLog
 
 /// Exact deduplication in bounded memory, for imports too large to keep every identity in
@@ -57,11 +58,16 @@ final class ExternalDeduplicator {
         existingRuns.append(run)
     }
 
-    /// Sets an event aside, with its identity hash, until `resolve`.
-    func add(hash: UInt64, nested isNested: Bool, bytes: [UInt8]) throws {
+    /// Sets an event aside, with its identity hash and the key it is to be sealed with, until
+    /// `resolve`.
+    func add(hash: UInt64, nested isNested: Bool, keyID: UInt32, bytes: [UInt8]) throws {
         buffer.append((hash, spilled))
         if isNested { nested.insert(Int(spilled)) }
-        try spill.append(bytes)
+        var record = [UInt8]()
+        record.reserveCapacity(4 + bytes.count)
+        withUnsafeBytes(of: keyID.littleEndian) { record.append(contentsOf: $0) }
+        record.append(contentsOf: bytes)
+        try spill.append(record)
         spilled += 1
         if buffer.count >= runLength { try writeRun() }
     }
@@ -84,7 +90,7 @@ final class ExternalDeduplicator {
     /// Decides which spilled events are new (not in the vault, first of their identity in this
     /// command) and hands those to `append` in their original order. Returns the counts; nested
     /// duplicates (records repeated inside correlations) are not counted.
-    func resolve(append: ([UInt8]) throws -> Void) throws -> (added: Int, duplicates: Int) {
+    func resolve(append: (UInt32, [UInt8]) throws -> Void) throws -> (added: Int, duplicates: Int) {
         try flushExisting()
         try writeRun()
         var keep = BitSet()
@@ -112,7 +118,7 @@ final class ExternalDeduplicator {
         var sequence = 0
         try spill.forEachRecord { bytes in
             if keep.contains(sequence) {
-                try append(Array(bytes))
+                try append(UInt32(littleEndianBytes: bytes.prefix(4))!, Array(bytes.dropFirst(4)))
                 added += 1
             } else if !nested.contains(sequence) {
                 duplicates += 1

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import HealthModel
 import Importers
 import VaultEvents
 
@@ -23,8 +24,14 @@ final class ImportSession: ImportSink {
     private(set) var file = FileImportReport(path: "", format: "")
     /// Samples of types kept under `other`, by type, for the file's warning.
     private var otherTypes: [String: Int] = [:]
-    /// The last sample type seen and whether it is `other` (exports come in runs of one type).
-    private var lastType = ("", false)
+    /// The last sample type seen and its category (exports come in runs of one type).
+    private var lastType = (type: "", category: HealthCategory.other)
+    /// The data key of each category and month met so far.
+    private var keyIDs: [DataLabel: UInt32] = [:]
+    /// Categories and months whose keys were destroyed: their data is refused (counted as
+    /// erased) unless `allowErased`, so that importing an old export again does not bring it back.
+    var erasedLabels: Set<DataLabel> = []
+    var allowErased = false
 
     init(log: EventLog, encoder: EventEncoder, expected: Int, scratchDirectory: String, memoryBudgetSlots: Int) throws {
         self.log = log
@@ -65,10 +72,19 @@ final class ImportSession: ImportSink {
     /// Adds an event unless the vault already has it. Records nested in a correlation that are
     /// already present (as they are: the export repeats them at top level) are not counted.
     func add(_ event: VaultEvent, nested: Bool = false) throws {
+        let label: DataLabel?
         if case .sample(let sample) = event {
-            if sample.type != lastType.0 { lastType = (sample.type, sample.category == .other) }
-            if lastType.1 { otherTypes[sample.type, default: 0] += 1 }
+            if sample.type != lastType.type { lastType = (sample.type, sample.category) }
+            if lastType.category == .other { otherTypes[sample.type, default: 0] += 1 }
+            label = DataLabel(category: lastType.category, month: DataLabel.month(of: sample.start))
+        } else {
+            label = DataLabel.of(event)
         }
+        if let label, !allowErased, erasedLabels.contains(label) {
+            if !nested { file.erased += 1 }
+            return
+        }
+        let keyID = try label.map(keyID(for:)) ?? EventLog.auditKeyID
         var writer = encoder.encodeIdentity(event)
         if !event.isAudit {
             if external == nil && identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
@@ -77,7 +93,7 @@ final class ImportSession: ImportSink {
                 let hash = writer.bytes.withUnsafeBytes { identities.hash($0) }
                 encoder.encodeRest(event, into: &writer)
                 try flushDefinitions()
-                try external.add(hash: hash, nested: nested, bytes: writer.bytes)
+                try external.add(hash: hash, nested: nested, keyID: keyID, bytes: writer.bytes)
                 return
             }
             let isNew = writer.bytes.withUnsafeBytes { identities.insert($0) }
@@ -92,7 +108,14 @@ final class ImportSession: ImportSink {
         // Definitions go out before the event that needs them, and whatever happens to it:
         // the encoder has assigned their ids.
         try flushDefinitions()
-        try writer.bytes.withUnsafeBytes { try log.append($0, to: &transaction) }
+        try writer.bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
+    }
+
+    private func keyID(for label: DataLabel) throws -> UInt32 {
+        if let id = keyIDs[label] { return id }
+        let id = try log.keyID(forLabel: label.bytes)
+        keyIDs[label] = id
+        return id
     }
 
     private func flushDefinitions() throws {
@@ -107,8 +130,8 @@ final class ImportSession: ImportSink {
     /// Records the file in the audit trail and returns its report.
     func finishFile(displayName: String) throws -> FileImportReport {
         if let external {
-            let (added, duplicates) = try external.resolve { bytes in
-                try bytes.withUnsafeBytes { try log.append($0, to: &transaction) }
+            let (added, duplicates) = try external.resolve { keyID, bytes in
+                try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
             }
             file.added += added
             file.duplicates += duplicates

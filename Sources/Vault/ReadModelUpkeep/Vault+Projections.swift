@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import Projections
+import SecureMemory
 
 extension Vault {
     /// Name of the sealed read-model image in the vault directory.
@@ -11,6 +12,14 @@ extension Vault {
     static let projectionImageLimit = 1 << 30
 
     var projectionsPath: String { directory + "/" + Self.projectionsFileName }
+
+    /// The key the image is sealed under: the master key until the first erasure, then one
+    /// derived from it per erasure, so that an image written by a process that still held erased
+    /// data (a reader opened before the erase) no longer opens and is rebuilt.
+    var projectionImageKey: SecretKey {
+        let erasures = Set(log.dataKeys.compactMap(\.eraseID)).count
+        return erasures == 0 ? masterKey : masterKey.derive(subkeyID: UInt64(erasures), context: "hverased")
+    }
 
     /// The read models, caught up with everything committed to the log.
     ///
@@ -56,7 +65,7 @@ extension Vault {
             do {
                 try models.withImage { image in
                     try SealedSnapshot.write(image, purpose: Self.projectionsPurpose, position: position, vaultID: log.vaultID,
-                                             masterKey: masterKey, to: projectionsPath, fileSystem: fileSystem)
+                                             masterKey: projectionImageKey, to: projectionsPath, fileSystem: fileSystem)
                 }
             } catch {
                 projectionNotice = "the read-model image could not be saved (\(error)); the next command catches up from the log"
@@ -71,7 +80,7 @@ extension Vault {
         do {
             guard let contents = try SealedSnapshot.read(
                 from: projectionsPath, purpose: Self.projectionsPurpose, vaultID: log.vaultID,
-                masterKey: masterKey, fileSystem: fileSystem, limit: Self.projectionImageLimit) else { return nil }
+                masterKey: projectionImageKey, fileSystem: fileSystem, limit: Self.projectionImageLimit) else { return nil }
             let models = try contents.plaintext.withUnsafeBytes { try ReadModels(image: $0) }
             guard try models.position == contents.position.encoded else {
                 projectionNotice = "the read-model image's position does not match its header; rebuilt it from the log"

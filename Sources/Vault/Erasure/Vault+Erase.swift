@@ -1,0 +1,111 @@
+import EventLog
+import Foundation
+import HealthModel
+import SecureMemory
+import VaultEvents
+
+/// What `erase` destroyed.
+public struct ErasureSummary: Equatable, Sendable {
+    /// Categories whose keys were destroyed, sorted.
+    public var categories: [String]
+    /// Months erased (`YYYY-MM`, or `undated` for the `Me` characteristics), sorted.
+    public var months: [String]
+    /// Events the destroyed keys sealed.
+    public var samplesErased: Int
+}
+
+/// Erasure by destroying keys (crypto-shredding). Every category and month of data is sealed
+/// under its own random key (`DataLabel`); `erase` destroys the keys of the chosen categories and
+/// months. The frames stay in the log, chained, and nothing can open them again, whoever later
+/// learns the passphrase. What it cannot reach (backups, bundles already given) is in
+/// docs/threat-model.md.
+///
+/// Steps: count the events the keys sealed; replace the key table with tombstones (the commit
+/// point: from here the data is gone); record the `erased` audit event; mark the tombstones as
+/// recorded; rebuild the read models without the data and overwrite the old image's bytes. A crash
+/// after the key table is finished by the next writer (`finishInterruptedErasure`).
+extension Vault {
+    /// Destroys the keys of `categories` for the whole months `from`...`to` (every month, and the
+    /// undated records, when both are nil). Months with no data of a category are not listed.
+    public func erase(categories: [HealthCategory], from: LocalMonth? = nil, to: LocalMonth? = nil, now: Date = Date()) throws -> ErasureSummary {
+        guard log.mode == .readWrite else { throw EventLogError.readOnly }
+        if let from, let to, to < from { throw VaultError.invalidErasure(reason: "--to \(to) is before --from \(from)") }
+        let wanted = Set(categories)
+        let chosen = log.dataKeys.filter { key in
+            guard key.erasedAt == nil, let label = DataLabel(bytes: key.label), wanted.contains(label.category) else { return false }
+            guard let month = label.month else { return from == nil && to == nil }
+            return (from.map { month >= $0 } ?? true) && (to.map { month <= $0 } ?? true)
+        }
+        let ids = Set(chosen.map(\.id))
+        let labels = chosen.compactMap { DataLabel(bytes: $0.label) }.sorted()
+        let count = ids.isEmpty ? 0 : try log.eventCount(sealedWith: ids)
+        let record = ErasureRecord(at: now, eraseID: RandomBytes.make(8).hex, labels: labels.map(\.description), events: count)
+        if !ids.isEmpty {
+            let image = try? fileSystem.open(projectionsPath, mode: .readWrite)
+            try log.destroyKeys(ids, at: now, eraseID: Self.eraseIDBytes(record.eraseID))
+            try recordErasure(record)
+            try purgeReadModels(oldImage: image)
+        }
+        return ErasureSummary(categories: record.categories, months: record.months, samplesErased: count)
+    }
+
+    /// Categories and months whose keys were destroyed and that hold no live key since.
+    func erasedLabels() -> Set<DataLabel> {
+        var erased = Set<DataLabel>(), live = Set<DataLabel>()
+        for key in log.dataKeys {
+            guard let label = DataLabel(bytes: key.label) else { continue }
+            if key.erasedAt == nil { live.insert(label) } else { erased.insert(label) }
+        }
+        return erased.subtracting(live)
+    }
+
+    /// Records an erasure whose keys the key table already lost (a crash came between), once:
+    /// the log is searched for its audit event first. Runs when a writer opens the vault.
+    func finishInterruptedErasure() throws {
+        let pending = log.unrecordedErasures
+        guard !pending.isEmpty else { return }
+        var recorded = Set<String>()
+        try forEachAuditEvent { _, event in
+            if case .erased(let e) = event { recorded.insert(e.eraseID) }
+        }
+        for eraseID in pending {
+            let id = eraseID.hex
+            if !recorded.contains(id) {
+                let keys = log.dataKeys.filter { $0.eraseID == eraseID }
+                let labels = keys.compactMap { DataLabel(bytes: $0.label) }.sorted().map(\.description)
+                let count = try log.eventCount(sealedWith: Set(keys.map(\.id)))
+                let at = keys.first?.erasedAt ?? Date()
+                try append([.erased(ErasureRecord(at: at, eraseID: id, labels: labels, events: count))])
+            }
+            try log.confirmErasure(eraseID)
+        }
+        // The read models may still hold what was erased.
+        try purgeReadModels(oldImage: try? fileSystem.open(projectionsPath, mode: .readWrite))
+    }
+
+    private func recordErasure(_ record: ErasureRecord) throws {
+        try append([.erased(record)])
+        try log.confirmErasure(Self.eraseIDBytes(record.eraseID))
+    }
+
+    /// Rebuilds the read models from what the log can still give, then overwrites the bytes of
+    /// the image they replace (still reachable through `oldImage`) with zeros.
+    private func purgeReadModels(oldImage: (any StorageFile)?) throws {
+        cachedProjections = nil
+        try rebuildProjections()
+        guard let oldImage else { return }
+        let size = try oldImage.size()
+        try [UInt8](repeating: 0, count: Int(size)).withUnsafeBytes { try oldImage.write(at: 0, $0) }
+        try oldImage.fullSync()
+    }
+
+    static func eraseIDBytes(_ hex: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex), let byte = UInt8(hex[index..<next], radix: 16) {
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+}

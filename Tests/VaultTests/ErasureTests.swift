@@ -1,0 +1,261 @@
+import Foundation
+@testable import EventLog
+@testable import HealthModel
+import SecureMemory
+import SyntheticHealth
+import Testing
+import VaultEvents
+import VaultTestSupport
+@testable import Vault
+
+/// Erasure by destroying keys (issue 14): what is erased can never be read again, from anything
+/// in the vault directory; everything else stays byte for byte.
+@Suite struct ErasureTests {
+    static let february = LocalMonth(year: 2024, month: 2), march = LocalMonth(year: 2024, month: 3)
+
+    /// A vault holding 75 generated days from 2024-01-10 (heart data in January to March).
+    final class World {
+        let dir = TemporaryDirectory("erase")
+        let vault: Vault
+        let zip: String
+        var path: String { dir.path + "/vault" }
+
+        init() throws {
+            vault = try makeVault(at: dir.path + "/vault", passphrase: "p")
+            zip = dir.path + "/export.zip"
+            try SyntheticExport.writeZip(to: zip, options: .init(days: 75, firstDay: (2024, 1, 10), tripStart: 200))
+            _ = try vault.importFiles([zip])
+        }
+
+        /// Every readable event's bytes, by the key its frame is sealed with, read with the
+        /// vault's own keys straight from the log.
+        func decryptedByKey() throws -> [UInt32: [[UInt8]]] {
+            let log = try EventLog.open(in: path, masterKey: vault.masterKey, mode: .readOnly)
+            var byKey: [UInt32: [[UInt8]]] = [:]
+            var reader = try log.reader()
+            while let frame = try reader.next() {
+                frame.forEachEvent { _, bytes in byKey[frame.keyID, default: []].append(Array(bytes)) }
+            }
+            return byKey
+        }
+
+        /// The key table as it is on disk.
+        func keyTable() throws -> KeyTable {
+            try KeyTable.open(Array(try Data(contentsOf: URL(fileURLWithPath: path + "/keys.sealed"))), vaultID: vault.log.vaultID,
+                              tableKey: LogKeyring(masterKey: vault.masterKey).tableKey, path: "keys.sealed")
+        }
+
+        /// Heart samples starting in `months`.
+        func heartSamples(in months: Set<LocalMonth>) throws -> Int {
+            try vault.allEvents().filter { _, event in
+                guard case .sample(let s) = event else { return false }
+                return s.category == .heart && months.contains(DataLabel.month(of: s.start))
+            }.count
+        }
+    }
+
+    static func isHeart(_ label: [UInt8], in months: [LocalMonth]) -> Bool {
+        months.contains { label == Array("heart/\($0)".utf8) }
+    }
+
+    @Test func erasedMonthsAreUnreadableFromEveryFileAndTheRestIsByteIdentical() throws {
+        let w = try World()
+        let heartBefore = try w.heartSamples(in: [Self.february, Self.march])
+        #expect(heartBefore > 100)
+        let januaryHeart = try w.heartSamples(in: [LocalMonth(year: 2024, month: 1)])
+        let before = try w.decryptedByKey()
+        let table = try w.keyTable()
+        let erasedKeys = table.entries.filter { Self.isHeart($0.label, in: [Self.february, Self.march]) }
+        #expect(erasedKeys.count == 2)
+        let secrets = erasedKeys.map { entry in entry.key!.withUnsafeBytes { Array($0) } }
+        let erasedIDs = Set(erasedKeys.map(\.id))
+        let erasedEvents = erasedIDs.reduce(0) { $0 + (before[$1]?.count ?? 0) }
+
+        let summary = try w.vault.erase(categories: [.heart], from: Self.february, to: Self.march, now: Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(summary == ErasureSummary(categories: ["heart"], months: ["2024-02", "2024-03"], samplesErased: erasedEvents))
+
+        // With every key the vault holds, the erased frames give nothing and every other frame
+        // gives exactly what it gave before; the audit key has the erasure's record added.
+        let after = try w.decryptedByKey()
+        for id in erasedIDs { #expect(after[id] == nil) }
+        for (id, events) in before where !erasedIDs.contains(id) && id != EventLog.auditKeyID { #expect(after[id] == events) }
+        #expect(Array(after[EventLog.auditKeyID]!.prefix(before[EventLog.auditKeyID]!.count)) == before[EventLog.auditKeyID]!)
+        #expect(try w.heartSamples(in: [Self.february, Self.march]) == 0)
+        #expect(try w.heartSamples(in: [LocalMonth(year: 2024, month: 1)]) == januaryHeart)
+
+        // No file of the vault directory holds a destroyed key: not the key table, not a
+        // leftover, not the read models' image; every key table found there lacks them.
+        for name in try FileManager.default.contentsOfDirectory(atPath: w.path) {
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: w.path + "/" + name)))
+            for secret in secrets { #expect(!Self.contains(bytes, secret), "\(name) holds a destroyed key") }
+            if let found = try? KeyTable.open(bytes, vaultID: w.vault.log.vaultID, tableKey: LogKeyring(masterKey: w.vault.masterKey).tableKey, path: name) {
+                #expect(found.entries.filter { erasedIDs.contains($0.id) }.allSatisfy { $0.key == nil })
+            }
+        }
+        // The read models no longer count them; verify passes and says what was erased.
+        let models = try w.vault.summary(metric: "HKQuantityTypeIdentifierHeartRate", by: .month, from: LocalDay(year: 2024, month: 1, day: 1),
+                                         to: LocalDay(year: 2024, month: 3, day: 31))
+        #expect(models.map(\.period) == ["2024-01"])
+        let report = try Vault.verify(at: w.path, passphrase: passphrase("p"))
+        #expect(report.isOK && report.erasedEvents == UInt64(erasedEvents) && report.erasedFrames >= 2)
+        let erasures = try w.vault.consentLedger().erasures
+        #expect(erasures.map(\.labels) == [["heart/2024-02", "heart/2024-03"]] && erasures[0].events == erasedEvents)
+        #expect(erasures[0].at == Date(timeIntervalSince1970: 1_800_000_000))
+    }
+
+    @Test func importingTheSameExportAgainDoesNotBringErasedDataBackUnlessAllowed() throws {
+        let w = try World()
+        let heart = try w.heartSamples(in: [Self.february])
+        _ = try w.vault.erase(categories: [.heart], from: Self.february, to: Self.february)
+        let again = try w.vault.importFiles([w.zip])
+        #expect(again.added == 0 && again.erased == heart)
+        #expect(again.files[0].erased == heart)
+        #expect(try w.heartSamples(in: [Self.february]) == 0)
+        let allowed = try w.vault.importFiles([w.zip], allowErased: true)
+        #expect(allowed.added == heart && allowed.erased == 0)
+        #expect(try w.heartSamples(in: [Self.february]) == heart)
+        // The month has a live key again: the next import counts duplicates, not erasures.
+        let third = try w.vault.importFiles([w.zip])
+        #expect(third.added == 0 && third.erased == 0)
+    }
+
+    @Test func erasingEverythingOfACategoryAndNothingAtAll() throws {
+        let w = try World()
+        let all = try w.vault.erase(categories: [.sleep])
+        #expect(all.categories == ["sleep"] && all.months == ["2024-01", "2024-02", "2024-03"] && all.samplesErased > 0)
+        #expect(try w.vault.allEvents().allSatisfy { _, event in
+            if case .sample(let s) = event { return s.category != .sleep }
+            return true
+        })
+        let none = try w.vault.erase(categories: [.reproductive])
+        #expect(none == ErasureSummary(categories: [], months: [], samplesErased: 0))
+        #expect(try w.vault.consentLedger().erasures.count == 1)
+        #expect(throws: VaultError.invalidErasure(reason: "--to 2024-01 is before --from 2024-03")) {
+            _ = try w.vault.erase(categories: [.heart], from: Self.march, to: LocalMonth(year: 2024, month: 1))
+        }
+    }
+
+    @Test func aFormatOneVaultIsUpgradedByItsFirstWriterAndKeepsEverything() throws {
+        let dir = TemporaryDirectory("format1")
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/vault-format1/vault").path
+        let path = dir.path + "/vault"
+        try FileManager.default.copyItem(atPath: fixture, toPath: path)
+        let pass = passphrase("fixture passphrase")
+        #expect(try EventLog.formatVersion(in: path) == 1)
+        // A reader opens it as it is.
+        let reader = try Vault.open(at: path, passphrase: pass)
+        let original = try reader.allEvents().map(\.event)
+        #expect(original.filter { !$0.isAudit }.count == 8)
+        #expect(try reader.summary(metric: "steps", by: .day, from: nil, to: nil).map(\.value) == [500, 800])
+        // The first writer upgrades it: the same events, each data event under its own key.
+        let writer = try Vault.open(at: path, passphrase: pass, mode: .readWrite)
+        #expect(try EventLog.formatVersion(in: path) == 2)
+        let upgraded = try writer.allEvents().map(\.event)
+        #expect(upgraded.filter(\.isAudit) == original.filter(\.isAudit))
+        #expect(Set(upgraded.filter { !$0.isAudit }.map { "\($0)" }) == Set(original.filter { !$0.isAudit }.map { "\($0)" }))
+        #expect(Set(writer.log.dataKeys.map { String(decoding: $0.label, as: UTF8.self) })
+                == ["activity/2024-02", "activity/2024-03", "heart/2024-02", "heart/2024-03", "sleep/2024-03", "workouts/2024-03", "profile/undated"])
+        #expect(try writer.summary(metric: "heart-rate", by: .day, from: nil, to: nil).map(\.value) == [72, 75])
+        #expect(try Vault.verify(at: path, passphrase: pass).isOK)
+        #expect(!FileManager.default.fileExists(atPath: path + "/upgrade.tmp") && !FileManager.default.fileExists(atPath: path + "/upgrade.ready"))
+        // And erasure works on it.
+        #expect(try writer.erase(categories: [.heart], from: Self.february, to: Self.february).samplesErased == 1)
+        #expect(try writer.summary(metric: "heart-rate", by: .day, from: nil, to: nil).map(\.value) == [75])
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, needle.count <= haystack.count else { return false }
+        var start = 0
+        while start <= haystack.count - needle.count {
+            if haystack[start] == first, haystack[start..<start + needle.count].elementsEqual(needle) { return true }
+            start += 1
+        }
+        return false
+    }
+
+    // MARK: Crashes
+
+    /// Runs an erase of February's heart data that stops at each step in turn, on a copy of one
+    /// small vault, and checks what the next writer finds: nothing erased, or all of it with one
+    /// audit record, never a half. An acknowledged erase is never undone.
+    private func atEveryStep(_ label: String, stop: (_ step: Int, _ path: String) throws -> (fired: Bool, acknowledged: Bool)) throws
+        -> (steps: Int, kept: Int, erased: Int) {
+        let template = TemporaryDirectory("erase-template")
+        let source = template.path + "/vault"
+        let zip = template.path + "/export.zip"
+        try SyntheticExport.writeZip(to: zip, options: .init(days: 6, firstDay: (2024, 2, 27), tripStart: 200))
+        let heartInFebruary: Int
+        do {
+            let vault = try makeVault(at: source, passphrase: "p")
+            _ = try vault.importFiles([zip])
+            _ = try vault.projections()
+            heartInFebruary = try vault.allEvents().filter { _, e in
+                if case .sample(let s) = e { return s.category == .heart && DataLabel.month(of: s.start) == Self.february }
+                return false
+            }.count
+        }
+        #expect(heartInFebruary > 10)
+        var step = 0, kept = 0, erased = 0
+        while true {
+            let dir = TemporaryDirectory("erase\(label)\(step)")
+            let path = dir.path + "/vault"
+            try FileManager.default.copyItem(atPath: source, toPath: path)
+            let (fired, acknowledged) = try stop(step, path)
+            let vault = try Vault.open(at: path, passphrase: passphrase("p"), mode: .readWrite)
+            let heart = try vault.allEvents().filter { _, e in
+                if case .sample(let s) = e { return s.category == .heart && DataLabel.month(of: s.start) == Self.february }
+                return false
+            }.count
+            let records = try vault.consentLedger().erasures
+            let rows = try vault.summary(metric: "HKQuantityTypeIdentifierHeartRate", by: .month, from: nil, to: nil).map(\.period)
+            if heart == 0 {
+                erased += 1
+                #expect(records.count == 1 && records[0].labels == ["heart/2024-02"] && records[0].events == heartInFebruary, "\(label) step \(step)")
+                #expect(rows == ["2024-03"], "\(label) step \(step): the read models still count erased data")
+                #expect(vault.log.unrecordedErasures.isEmpty)
+            } else {
+                kept += 1
+                #expect(heart == heartInFebruary && records.isEmpty && rows == ["2024-02", "2024-03"], "\(label) step \(step)")
+                #expect(!acknowledged, "an acknowledged erase was undone (\(label) at step \(step))")
+            }
+            #expect(try Vault.verify(at: path, passphrase: passphrase("p")).isOK, "\(label) step \(step)")
+            step += 1
+            if acknowledged && !fired { return (step, kept, erased) }
+        }
+    }
+
+    @Test func anEraseCrashedAtEveryStepIsAllOrNothing() throws {
+        let (steps, kept, erased) = try atEveryStep("crash") { step, path in
+            let faulty = FaultInjectingFileSystem(failAt: step)
+            do {
+                let vault = try Vault.open(at: path, passphrase: passphrase("p"), mode: .readWrite, fileSystem: faulty)
+                _ = try vault.erase(categories: [.heart], from: Self.february, to: Self.february)
+                return (faulty.crashed, true)
+            } catch {
+                #expect(faulty.crashed, "failed without an injected crash: \(error)")
+                return (true, false)
+            }
+        }
+        #expect(kept > 3 && erased > 3, "kept \(kept), erased \(erased)")
+        print("fault injection: erase crashed at each of \(steps) steps (\(kept) kept everything, \(erased) erased all)")
+    }
+
+    @Test func anEraseLosingPowerAtEveryStepIsAllOrNothing() throws {
+        let (steps, kept, erased) = try atEveryStep("power") { step, path in
+            let disk = PowerLossFileSystem(failAt: step)
+            var result = (fired: true, acknowledged: false)
+            do {
+                let vault = try Vault.open(at: path, passphrase: passphrase("p"), mode: .readWrite, fileSystem: disk)
+                _ = try vault.erase(categories: [.heart], from: Self.february, to: Self.february)
+                result = (disk.died, true)
+            } catch {
+                #expect(disk.died, "failed without an injected fault: \(error)")
+            }
+            try disk.losePower()
+            return result
+        }
+        #expect(kept > 3 && erased > 3, "kept \(kept), erased \(erased)")
+        print("fault injection: erase lost power at each of \(steps) steps (\(kept) kept everything, \(erased) erased all)")
+    }
+}
