@@ -37,6 +37,10 @@ public final class EventLog {
     public var targetFrameSize = 1 << 20 {
         didSet { targetFrameSize = Swift.min(Swift.max(targetFrameSize, 1), LogFormat.maxPlaintextLength) }
     }
+    /// Plaintext bytes an open transaction may hold across all its keys before every pending
+    /// batch goes out as a (smaller) frame: an import touching a thousand category-months keeps
+    /// this much in memory, not a frame's worth per key.
+    public var pendingBudget = 8 << 20
 
     /// The log file's format version: 2 for logs this build creates, 1 for older ones (audit-key
     /// frames only, until the vault upgrades them).
@@ -325,6 +329,7 @@ public final class EventLog {
     public func append(_ batch: EventBatch) throws -> LogPosition {
         var transaction = try beginTransaction()
         transaction.batches[LogFormat.auditKeyID] = batch
+        transaction.pendingBytes = batch.byteCount
         return try commit(&transaction)
     }
 
@@ -358,10 +363,19 @@ public final class EventLog {
     public func append(_ event: UnsafeRawBufferPointer, keyID: UInt32 = EventLog.auditKeyID, to transaction: inout LogTransaction) throws {
         precondition(transaction.log == ObjectIdentifier(self), "a transaction belongs to the log that began it")
         guard keyring.frameKeys[keyID] != nil else { throw EventLogError.damaged(path: directory.keys, offset: 0, defect: .unknownKey(keyID)) }
+        let before = transaction.batches[keyID]?.byteCount ?? 0
         try transaction.batches[keyID, default: EventBatch()].append(event)
-        if transaction.batches[keyID]!.byteCount >= targetFrameSize {
+        let size = transaction.batches[keyID]!.byteCount
+        transaction.pendingBytes += size - before
+        if size >= targetFrameSize {
             if keyID != LogFormat.auditKeyID { try flush(LogFormat.auditKeyID, of: &transaction, commit: false) }
             try flush(keyID, of: &transaction, commit: false)
+        }
+        if transaction.pendingBytes > pendingBudget {
+            try flush(LogFormat.auditKeyID, of: &transaction, commit: false)
+            for key in transaction.batches.keys.sorted() where key != LogFormat.auditKeyID {
+                try flush(key, of: &transaction, commit: false)
+            }
         }
     }
 
@@ -402,6 +416,7 @@ public final class EventLog {
     /// before it began.
     public func rollback(_ transaction: inout LogTransaction) throws {
         transaction.batches.removeAll()
+        transaction.pendingBytes = 0
         keyTable = savedKeyTable
         keyring.reset(to: keyTable)
         guard written != committed else { return }
@@ -442,6 +457,7 @@ public final class EventLog {
         }
         written = position
         writtenLastFrameOffset = frameOffset
+        transaction.pendingBytes -= batch.byteCount
         transaction.batches[keyID]?.removeAll()
     }
 

@@ -4,6 +4,8 @@ public struct LogTransaction {
     let log: ObjectIdentifier
     /// Events not yet written, by the key that will seal them.
     var batches: [UInt32: EventBatch] = [:]
+    /// Bytes held in `batches`, all keys together.
+    var pendingBytes = 0
 
     init(log: ObjectIdentifier) {
         self.log = log

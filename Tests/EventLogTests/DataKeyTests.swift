@@ -125,6 +125,30 @@ import Testing
         #expect(throws: EventLogError.self) { try events("x", count: 1)[0].withUnsafeBytes { try log.append($0, keyID: id, to: &next) } }
     }
 
+    @Test func aTransactionOverManyLabelsHoldsNoMoreThanItsBudget() throws {
+        let t = TestLog()
+        let log = try t.create()
+        log.pendingBudget = 4_000
+        var transaction = try log.beginTransaction()
+        var written: [String: [[UInt8]]] = [:]
+        for month in 1...12 {
+            for category in ["heart", "sleep", "steps"] {
+                let label = "\(category)/2024-\(month < 10 ? "0" : "")\(month)"
+                let id = try log.keyID(forLabel: Array(label.utf8))
+                for event in events(label, count: 20) {
+                    try event.withUnsafeBytes { try log.append($0, keyID: id, to: &transaction) }
+                    written[label, default: []].append(event)
+                    #expect(transaction.pendingBytes <= log.pendingBudget)
+                }
+            }
+        }
+        try log.commit(&transaction)
+        let all = try readAll(try t.open(.readOnly))
+        #expect(all.count == 36 * 20)
+        for (label, events) in written { #expect(all.filter { $0.starts(with: Array(label.utf8)) } == events) }
+        #expect(try t.verify().isOK)
+    }
+
     @Test func secureBytesWhoseFillingFailsAreFreedOnce() throws {
         struct Refused: Error, Equatable {}
         for _ in 0..<100 {
