@@ -40,7 +40,7 @@ public final class EventLog {
     /// Plaintext bytes an open transaction may hold across all its keys before every pending
     /// batch goes out as a (smaller) frame: an import touching a thousand category-months keeps
     /// this much in memory, not a frame's worth per key.
-    public var pendingBudget = 8 << 20
+    public var pendingBudget = 4 << 20
 
     /// The log file's format version: 2 for logs this build creates, 1 for older ones (audit-key
     /// frames only, until the vault upgrades them).
@@ -328,8 +328,7 @@ public final class EventLog {
     @discardableResult
     public func append(_ batch: EventBatch) throws -> LogPosition {
         var transaction = try beginTransaction()
-        transaction.batches[LogFormat.auditKeyID] = batch
-        transaction.pendingBytes = batch.byteCount
+        transaction.set(batch, for: LogFormat.auditKeyID)
         return try commit(&transaction)
     }
 
@@ -363,17 +362,14 @@ public final class EventLog {
     public func append(_ event: UnsafeRawBufferPointer, keyID: UInt32 = EventLog.auditKeyID, to transaction: inout LogTransaction) throws {
         precondition(transaction.log == ObjectIdentifier(self), "a transaction belongs to the log that began it")
         guard keyring.frameKeys[keyID] != nil else { throw EventLogError.damaged(path: directory.keys, offset: 0, defect: .unknownKey(keyID)) }
-        let before = transaction.batches[keyID]?.byteCount ?? 0
-        try transaction.batches[keyID, default: EventBatch()].append(event)
-        let size = transaction.batches[keyID]!.byteCount
-        transaction.pendingBytes += size - before
+        let size = try transaction.append(event, key: keyID)
         if size >= targetFrameSize {
             if keyID != LogFormat.auditKeyID { try flush(LogFormat.auditKeyID, of: &transaction, commit: false) }
             try flush(keyID, of: &transaction, commit: false)
         }
         if transaction.pendingBytes > pendingBudget {
             try flush(LogFormat.auditKeyID, of: &transaction, commit: false)
-            for key in transaction.batches.keys.sorted() where key != LogFormat.auditKeyID {
+            for key in transaction.pendingKeys where key != LogFormat.auditKeyID {
                 try flush(key, of: &transaction, commit: false)
             }
         }
@@ -385,7 +381,7 @@ public final class EventLog {
     @discardableResult
     public func commit(_ transaction: inout LogTransaction) throws -> LogPosition {
         precondition(transaction.log == ObjectIdentifier(self), "a transaction belongs to the log that began it")
-        let keys = transaction.batches.filter { !$0.value.isEmpty }.keys.sorted()
+        let keys = transaction.pendingKeys
         guard written != committed || !keys.isEmpty else { return committed }
         try saveKeyTableIfChanged()
         let order = keys.contains(LogFormat.auditKeyID) ? [LogFormat.auditKeyID] + keys.filter { $0 != LogFormat.auditKeyID } : keys
@@ -415,8 +411,7 @@ public final class EventLog {
     /// Drops a transaction's frames from the file, and the keys it made; the log is as it was
     /// before it began.
     public func rollback(_ transaction: inout LogTransaction) throws {
-        transaction.batches.removeAll()
-        transaction.pendingBytes = 0
+        transaction.clearAll()
         keyTable = savedKeyTable
         keyring.reset(to: keyTable)
         guard written != committed else { return }
@@ -446,9 +441,11 @@ public final class EventLog {
     /// Seals the events of `keyID` gathered in `transaction` after what was written so far and
     /// writes them with one call.
     private func flush(_ keyID: UInt32, of transaction: inout LogTransaction, commit: Bool) throws {
-        let batch = transaction.batches[keyID] ?? EventBatch()
-        guard !batch.isEmpty || commit else { return }
-        let (bytes, position, frameOffset) = seal(batch, keyID: keyID, after: written, lastFrameOffset: writtenLastFrameOffset, commit: commit)
+        let sealed = transaction.withBatch(of: keyID) { batch -> (bytes: [UInt8], position: LogPosition, lastFrameOffset: UInt64)? in
+            guard !batch.isEmpty || commit else { return nil }
+            return seal(batch, keyID: keyID, after: written, lastFrameOffset: writtenLastFrameOffset, commit: commit)
+        }
+        guard let (bytes, position, frameOffset) = sealed else { return }
         do {
             try bytes.withUnsafeBytes { try file.write(at: written.offset, $0) }
         } catch {
@@ -457,8 +454,7 @@ public final class EventLog {
         }
         written = position
         writtenLastFrameOffset = frameOffset
-        transaction.pendingBytes -= batch.byteCount
-        transaction.batches[keyID]?.removeAll()
+        transaction.clear(keyID)
     }
 
     /// After a failed write or sync nothing about the tail can be trusted: cut back to the last

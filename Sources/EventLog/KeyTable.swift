@@ -15,7 +15,7 @@ import SecureMemory
 /// and per entry: id(4) state(1: live, 2: erased) labelLength(2) label, then for a live entry
 /// its key(32), for an erased one erasedAt(8, ms since 1970) eraseID(8) recorded(1: whether the
 /// erasure's audit event is committed to the log).
-struct KeyTable {
+package struct KeyTable {
     static let magic: [UInt8] = Array("HVKEYS\r\n".utf8)
     static let version: UInt16 = 1
     static let headerSize = 8 + 2 + 2 + 16 + 24 + 4
@@ -139,6 +139,40 @@ struct KeyTable {
         }
         guard !malformed, let table else { throw damaged("malformed entries") }
         return table
+    }
+
+    // MARK: For the fuzz harness
+
+    /// Seals `plaintext` as a key table of `vaultID` under `masterKey`'s table key, without
+    /// parsing it: the fuzz harness's way past the authentication to the entry parser.
+    package static func sealForFuzzing(plaintext: [UInt8], vaultID: [UInt8], masterKey: SecretKey) -> [UInt8] {
+        let tableKey = LogKeyring(masterKey: masterKey).tableKey
+        let nonce = Sodium.randomBytes(LogFormat.nonceSize)
+        var header = ByteWriter(capacity: headerSize)
+        header.write(magic)
+        header.write(version)
+        header.write(UInt16(0))
+        header.write(vaultID)
+        header.write(nonce)
+        header.write(UInt32(plaintext.count))
+        var file = header.bytes + [UInt8](repeating: 0, count: plaintext.count + LogFormat.tagSize)
+        file.withUnsafeMutableBytes { out in
+            plaintext.withUnsafeBytes { plain in
+                nonce.withUnsafeBytes { n in
+                    FrameCipher.seal(plain, header: UnsafeRawBufferPointer(rebasing: out.prefix(headerSize)), nonce: n, key: tableKey,
+                                     into: UnsafeMutableRawBufferPointer(rebasing: out[headerSize...]))
+                }
+            }
+        }
+        return file
+    }
+
+    /// The plaintext of a sealed table (keys included, in ordinary memory: for the fuzz
+    /// harness's seeds only).
+    package static func plaintextForFuzzing(_ file: [UInt8], vaultID: [UInt8], masterKey: SecretKey) throws -> [UInt8] {
+        let table = try open(file, vaultID: vaultID, tableKey: LogKeyring(masterKey: masterKey).tableKey, path: "keys.sealed")
+        let plaintext = SecureBytes(count: table.plaintextSize) { table.write(into: $0) }
+        return plaintext.withUnsafeBytes { Array($0) }
     }
 
     private var plaintextSize: Int {

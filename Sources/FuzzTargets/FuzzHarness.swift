@@ -51,6 +51,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case log
     /// The keyslot file (its checksum is also recomputed, to reach the fields behind it).
     case keyslot
+    /// The key table (`keys.sealed`), as a file and as plaintext sealed afresh.
+    case keys
     /// `export.xml` through `vaultctl import`.
     case appleXML = "apple-xml"
     /// `export.zip` through `vaultctl import`.
@@ -71,6 +73,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         switch self {
         case .log: return try LogFileHarness(workspace: workspace)
         case .keyslot: return try KeyslotHarness(workspace: workspace)
+        case .keys: return try KeyTableHarness(workspace: workspace)
         case .appleXML: return try ImportHarness(workspace: workspace, kind: .appleXML)
         case .appleZip: return try ImportHarness(workspace: workspace, kind: .appleZip)
         case .json: return try ImportHarness(workspace: workspace, kind: .json)

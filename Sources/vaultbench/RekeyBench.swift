@@ -18,10 +18,7 @@ extension VaultBench {
         @Option(help: "The vaultctl binary (default: beside this one).") var vaultctl: String?
 
         func run() throws {
-            let binary = vaultctl ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vaultctl").path
-            guard FileManager.default.isExecutableFile(atPath: binary) else {
-                throw ValidationError("no vaultctl at \(binary): build it (swift build -c release --product vaultctl) or pass --vaultctl")
-            }
+            let cli = try VaultctlProcess(vaultctl)
             print("vaultbench rekey: a vault holding a generated export of \(days) days, --kdf interactive")
             print("machine: \(Machine.summary)")
             try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -35,43 +32,28 @@ extension VaultBench {
             let passphrases = ["\(work)/rekey-p0", "\(work)/rekey-p1"]
             for (i, path) in passphrases.enumerated() { try Data("rekey bench passphrase \(i)\n".utf8).write(to: URL(fileURLWithPath: path)) }
             defer { for path in passphrases { try? FileManager.default.removeItem(atPath: path) } }
-            try run(binary, ["init", "--kdf", "interactive", "--vault", dir, "--passphrase-file", passphrases[0]])
-            try run(binary, ["import", zip, "--vault", dir, "--passphrase-file", passphrases[0]])
+            try cli.run(["init", "--kdf", "interactive", "--vault", dir, "--passphrase-file", passphrases[0]])
+            try cli.run(["import", zip, "--vault", dir, "--passphrase-file", passphrases[0]])
             let logBytes = ((try FileManager.default.attributesOfItem(atPath: dir + "/events.log"))[.size] as? NSNumber)?.intValue ?? 0
 
             var current = 0
             var rekeyTimes: [Double] = [], passwdTimes: [Double] = [], verifyTimes: [Double] = []
             for _ in 0..<passes {
-                verifyTimes.append(try time(binary, ["verify", "--vault", dir, "--passphrase-file", passphrases[current]]))
-                passwdTimes.append(try time(binary, ["passwd", "--vault", dir, "--passphrase-file", passphrases[current],
+                verifyTimes.append(try cli.time(["verify", "--vault", dir, "--passphrase-file", passphrases[current]]))
+                passwdTimes.append(try cli.time(["passwd", "--vault", dir, "--passphrase-file", passphrases[current],
                                                      "--new-passphrase-file", passphrases[1 - current]]))
                 current = 1 - current
-                rekeyTimes.append(try time(binary, ["passwd", "--rekey", "--vault", dir, "--passphrase-file", passphrases[current],
+                rekeyTimes.append(try cli.time(["passwd", "--rekey", "--vault", dir, "--passphrase-file", passphrases[current],
                                                     "--new-passphrase-file", passphrases[1 - current]]))
                 current = 1 - current
             }
-            try run(binary, ["verify", "--vault", dir, "--passphrase-file", passphrases[current]])
+            try cli.run(["verify", "--vault", dir, "--passphrase-file", passphrases[current]])
             func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
             let rekey = median(rekeyTimes), passwd = median(passwdTimes), verify = median(verifyTimes)
             print("")
             print("passwd --rekey  \(rekey.formatted(2)) s (median of \(passes): \(rekeyTimes.map { $0.formatted(2) }.joined(separator: ", "))) for a \(grouped(logBytes)) B log")
             print("anchor          vaultctl passwd (the key derivations, no rewrite): \(passwd.formatted(2)) s; rekey costs \((rekey - passwd).formatted(2)) s more")
             print("anchor          vaultctl verify (reading and authenticating the whole log once): \(verify.formatted(2)) s; rekey = \((rekey / verify).formatted(2)) x verify")
-        }
-
-        private func run(_ binary: String, _ arguments: [String]) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw ValidationError("vaultctl \(arguments[0]) failed (exit \(process.terminationStatus))") }
-        }
-
-        private func time(_ binary: String, _ arguments: [String]) throws -> Double {
-            try measure { try run(binary, arguments) }.1
         }
     }
 }

@@ -129,6 +129,23 @@ extension Vaultctl {
                     .split(separator: "\n").first.map(String.init) ?? ""
                 return opened.files.joined(separator: ", ") + "\n    first line: " + first
             }
+            try step("erase: heart data of the first month destroyed with its key (crypto-shredding)") {
+                let vault = try Vault.open(at: directory, passphrase: second, mode: .readWrite)
+                guard let first = try vault.summary(metric: "heart-rate", by: .month).first else { return "no heart data" }
+                guard let month = LocalMonth(parsing: first.period) else { return "no month in \(first.period)" }
+                let erased = try vault.erase(categories: [.heart], from: month, to: month)
+                let left = try vault.summary(metric: "heart-rate", by: .month).map(\.period)
+                return "\(erased.samplesErased) events of heart for \(erased.months.joined(separator: ", ")) erased; heart-rate months left: "
+                    + left.joined(separator: ", ")
+            }
+            try step("verify after the erase: the erased frames are chained and counted, not damage") {
+                let report = try Vault.verify(at: directory, passphrase: second)
+                return describe(report) + ", \(report.erasedFrames) frames erased (\(report.erasedEvents) events)"
+            }
+            try step("import the export again: the erased month is refused, not brought back") {
+                let report = try Vault.open(at: directory, passphrase: second, mode: .readWrite).importFiles([export])
+                return "added \(report.added), duplicates \(report.duplicates), erased \(report.erased)"
+            }
             try step("audit trail (vaultctl history)") {
                 let events = try Vault.open(at: directory, passphrase: second).history()
                 return events.map { "#\($0.index) \($0.event.kind)" }.joined(separator: "; ")

@@ -44,6 +44,18 @@ struct CLIRunner {
         return process.terminationReason == .exit && process.terminationStatus == 0
     }
 
+    /// `runKilled`, keeping what the command printed on stdout before it ended or was killed.
+    func runKilledCapturing(_ arguments: [String], after delay: UInt32) throws -> (finished: Bool, stdout: String) {
+        let out = Pipe()
+        let process = try start(arguments, stdout: out)
+        let drain = PipeDrain(out.fileHandleForReading)
+        usleep(delay)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let stdout = drain.wait()
+        return (process.terminationReason == .exit && process.terminationStatus == 0, String(decoding: stdout, as: UTF8.self))
+    }
+
     /// Runs `vaultctl arguments...` with stdin from /dev/null. Both pipes are drained at once: a
     /// child that fills one while the other is read to its end would wait forever.
     func run(_ arguments: [String]) throws -> Result {

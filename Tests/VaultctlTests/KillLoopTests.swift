@@ -4,7 +4,7 @@ import SecureMemory
 import SyntheticHealth
 import Testing
 
-/// `vaultctl import`, `grant`, `export`, `passwd` (with and without `--rekey`), `rebuild` and `bundle open` SIGKILLed at random
+/// `vaultctl import`, `grant`, `export`, `passwd` (with and without `--rekey`), `rebuild`, `erase` and `bundle open` SIGKILLed at random
 /// moments. After every kill: `verify` passes, whatever a command acknowledged (exit 0 before the
 /// kill) is there, and nothing half-written is visible: the read models after a killed `rebuild`
 /// equal a finished one's, and an opened bundle's folder is complete or absent. At the end, the
@@ -36,7 +36,7 @@ import Testing
         }
     }
 
-    enum Operation: CaseIterable { case importA, importB, grant, export, bundleOpen, passwd, rebuild }
+    enum Operation: CaseIterable { case importA, importB, grant, export, bundleOpen, passwd, rebuild, erase }
 
     @Test func randomKillsNeverLoseAcknowledgedWorkOrShowHalfWrittenState() throws {
         let kills = Int(ProcessInfo.processInfo.environment["HEALTHVAULT_KILLS"] ?? "") ?? 50
@@ -47,7 +47,7 @@ import Testing
         var rng = SystemRandomNumberGenerator()
         var killed = 0, acknowledged = 0, exportsAcknowledged: [String] = []
         var openedBundle: (path: String, files: [String: Data])?  // the last whole bundle, and what it opens to
-        var opensChecked = 0, rebuildsChecked = 0
+        var opensChecked = 0, rebuildsChecked = 0, erasesChecked = 0
         var round = 0
         while killed < kills {
             round += 1
@@ -62,12 +62,14 @@ import Testing
             // Every other passwd also replaces the master key and rewrites the log (--rekey).
             case .passwd: command = s.args(["passwd", "--new-passphrase-file", s.passphrases[1 - s.current]] + (round / 7 % 2 == 0 ? ["--rekey"] : []))
             case .rebuild: command = s.args(["rebuild"])
+            // Sleep: no figure the final comparison reads, and re-imports refuse it once erased.
+            case .erase: command = s.args(["erase", "--categories", "sleep", "--yes", "--json"])
             case .bundleOpen:
                 guard let openedBundle else { continue }
                 command = ["bundle", "open", openedBundle.path, "--key", s.dir.path + "/lab.key", "--out", s.dir.path + "/open-\(round)", "--any-sender"]
             }
             let newPassphrase = s.passphrases[1 - s.current]
-            let finished = try cli.runKilled(command, after: UInt32.random(in: 0...450_000, using: &rng))
+            let (finished, output) = try cli.runKilledCapturing(command, after: UInt32.random(in: 0...450_000, using: &rng))
             if finished { acknowledged += 1 } else { killed += 1 }
 
             // Which passphrase opens it now: passwd may or may not have happened.
@@ -109,6 +111,13 @@ import Testing
                 }
                 try? FileManager.default.removeItem(atPath: out)
             }
+            if operation == .erase && finished {
+                // An acknowledged erase is in the log's count of erased events at once.
+                let erased = (try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])?["samplesErased"] as? Int
+                let report = try JSONSerialization.jsonObject(with: Data(try cli.run(s.args(["verify", "--json"])).stdout.utf8)) as? [String: Any]
+                #expect(erased != nil && (report?["erasedEvents"] as? Int ?? -1) >= erased!, "round \(round): \(output)")
+                erasesChecked += 1
+            }
             if operation == .rebuild {
                 // Whatever the kill left, the next command's read models equal a finished rebuild's.
                 let queries = [["rings", "--json"], ["summary", "steps", "--json"], ["summary", "heart-rate", "--json"]]
@@ -144,7 +153,7 @@ import Testing
         let recorded = history.compactMap { ($0["detail"] as? [String: String])?["bundleHash"] }
         #expect(Set(exportsAcknowledged).isSubset(of: Set(recorded)))
         #expect(opensChecked > 0 && rebuildsChecked > 0)
-        print("kill loop: \(killed) kills, \(acknowledged) commands finished before their kill, \(exportsAcknowledged.count) acknowledged exports checked, \(opensChecked) opened bundle folders and \(rebuildsChecked) killed rebuilds compared")
+        print("kill loop: \(killed) kills, \(acknowledged) commands finished before their kill, \(exportsAcknowledged.count) acknowledged exports checked, \(opensChecked) opened bundle folders and \(rebuildsChecked) killed rebuilds compared, \(erasesChecked) acknowledged erases checked")
     }
 
     /// Every file under `directory` (relative path to bytes).

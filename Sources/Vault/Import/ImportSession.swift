@@ -28,6 +28,9 @@ final class ImportSession: ImportSink {
     private var lastType = (type: "", category: HealthCategory.other)
     /// The data key of each category and month met so far.
     private var keyIDs: [DataLabel: UInt32] = [:]
+    /// The last sample's category and local day, its label and key: exports come in runs of one
+    /// type and nearby days, so most samples skip the calendar and the lookup.
+    private var lastSampleKey: (category: HealthCategory, day: Int64, label: DataLabel, keyID: UInt32)?
     /// Categories and months whose keys were destroyed: their data is refused (counted as
     /// erased) unless `allowErased`, so that importing an old export again does not bring it back.
     var erasedLabels: Set<DataLabel> = []
@@ -73,10 +76,16 @@ final class ImportSession: ImportSink {
     /// already present (as they are: the export repeats them at top level) are not counted.
     func add(_ event: VaultEvent, nested: Bool = false) throws {
         let label: DataLabel?
+        var known: UInt32?
         if case .sample(let sample) = event {
             if sample.type != lastType.type { lastType = (sample.type, sample.category) }
             if lastType.category == .other { otherTypes[sample.type, default: 0] += 1 }
-            label = DataLabel(category: lastType.category, month: DataLabel.month(of: sample.start))
+            let day = LocalDay.floorDivide(sample.start.seconds + Int64(sample.start.utcOffset), 86_400)
+            if let last = lastSampleKey, last.category == lastType.category, last.day == day {
+                (label, known) = (last.label, last.keyID)
+            } else {
+                label = DataLabel(category: lastType.category, month: LocalMonth(LocalDay(dayNumber: day)))
+            }
         } else {
             label = DataLabel.of(event)
         }
@@ -84,7 +93,10 @@ final class ImportSession: ImportSink {
             if !nested { file.erased += 1 }
             return
         }
-        let keyID = try label.map(keyID(for:)) ?? EventLog.auditKeyID
+        let keyID = try known ?? label.map(keyID(for:)) ?? EventLog.auditKeyID
+        if known == nil, case .sample(let sample) = event, let label {
+            lastSampleKey = (lastType.category, LocalDay.floorDivide(sample.start.seconds + Int64(sample.start.utcOffset), 86_400), label, keyID)
+        }
         var writer = encoder.encodeIdentity(event)
         if !event.isAudit {
             if external == nil && identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
