@@ -136,7 +136,7 @@ extension Vaultctl {
                 let erased = try vault.erase(categories: [.heart], from: month, to: month)
                 let left = try vault.summary(metric: "heart-rate", by: .month).map(\.period)
                 return "\(erased.samplesErased) events of heart for \(erased.months.joined(separator: ", ")) erased; heart-rate months left: "
-                    + left.joined(separator: ", ")
+                    + (left.isEmpty ? "none" : left.joined(separator: ", "))
             }
             try step("verify after the erase: the erased frames are chained and counted, not damage") {
                 let report = try Vault.verify(at: directory, passphrase: second)
