@@ -1,5 +1,7 @@
 import Foundation
 @testable import EventLog
+import Projections
+import ResearchBundle
 @testable import HealthModel
 import SecureMemory
 import SyntheticHealth
@@ -101,6 +103,21 @@ import VaultTestSupport
         let erasures = try w.vault.consentLedger().erasures
         #expect(erasures.map(\.labels) == [["heart/2024-02", "heart/2024-03"]] && erasures[0].events == erasedEvents)
         #expect(erasures[0].at == Date(timeIntervalSince1970: 1_800_000_000))
+
+        // A bundle of all heart data, raw, and a plaintext copy of the read models hold none of it.
+        try RecipientKeyFiles.generate(prefix: w.dir.path + "/lab")
+        try w.vault.addRecipient(name: "lab", publicKeyFile: w.dir.path + "/lab.pub")
+        try w.vault.grant(recipient: "lab", categories: [.heart], from: nil, to: nil, granularity: .raw, expires: nil, purpose: nil)
+        _ = try w.vault.export(to: "lab", path: w.dir.path + "/heart.bundle", now: Date(timeIntervalSince1970: 1_800_000_100))
+        _ = try BundleReader.open(w.dir.path + "/heart.bundle", keyFile: w.dir.path + "/lab.key", outputDirectory: w.dir.path + "/out")
+        let lines = try String(contentsOfFile: w.dir.path + "/out/data/heart.ndjson", encoding: .utf8).split(separator: "\n")
+        #expect(lines.count > 100)
+        #expect(!lines.contains { $0.contains("\"start\":\"2024-02") || $0.contains("\"start\":\"2024-03") })
+        try w.vault.writePlaintextProjections(to: w.dir.path + "/plain.sqlite")
+        let plain = try Array(Data(contentsOf: URL(fileURLWithPath: w.dir.path + "/plain.sqlite"))).withUnsafeBytes { try ReadModels(image: $0) }
+        let heartDays = "SELECT count(*) FROM daily d JOIN metrics m ON m.id = d.metric_id WHERE m.identifier = 'HKQuantityTypeIdentifierHeartRate' AND d.day >= "
+        #expect(try plain.query(heartDays + "\(LocalDay(year: 2024, month: 2, day: 1).dayNumber)").rows == [[.integer(0)]])
+        #expect(try plain.query(heartDays + "\(LocalDay(year: 2024, month: 1, day: 1).dayNumber)").rows != [[.integer(0)]])
     }
 
     @Test func importingTheSameExportAgainDoesNotBringErasedDataBackUnlessAllowed() throws {
