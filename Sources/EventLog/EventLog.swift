@@ -7,10 +7,11 @@ import Glibc
 /// An append-only log of opaque events, sealed in frames with XChaCha20-Poly1305 and chained
 /// with BLAKE2b, with one durable commit per `append`.
 ///
-/// One writer at a time holds the directory's lock; readers are never blocked. Opening for
-/// writing verifies every frame and cuts a torn tail (reported in `tornTail`); damage anywhere
-/// before the last commit refuses the open, naming the offset. The on-disk grammar is
-/// docs/log-format.md.
+/// One writer at a time holds the directory's lock; readers are never blocked. Opening checks
+/// the head record, the frame it names and what follows it, and a writer cuts a torn tail
+/// (reported in `tornTail`): an open costs the tail, not the history. Damage before the head
+/// surfaces when the frames holding it are read, naming the offset; `verify` reads everything.
+/// The on-disk grammar is docs/log-format.md.
 public final class EventLog {
     /// Whether the handle may append.
     public enum AccessMode: Sendable {
@@ -123,9 +124,9 @@ public final class EventLog {
 
     /// Opens an existing log.
     ///
-    /// For writing, takes the lock, verifies every frame against the chain and the head record,
-    /// cuts a torn tail and brings the head up to date. Read-only, checks the head's frame and
-    /// what follows it; damage earlier surfaces when the frames are read.
+    /// Checks the head record, the frame it names and what follows it; for writing, also takes the
+    /// lock, cuts a torn tail and brings the head up to date. Damage earlier surfaces when the
+    /// frames are read (`verify` reads them all).
     public static func open(
         in directory: String, masterKey: SecretKey, mode: AccessMode,
         fileSystem: any FileSystem = POSIXFileSystem()
@@ -136,7 +137,7 @@ public final class EventLog {
         let file = try fileSystem.open(names.log, mode: mode == .readWrite ? .readWrite : .readOnly)
         let state = try inspect(
             file: file, names: names, masterKey: masterKey, fileSystem: fileSystem,
-            verifyAll: mode == .readWrite)
+            verifyAll: false)
         let log = EventLog(
             directory: names, vaultID: state.vaultID, formatVersion: state.formatVersion, mode: mode, committed: state.scan.lastCommit,
             lastFrameOffset: state.scan.lastCommitFrameOffset, tornTail: state.scan.tornTail,
@@ -557,20 +558,7 @@ public final class EventLog {
     /// Events in the committed frames sealed with the keys `ids`, counted from the frame headers
     /// (nothing is decrypted, so destroyed keys count too).
     public func eventCount(sealedWith ids: Set<UInt32>) throws -> Int {
-        let reader = frameReader
-        let end = committed.offset
-        var offset = genesis.offset
-        var count = 0
-        while offset < end {
-            let located: FrameReader.LocatedHeader
-            switch try reader.readHeader(at: offset, fileSize: end) {
-            case .success(let header): located = header
-            case .failure(let defect): throw EventLogError.damaged(path: directory.log, offset: offset, defect: defect)
-            }
-            if ids.contains(located.header.keyID) { count += Int(located.header.eventCount) }
-            offset = located.end
-        }
-        return count
+        try frameSummaries().filter { ids.contains($0.keyID) }.reduce(0) { $0 + $1.eventCount }
     }
 
     /// Destroys the keys `ids`: the table is replaced (new file synced, renamed over the old,
@@ -614,6 +602,59 @@ public final class EventLog {
             throw EventLogError.damaged(path: directory.log, offset: start.offset, defect: .chainBroken)
         }
         return LogReader(reader: frameReader, from: start, end: committed.offset)
+    }
+
+    /// Where a committed frame is and what it holds, from its header alone.
+    public struct FrameSummary: Sendable {
+        public var offset: UInt64
+        public var sequence: UInt64
+        public var keyID: UInt32
+        public var firstEventIndex: UInt64
+        public var eventCount: Int
+    }
+
+    /// The committed frames' headers, in order, each checked for its place (sequence and first
+    /// event follow on); nothing is decrypted. A command that needs some frames of one key finds
+    /// them here instead of reading the whole log.
+    public func frameSummaries(through end: LogPosition? = nil) throws -> [FrameSummary] {
+        let reader = frameReader
+        let end = end ?? committed
+        var summaries: [FrameSummary] = []
+        var offset = genesis.offset
+        var expected = (sequence: UInt64(1), firstEvent: UInt64(0))
+        while offset < end.offset {
+            let located: FrameReader.LocatedHeader
+            switch try reader.readHeader(at: offset, fileSize: end.offset) {
+            case .success(let header): located = header
+            case .failure(let defect): throw EventLogError.damaged(path: directory.log, offset: offset, defect: defect)
+            }
+            let header = located.header
+            guard header.sequence == expected.sequence else {
+                throw EventLogError.damaged(path: directory.log, offset: offset, defect: .sequenceMismatch(expected: expected.sequence, found: header.sequence))
+            }
+            guard header.firstEventIndex == expected.firstEvent else {
+                throw EventLogError.damaged(path: directory.log, offset: offset, defect: .eventIndexMismatch(expected: expected.firstEvent, found: header.firstEventIndex))
+            }
+            summaries.append(FrameSummary(offset: offset, sequence: header.sequence, keyID: header.keyID,
+                                          firstEventIndex: header.firstEventIndex, eventCount: Int(header.eventCount)))
+            expected = (header.sequence + 1, header.firstEventIndex + UInt64(header.eventCount))
+            offset = located.end
+        }
+        return summaries
+    }
+
+    /// Reads, authenticates and decrypts the committed frames `frames` (from `frameSummaries`),
+    /// in order, and hands each to `body`. Each frame is checked where it stands (its sequence
+    /// and first event); the chain across frames not read is `verify`'s to check.
+    public func readFrames(_ frames: [FrameSummary], _ body: (LogFrame) throws -> Void) throws {
+        let reader = frameReader
+        for summary in frames {
+            let expectation = FrameReader.Expectation(sequence: summary.sequence, firstEventIndex: summary.firstEventIndex, previousHash: nil)
+            switch try reader.readFrame(at: summary.offset, fileSize: committed.offset, expecting: expectation) {
+            case .success(let frame): try body(frame)
+            case .failure(let defect): throw EventLogError.damaged(path: directory.log, offset: summary.offset, defect: defect)
+            }
+        }
     }
 
     var frameReader: FrameReader {

@@ -45,20 +45,25 @@ extension Vault {
         return report
     }
 
-    /// One pass over the log (`rebuildEncoder`): the string and source tables, and the identity of
-    /// every data event.
+    /// An import session continuing the log's string and source tables (read from the audit key's
+    /// frames), which learns the identities of a category-month's events the first time the
+    /// import meets it: importing one sample reads that month's frames of its category, not the
+    /// vault's history.
     func startImportSession(expectingNew: Int = 0) throws -> ImportSession {
-        // The encoder must continue the tables, which are complete only after the scan; the
-        // session's identities fill during it.
         let session = try ImportSession(
-            log: log, encoder: EventEncoder(), expected: Int(log.committed.eventCount) + expectingNew,
+            log: log, encoder: try encoder(), expected: expectingNew,
             scratchDirectory: directory, memoryBudgetSlots: importIdentityBudgetSlots)
-        let encoder = try rebuildEncoder { _, bytes in
-            if let length = EventIdentity.length(of: bytes) {
-                try session.addExisting(identity: UnsafeRawBufferPointer(rebasing: bytes.prefix(length)))
+        let frames = try log.frameSummaries()
+        let log = self.log
+        session.loadIdentities = { [unowned session] keyID in
+            try log.readFrames(frames.filter { $0.keyID == keyID }) { frame in
+                try frame.forEachEvent { _, bytes in
+                    if let length = EventIdentity.length(of: bytes) {
+                        try session.addExisting(identity: UnsafeRawBufferPointer(rebasing: bytes.prefix(length)))
+                    }
+                }
             }
         }
-        session.use(encoder)
         return session
     }
 }

@@ -201,10 +201,16 @@ public final class Vault {
     }
 
     /// Calls `body` with the audit events only (imports, goals, recipients, consents, exports,
-    /// passphrase changes), skipping the decoding of samples: the consent ledger and `history`
-    /// read the whole log this way.
+    /// erasures, passphrase changes). Only the audit key's frames are read: the consent ledger and
+    /// `history` cost the audit trail, not the data.
     public func forEachAuditEvent(_ body: (UInt64, VaultEvent) throws -> Void) throws {
-        try forEachEvent(where: { $0.count >= 2 && Self.auditKinds.contains($0[1]) }, body)
+        let decoder = EventDecoder()
+        try log.readFrames(try log.frameSummaries().filter { $0.keyID == EventLog.auditKeyID }) { frame in
+            try frame.forEachEvent { index, bytes in
+                guard bytes.count >= 2 && Self.auditKinds.contains(bytes[1]) else { return }
+                if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
+            }
+        }
     }
 
     /// Kinds of audit events (all below 128, so one varint byte). They use no interned strings.
@@ -246,16 +252,18 @@ public final class Vault {
     /// The encoder continuing the log's string and source tables (read from the log once).
     func encoder() throws -> EventEncoder {
         if let cachedEncoder { return cachedEncoder }
-        return try rebuildEncoder { _, _ in }
+        let encoder = EventEncoder(continuing: try definitions())
+        cachedEncoder = encoder
+        return encoder
     }
 
-    /// Reads the log once, decoding only the string and source definitions (the tables an
-    /// encoder continues), and shows every event's bytes to `visit` on the way. Caches and
-    /// returns the encoder.
-    func rebuildEncoder(visiting visit: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws -> EventEncoder {
+    /// A decoder that has learned the string and source definitions of the frames up to `end`
+    /// (all committed ones when nil). Definitions go under the audit key, so only its frames are
+    /// read.
+    func definitions(through end: LogPosition? = nil) throws -> EventDecoder {
         let decoder = EventDecoder()
-        var reader = try log.reader()
-        while let frame = try reader.next() {
+        let frames = try log.frameSummaries(through: end).filter { $0.keyID == EventLog.auditKeyID }
+        try log.readFrames(frames) { frame in
             try frame.forEachEvent { index, bytes in
                 if Self.isDefinition(bytes) {
                     _ = try decoder.decode(bytes, index: index)
@@ -266,37 +274,22 @@ public final class Vault {
                           EventCoding.Kind(rawValue: UInt64(bytes[1])) != nil else {
                         throw UndecodableEvent(index: index, reason: "unknown encoding version or event kind (written by a newer build?)")
                     }
-                    try visit(index, bytes)
                 }
             }
         }
-        let encoder = EventEncoder(continuing: decoder)
-        cachedEncoder = encoder
-        return encoder
+        return decoder
     }
 
-    /// Reads the log from the start. String and source definitions are always learned; the events
-    /// from log index `first` on are decoded and given to `body`. When `expected` is given, the log
-    /// must pass through that position, else `ProjectionMismatch.logDiffers` is thrown. Caches the
-    /// encoder continuing the tables, and returns the position read up to.
-    func scanLog(decodingFrom first: UInt64, expecting expected: LogPosition? = nil,
-                 _ body: (UInt64, VaultEvent) throws -> Void) throws -> LogPosition {
+    /// Reads and decodes the whole log, in order (a rebuild), and caches the encoder continuing
+    /// its tables. Returns the position read up to.
+    func scanLog(_ body: (UInt64, VaultEvent) throws -> Void) throws -> LogPosition {
         let decoder = EventDecoder()
         var reader = try log.reader()
-        if let expected, expected.sequence == 0, expected != log.genesis { throw ProjectionMismatch.logDiffers }
         while let frame = try reader.next() {
             try frame.forEachEvent { index, bytes in
-                if index >= first {
-                    if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
-                } else if Self.isDefinition(bytes) {
-                    _ = try decoder.decode(bytes, index: index)
-                }
-            }
-            if let expected, reader.position.sequence == expected.sequence, reader.position != expected {
-                throw ProjectionMismatch.logDiffers
+                if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
             }
         }
-        if let expected, expected.sequence > reader.position.sequence { throw ProjectionMismatch.logDiffers }
         cachedEncoder = EventEncoder(continuing: decoder)
         return reader.position
     }

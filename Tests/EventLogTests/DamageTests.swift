@@ -21,9 +21,9 @@ import Testing
         let pristine = Disk.read(t.logPath)
         for bit in (middle.offset * 8)..<((middle.offset + middle.size) * 8) {
             Disk.flipBit(t.logPath, bit: bit)
-            #expect(throws: EventLogError.self) { _ = try t.open(.readWrite) }
+            #expect(throws: EventLogError.self) { _ = try t.readAll() }
             do {
-                _ = try t.open(.readWrite)
+                _ = try t.readAll()
             } catch {
                 #expect(damagedOffset(error) == UInt64(middle.offset), "bit \(bit): \(error)")
             }
@@ -111,7 +111,7 @@ import Testing
         bytes.replaceSubrange(f[1].offset..<f[2].offset, with: foreign)
         Disk.write(t.logPath, bytes)
         #expect(throws: EventLogError.damaged(path: t.logPath, offset: UInt64(f[1].offset), defect: .foreignVault)) {
-            _ = try t.open(.readWrite)
+            _ = try t.readAll()
         }
     }
 
@@ -129,7 +129,7 @@ import Testing
         bytes.replaceSubrange(f[1].offset..<f[2].offset, with: forged)
         Disk.write(t.logPath, bytes)
         do {
-            _ = try t.open(.readWrite)
+            _ = try t.readAll()
             Issue.record("a forged frame was accepted")
         } catch {
             #expect(damagedOffset(error) == UInt64(f[1].offset))

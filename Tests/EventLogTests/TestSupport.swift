@@ -54,6 +54,15 @@ struct TestLog {
     func verify() throws -> VerificationReport {
         try EventLog.verify(in: directory.path, masterKey: key)
     }
+
+    /// Every event of the log, read frame by frame from the start by a new read-only handle:
+    /// where damage before the head shows (opening checks only the head and what follows it).
+    func readAll() throws -> [[UInt8]] {
+        var all: [[UInt8]] = []
+        var reader = try open(.readOnly).reader()
+        while let frame = try reader.next() { frame.forEachEvent { _, bytes in all.append(Array(bytes)) } }
+        return all
+    }
 }
 
 /// Distinct, recognisable events: `label-index` padded to `size` bytes.

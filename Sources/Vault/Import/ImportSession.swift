@@ -8,14 +8,16 @@ import VaultEvents
 /// the vault as it was, and the identities of every data event already in the vault, so that
 /// importing the same data again adds nothing.
 ///
-/// Identities are 64-bit hashes of each event's identifying prefix, rebuilt from the log when the
-/// session starts. They live in an in-memory table (`IdentitySet`) up to `memoryBudgetSlots`
+/// Identities are 64-bit hashes of each event's identifying prefix. An event's identity can only
+/// match one of its own category and month (the label that picks its key), so the identities of
+/// a category-month are read from its frames the first time the import meets it
+/// (`loadIdentities`): an import costs the months it touches. They live in an in-memory table (`IdentitySet`) up to `memoryBudgetSlots`
 /// slots (8 MiB by default, about 730,000 events); past that the session moves them to an
 /// `ExternalDeduplicator`, which sets events aside in sealed scratch files and decides at the end
 /// of each file, in bounded memory.
 final class ImportSession: ImportSink {
     let log: EventLog
-    private(set) var encoder: EventEncoder
+    let encoder: EventEncoder
     let scratchDirectory: String
     let memoryBudgetSlots: Int
     private var identities: IdentitySet
@@ -35,6 +37,8 @@ final class ImportSession: ImportSink {
     /// erased) unless `allowErased`, so that importing an old export again does not bring it back.
     var erasedLabels: Set<DataLabel> = []
     var allowErased = false
+    /// Reads the identities of the events a data key already seals into the session (`addExisting`).
+    var loadIdentities: (UInt32) throws -> Void = { _ in }
 
     init(log: EventLog, encoder: EventEncoder, expected: Int, scratchDirectory: String, memoryBudgetSlots: Int) throws {
         self.log = log
@@ -44,9 +48,6 @@ final class ImportSession: ImportSink {
         self.identities = IdentitySet(expected: expected, maximumSlots: memoryBudgetSlots)
         self.transaction = try log.beginTransaction()
     }
-
-    /// The encoder to continue the vault's tables with, once the log has been read.
-    func use(_ encoder: EventEncoder) { self.encoder = encoder }
 
     /// Whether identities have moved out of memory.
     var isExternal: Bool { external != nil }
@@ -127,6 +128,8 @@ final class ImportSession: ImportSink {
         if let id = keyIDs[label] { return id }
         let id = try log.keyID(forLabel: label.bytes)
         keyIDs[label] = id
+        // The first time a category-month comes up, what the vault holds of it is read.
+        try loadIdentities(id)
         return id
     }
 

@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 import Projections
 import SecureMemory
+import VaultEvents
 
 extension Vault {
     /// Name of the sealed read-model image in the vault directory.
@@ -106,16 +107,60 @@ extension Vault {
         var count = 0
         try models.update { update in
             var feed = ProjectionFeed()
-            reached = try scanLog(decodingFrom: position?.eventCount ?? 0, expecting: position) { _, event in
+            func apply(_ event: VaultEvent) throws {
                 if let input = feed.input(for: event) {
                     try update.add(input)
                     count += 1
                 }
             }
+            if let position {
+                reached = try scanTail(after: position) { _, event in try apply(event) }
+            } else {
+                reached = try scanLog { _, event in try apply(event) }
+            }
             return reached.encoded
         }
         inputs = count
         return reached
+    }
+}
+
+extension Vault {
+    /// Decodes the events after `position` (a position this log passed through, else
+    /// `ProjectionMismatch.logDiffers`), with the definitions learned from the audit key's frames
+    /// up to it: catching up costs the tail, not the history.
+    func scanTail(after position: LogPosition, _ body: (UInt64, VaultEvent) throws -> Void) throws -> LogPosition {
+        guard position.sequence <= log.committed.sequence, position.offset <= log.committed.offset else {
+            throw ProjectionMismatch.logDiffers
+        }
+        let decoder: EventDecoder
+        var reader: LogReader
+        do {
+            decoder = try definitions(through: position)
+            reader = try log.reader(from: position)
+        } catch let error as EventLogError {
+            // The position is not one of this log's frame boundaries.
+            if case .damaged = error { throw ProjectionMismatch.logDiffers }
+            throw error
+        }
+        var first = true
+        while true {
+            let next: LogFrame?
+            do {
+                next = try reader.next()
+            } catch EventLogError.damaged where first {
+                // The first frame after the position does not follow it: the position is another
+                // log's (or this log's before a rollback). A rebuild reads from the start, and
+                // reports the damage if that is what it was.
+                throw ProjectionMismatch.logDiffers
+            }
+            guard let frame = next else { break }
+            first = false
+            try frame.forEachEvent { index, bytes in
+                if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
+            }
+        }
+        return reader.position
     }
 }
 
