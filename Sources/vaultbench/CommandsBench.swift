@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import SyntheticHealth
+
+extension VaultBench {
+    /// Issue 13's table: what each everyday command costs on a vault holding `days` of data,
+    /// against the same command on an empty vault in the same run, as a user runs it (a process
+    /// per command, `--kdf interactive`). Wall time is measured around the process; peak RSS comes
+    /// from `/usr/bin/time`.
+    struct CommandsBench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "commands",
+            abstract: "Time everyday commands on a full vault against an empty one (issue 13's table).")
+
+        @Option(help: "Days the full vault's generated export covers.") var days = 365
+        @Option(help: "Timed runs of each command on each vault; the median is reported.") var passes = 5
+        @Option(help: "Work directory (the export is generated once and kept there).") var work = ".build/bench"
+        @Option(help: "The vaultctl binary (default: beside this one).") var vaultctl: String?
+
+        struct Run { var seconds: Double; var peakMiB: Double }
+
+        func run() throws {
+            let cli = try VaultctlProcess(vaultctl)
+            print("vaultbench commands: a vault holding a generated export of \(days) days against an empty vault, --kdf interactive")
+            print("machine: \(Machine.summary)")
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            let zip = "\(work)/export-\(days)d-seed1-bundle.zip"
+            if !FileManager.default.fileExists(atPath: zip) { try SyntheticExport.writeZip(to: zip, options: .init(days: days, seed: 1)) }
+            let passphrase = "\(work)/commands-pass"
+            try Data("commands bench passphrase\n".utf8).write(to: URL(fileURLWithPath: passphrase))
+            let empty = "\(work)/vault-commands-empty", full = "\(work)/vault-commands-\(days)"
+            for dir in [empty, full, "\(work)/commands-out"] { try? FileManager.default.removeItem(atPath: dir) }
+            defer { for dir in [empty, full, "\(work)/commands-out", passphrase] { try? FileManager.default.removeItem(atPath: dir) } }
+            try FileManager.default.createDirectory(atPath: "\(work)/commands-out", withIntermediateDirectories: true)
+            func args(_ vault: String, _ command: [String]) -> [String] { command + ["--vault", vault, "--passphrase-file", passphrase] }
+
+            for vault in [empty, full] { try cli.run(args(vault, ["init", "--kdf", "interactive"])) }
+            let first = try timed(cli, args(full, ["import", zip]))
+            try cli.run(["keygen", "--out", "\(work)/commands-out/lab"])
+            for vault in [empty, full] {
+                try cli.run(args(vault, ["recipient", "add", "lab", "--key", "\(work)/commands-out/lab.pub"]))
+                try cli.run(args(vault, ["grant", "lab", "--categories", "activity", "--granularity", "daily", "--from", "2024-04-01", "--to", "2024-06-30"]))
+            }
+
+            typealias Row = (name: String, command: (Int, String) throws -> [String], target: String)
+            let rows: [Row] = [
+                ("import of a one-sample companion JSON", { pass, vault in
+                    let file = "\(work)/commands-out/sample-\(pass)-\((vault as NSString).lastPathComponent).json"
+                    try Data(#"{"metric":"STEPS","data":[{"timeRange":"2024-06-10 0\#(pass):00/2024-06-10 0\#(pass):30","value":\#(100 + pass)}]}"#.utf8)
+                        .write(to: URL(fileURLWithPath: file))
+                    return ["import", file]
+                }, "<= 50 ms more, peak <= 100 MB"),
+                ("goals set", { pass, _ in ["goals", "set", "move", "\(500 + pass)", "--from", "2024-06-01"] }, "<= 50 ms more"),
+                ("grant", { _, _ in ["grant", "lab", "--categories", "heart", "--granularity", "daily"] }, "<= 50 ms more"),
+                ("recipient add", { pass, _ in ["recipient", "add", "lab \(pass + 1)", "--key", "\(work)/commands-out/lab.pub"] }, "<= 50 ms more"),
+                ("rings for one week", { _, _ in ["rings", "--from", "2024-06-03", "--to", "2024-06-09", "--json"] }, "<= 30 ms more"),
+                ("summary for one week", { _, _ in ["summary", "steps", "--from", "2024-06-03", "--to", "2024-06-09", "--json"] }, "<= 30 ms more"),
+                ("streaks", { _, _ in ["streaks", "--json"] }, "<= 30 ms more"),
+                ("export of three months daily", { pass, vault in
+                    ["export", "lab", "--out", "\(work)/commands-out/\((vault as NSString).lastPathComponent)-\(pass).bundle"]
+                }, "<= 200 ms more"),
+            ]
+            print("")
+            print("first import \(first.seconds.formatted(2)) s, \(first.peakMiB.formatted(0)) MiB peak RSS (\(days) days)   target: peak <= 100 MB")
+            func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+            for row in rows {
+                var emptyRuns: [Run] = [], fullRuns: [Run] = []
+                for pass in 0..<passes {
+                    emptyRuns.append(try timed(cli, args(empty, try row.command(pass, empty))))
+                    fullRuns.append(try timed(cli, args(full, try row.command(pass, full))))
+                }
+                let e = median(emptyRuns.map(\.seconds)), f = median(fullRuns.map(\.seconds))
+                print("\(row.name.padding(toLength: 38, withPad: " ", startingAt: 0)) empty \((e * 1000).formatted(0)) ms, full \((f * 1000).formatted(0)) ms: "
+                      + "\(((f - e) * 1000).formatted(0)) ms more; peak \(median(fullRuns.map(\.peakMiB)).formatted(0)) MiB (empty \(median(emptyRuns.map(\.peakMiB)).formatted(0)))   target \(row.target)")
+            }
+            let files = try FileManager.default.contentsOfDirectory(atPath: full)
+            let bytes = try files.reduce(0) { $0 + (((try FileManager.default.attributesOfItem(atPath: full + "/" + $1))[.size] as? NSNumber)?.intValue ?? 0) }
+            let log = ((try FileManager.default.attributesOfItem(atPath: full + "/events.log"))[.size] as? NSNumber)?.intValue ?? 0
+            let image = ((try? FileManager.default.attributesOfItem(atPath: full + "/projections.sealed"))?[.size] as? NSNumber)?.intValue ?? 0
+            print("size         \(grouped(bytes)) B in the vault directory (log \(grouped(log)) B, read-model image \(grouped(image)) B)")
+        }
+
+        /// Runs `vaultctl arguments`, timing it from here and taking its peak RSS from /usr/bin/time.
+        private func timed(_ cli: VaultctlProcess, _ arguments: [String]) throws -> Run {
+            let (result, seconds) = try measure { try timedProcess(cli.binary, arguments) }
+            guard let result else { throw ValidationError("vaultctl \(arguments[0]) failed") }
+            return Run(seconds: seconds, peakMiB: result.peakKiB / 1024)
+        }
+    }
+}
