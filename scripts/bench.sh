@@ -24,3 +24,7 @@ echo
 .build/release/vaultbench bundle
 echo
 .build/release/vaultbench rekey
+echo
+.build/release/vaultbench erase
+echo
+.build/release/vaultbench commands

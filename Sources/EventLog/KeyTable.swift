@@ -93,21 +93,24 @@ package struct KeyTable {
     /// Seals the table for `vaultID` under the table key.
     func sealed(vaultID: [UInt8], tableKey: SecretKey) -> [UInt8] {
         let plaintext = SecureBytes(count: plaintextSize) { out in write(into: out) }
+        return plaintext.withUnsafeBytes { Self.seal($0, vaultID: vaultID, tableKey: tableKey) }
+    }
+
+    /// The file holding `plaintext` (entries as `write` lays them out) for `vaultID`.
+    private static func seal(_ plaintext: UnsafeRawBufferPointer, vaultID: [UInt8], tableKey: SecretKey) -> [UInt8] {
         let nonce = Sodium.randomBytes(LogFormat.nonceSize)
-        var header = ByteWriter(capacity: Self.headerSize)
-        header.write(Self.magic)
-        header.write(Self.version)
+        var header = ByteWriter(capacity: headerSize)
+        header.write(magic)
+        header.write(version)
         header.write(UInt16(0))
         header.write(vaultID)
         header.write(nonce)
         header.write(UInt32(plaintext.count))
         var file = header.bytes + [UInt8](repeating: 0, count: plaintext.count + LogFormat.tagSize)
         file.withUnsafeMutableBytes { out in
-            plaintext.withUnsafeBytes { plain in
-                nonce.withUnsafeBytes { n in
-                    FrameCipher.seal(plain, header: UnsafeRawBufferPointer(rebasing: out.prefix(Self.headerSize)), nonce: n, key: tableKey,
-                                     into: UnsafeMutableRawBufferPointer(rebasing: out[Self.headerSize...]))
-                }
+            nonce.withUnsafeBytes { n in
+                FrameCipher.seal(plaintext, header: UnsafeRawBufferPointer(rebasing: out.prefix(headerSize)), nonce: n, key: tableKey,
+                                 into: UnsafeMutableRawBufferPointer(rebasing: out[headerSize...]))
             }
         }
         return file
@@ -146,25 +149,7 @@ package struct KeyTable {
     /// Seals `plaintext` as a key table of `vaultID` under `masterKey`'s table key, without
     /// parsing it: the fuzz harness's way past the authentication to the entry parser.
     package static func sealForFuzzing(plaintext: [UInt8], vaultID: [UInt8], masterKey: SecretKey) -> [UInt8] {
-        let tableKey = LogKeyring(masterKey: masterKey).tableKey
-        let nonce = Sodium.randomBytes(LogFormat.nonceSize)
-        var header = ByteWriter(capacity: headerSize)
-        header.write(magic)
-        header.write(version)
-        header.write(UInt16(0))
-        header.write(vaultID)
-        header.write(nonce)
-        header.write(UInt32(plaintext.count))
-        var file = header.bytes + [UInt8](repeating: 0, count: plaintext.count + LogFormat.tagSize)
-        file.withUnsafeMutableBytes { out in
-            plaintext.withUnsafeBytes { plain in
-                nonce.withUnsafeBytes { n in
-                    FrameCipher.seal(plain, header: UnsafeRawBufferPointer(rebasing: out.prefix(headerSize)), nonce: n, key: tableKey,
-                                     into: UnsafeMutableRawBufferPointer(rebasing: out[headerSize...]))
-                }
-            }
-        }
-        return file
+        plaintext.withUnsafeBytes { seal($0, vaultID: vaultID, tableKey: LogKeyring(masterKey: masterKey).tableKey) }
     }
 
     /// The plaintext of a sealed table (keys included, in ordinary memory: for the fuzz
