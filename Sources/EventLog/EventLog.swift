@@ -528,17 +528,32 @@ public final class EventLog {
         /// When the key was destroyed (nil while it is live), and by which erasure.
         public var erasedAt: Date?
         public var eraseID: [UInt8]?
+        /// Data events the key sealed, counted before it was destroyed.
+        public var erasedEvents: Int?
     }
 
     /// Every data key of the table, live or destroyed, in the order they were made.
     public var dataKeys: [DataKey] {
         savedKeyTable.entries.map { entry in
             switch entry.state {
-            case .live: DataKey(id: entry.id, label: entry.label, erasedAt: nil, eraseID: nil)
-            case .erased(let at, let eraseID, _):
-                DataKey(id: entry.id, label: entry.label, erasedAt: Date(timeIntervalSince1970: Double(at) / 1000), eraseID: eraseID)
+            case .live: DataKey(id: entry.id, label: entry.label, erasedAt: nil, eraseID: nil, erasedEvents: nil)
+            case .erased(let t):
+                DataKey(id: entry.id, label: entry.label, erasedAt: Date(timeIntervalSince1970: Double(t.at) / 1000), eraseID: t.eraseID,
+                        erasedEvents: Int(clamping: t.events))
             }
         }
+    }
+
+    /// Takes over the tombstones of `keys` (destroyed keys of another log: a re-key's source) into
+    /// this log's key table, written with the next commit, so that what was erased there stays
+    /// refused here.
+    public func adoptTombstones(of keys: [DataKey]) throws {
+        guard mode == .readWrite else { throw EventLogError.readOnly }
+        for key in keys {
+            guard let erasedAt = key.erasedAt, let eraseID = key.eraseID else { continue }
+            _ = keyTable.addTombstone(for: key.label, at: Int64((erasedAt.timeIntervalSince1970 * 1000).rounded()), eraseID: eraseID)
+        }
+        keyring.use(keyTable)
     }
 
     /// Erasures whose keys are destroyed but whose audit record is not known to be in the log
@@ -555,22 +570,18 @@ public final class EventLog {
         keyTable = table
     }
 
-    /// Events in the committed frames sealed with the keys `ids`, counted from the frame headers
-    /// (nothing is decrypted, so destroyed keys count too).
-    public func eventCount(sealedWith ids: Set<UInt32>) throws -> Int {
-        try frameSummaries().filter { ids.contains($0.keyID) }.reduce(0) { $0 + $1.eventCount }
-    }
-
     /// Destroys the keys `ids`: the table is replaced (new file synced, renamed over the old,
     /// directory synced), then the old file's bytes, still reachable through its open descriptor,
     /// are overwritten with zeros and synced. From then on the frames sealed with those keys are
     /// chained ciphertext that nothing can open. Not inside a transaction.
-    public func destroyKeys(_ ids: Set<UInt32>, at date: Date, eraseID: [UInt8]) throws {
+    /// `events` gives, per key, the data events it sealed, kept in its tombstone.
+    public func destroyKeys(_ ids: Set<UInt32>, at date: Date, eraseID: [UInt8], events: [UInt32: Int] = [:]) throws {
         guard mode == .readWrite else { throw EventLogError.readOnly }
         guard !failed, written == committed else { throw EventLogError.writerFailed }
         precondition(eraseID.count == 8, "an erase id is 8 bytes")
         var table = savedKeyTable
-        table.erase(ids: ids, at: Int64((date.timeIntervalSince1970 * 1000).rounded()), eraseID: eraseID)
+        table.erase(ids: ids, at: Int64((date.timeIntervalSince1970 * 1000).rounded()), eraseID: eraseID,
+                    events: events.mapValues { UInt64(max($0, 0)) })
         let old = fileSystem.exists(directory.keys) ? try fileSystem.open(directory.keys, mode: .readWrite) : nil
         try fileSystem.replaceAtomically(directory.keys, with: table.sealed(vaultID: vaultID, tableKey: keyring.tableKey))
         savedKeyTable = table
@@ -614,14 +625,19 @@ public final class EventLog {
     }
 
     /// The committed frames' headers, in order, each checked for its place (sequence and first
-    /// event follow on); nothing is decrypted. A command that needs some frames of one key finds
-    /// them here instead of reading the whole log.
+    /// event follow on) and the whole hash chain checked up to `end` (the head record's position
+    /// by default, which is authenticated): nothing is decrypted, but every byte is hashed, so a
+    /// header cannot be changed to hide a frame from a command that reads only some keys' frames.
+    /// A command that needs some frames of one key finds them here instead of decrypting the log.
+    /// (Hashing every frame still costs the log's size; per-key chains in the frame header would
+    /// make it cost the frames read: issue 13.)
     public func frameSummaries(through end: LogPosition? = nil) throws -> [FrameSummary] {
         let reader = frameReader
         let end = end ?? committed
         var summaries: [FrameSummary] = []
         var offset = genesis.offset
         var expected = (sequence: UInt64(1), firstEvent: UInt64(0))
+        var chainHash = genesis.chainHash
         while offset < end.offset {
             let located: FrameReader.LocatedHeader
             switch try reader.readHeader(at: offset, fileSize: end.offset) {
@@ -635,10 +651,18 @@ public final class EventLog {
             guard header.firstEventIndex == expected.firstEvent else {
                 throw EventLogError.damaged(path: directory.log, offset: offset, defect: .eventIndexMismatch(expected: expected.firstEvent, found: header.firstEventIndex))
             }
+            guard header.previousHash == chainHash else {
+                throw EventLogError.damaged(path: directory.log, offset: offset, defect: .chainBroken)
+            }
+            let ciphertext = try file.readBytes(at: offset + UInt64(LogFormat.frameHeaderSize), count: Int(header.payloadLength))
+            chainHash = located.bytes.withUnsafeBytes { h in ciphertext.withUnsafeBytes { FrameCipher.chainHash(header: h, ciphertext: $0) } }
             summaries.append(FrameSummary(offset: offset, sequence: header.sequence, keyID: header.keyID,
                                           firstEventIndex: header.firstEventIndex, eventCount: Int(header.eventCount)))
             expected = (header.sequence + 1, header.firstEventIndex + UInt64(header.eventCount))
             offset = located.end
+        }
+        guard chainHash == end.chainHash else {
+            throw EventLogError.damaged(path: directory.log, offset: end.offset, defect: .chainBroken)
         }
         return summaries
     }

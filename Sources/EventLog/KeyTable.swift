@@ -14,7 +14,8 @@ import SecureMemory
 /// with its tag; every header byte is associated data. The plaintext is `nextID`(4) `count`(4)
 /// and per entry: id(4) state(1: live, 2: erased) labelLength(2) label, then for a live entry
 /// its key(32), for an erased one erasedAt(8, ms since 1970) eraseID(8) recorded(1: whether the
-/// erasure's audit event is committed to the log).
+/// erasure's audit event is committed to the log) events(8: the data events the key sealed,
+/// counted before it was destroyed).
 package struct KeyTable {
     static let magic: [UInt8] = Array("HVKEYS\r\n".utf8)
     static let version: UInt16 = 1
@@ -27,7 +28,18 @@ package struct KeyTable {
 
     enum State {
         case live(SecretKey)
-        case erased(at: Int64, eraseID: [UInt8], recorded: Bool)
+        case erased(Tombstone)
+    }
+
+    /// What is left of a destroyed key.
+    struct Tombstone: Equatable {
+        /// Milliseconds since 1970.
+        var at: Int64
+        var eraseID: [UInt8]
+        /// Whether the erasure's audit event is committed to the log.
+        var recorded: Bool
+        /// Data events the key sealed (definitions aside).
+        var events: UInt64
     }
 
     struct Entry {
@@ -62,19 +74,29 @@ package struct KeyTable {
         return id
     }
 
+    /// Adds the tombstone of a key destroyed in another table (a re-key's new log keeps them, so
+    /// erased months stay refused); returns its id.
+    mutating func addTombstone(for label: [UInt8], at milliseconds: Int64, eraseID: [UInt8]) -> UInt32 {
+        let id = nextID
+        nextID += 1
+        entries.append(Entry(id: id, label: label, state: .erased(Tombstone(at: milliseconds, eraseID: eraseID, recorded: true, events: 0))))
+        return id
+    }
+
     /// Destroys the keys of `ids`: their entries become tombstones.
-    mutating func erase(ids: Set<UInt32>, at milliseconds: Int64, eraseID: [UInt8]) {
+    mutating func erase(ids: Set<UInt32>, at milliseconds: Int64, eraseID: [UInt8], events: [UInt32: UInt64]) {
         for index in entries.indices where ids.contains(entries[index].id) {
             if entries[index].key != nil { liveByLabel[entries[index].label] = nil }
-            entries[index].state = .erased(at: milliseconds, eraseID: eraseID, recorded: false)
+            entries[index].state = .erased(Tombstone(at: milliseconds, eraseID: eraseID, recorded: false, events: events[entries[index].id] ?? 0))
         }
     }
 
     /// Marks the tombstones of erasure `eraseID` as recorded in the log.
     mutating func markRecorded(eraseID: [UInt8]) {
         for index in entries.indices {
-            if case .erased(let at, let id, false) = entries[index].state, id == eraseID {
-                entries[index].state = .erased(at: at, eraseID: id, recorded: true)
+            if case .erased(var tombstone) = entries[index].state, !tombstone.recorded, tombstone.eraseID == eraseID {
+                tombstone.recorded = true
+                entries[index].state = .erased(tombstone)
             }
         }
     }
@@ -83,7 +105,7 @@ package struct KeyTable {
     var unrecordedErasures: [[UInt8]] {
         var seen: [[UInt8]] = []
         for entry in entries {
-            if case .erased(_, let id, false) = entry.state, !seen.contains(id) { seen.append(id) }
+            if case .erased(let tombstone) = entry.state, !tombstone.recorded, !seen.contains(tombstone.eraseID) { seen.append(tombstone.eraseID) }
         }
         return seen
     }
@@ -162,7 +184,7 @@ package struct KeyTable {
 
     private var plaintextSize: Int {
         entries.reduce(8) { size, entry in
-            size + 4 + 1 + 2 + entry.label.count + (entry.key != nil ? SecretKey.byteCount : 17)
+            size + 4 + 1 + 2 + entry.label.count + (entry.key != nil ? SecretKey.byteCount : 25)
         }
     }
 
@@ -186,13 +208,14 @@ package struct KeyTable {
                 put(UInt16(entry.label.count))
                 entry.label.withUnsafeBytes { put($0) }
                 key.withUnsafeBytes { put($0) }
-            case .erased(let at, let eraseID, let recorded):
+            case .erased(let tombstone):
                 put(UInt8(2))
                 put(UInt16(entry.label.count))
                 entry.label.withUnsafeBytes { put($0) }
-                put(at)
-                eraseID.withUnsafeBytes { put($0) }
-                put(UInt8(recorded ? 1 : 0))
+                put(tombstone.at)
+                tombstone.eraseID.withUnsafeBytes { put($0) }
+                put(UInt8(tombstone.recorded ? 1 : 0))
+                put(tombstone.events)
             }
         }
         precondition(offset == out.count, "key table size computed wrongly")
@@ -218,8 +241,8 @@ package struct KeyTable {
                 entries.append(Entry(id: id, label: label, state: .live(key)))
             case 2:
                 guard let at: Int64 = reader.read(), let eraseID = reader.readBytes(8), let recorded: UInt8 = reader.read(),
-                      recorded <= 1 else { return nil }
-                entries.append(Entry(id: id, label: label, state: .erased(at: at, eraseID: eraseID, recorded: recorded == 1)))
+                      recorded <= 1, let events: UInt64 = reader.read() else { return nil }
+                entries.append(Entry(id: id, label: label, state: .erased(Tombstone(at: at, eraseID: eraseID, recorded: recorded == 1, events: events))))
             default:
                 return nil
             }

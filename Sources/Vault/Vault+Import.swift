@@ -38,32 +38,18 @@ extension Vault {
             try session.commit()
         } catch {
             session.rollback()
-            // The encoder assigned ids that never reached the log.
-            cachedEncoder = nil
+            // The encoders assigned ids that never reached the log.
+            tables.reset()
             throw error
         }
         return report
     }
 
-    /// An import session continuing the log's string and source tables (read from the audit key's
-    /// frames), which learns the identities of a category-month's events the first time the
-    /// import meets it: importing one sample reads that month's frames of its category, not the
-    /// vault's history.
+    /// An import session continuing each data key's tables, which learns the identities of a
+    /// category-month's events the first time the import meets it: importing one sample reads that
+    /// month's frames of its category, not the vault's history.
     func startImportSession(expectingNew: Int = 0) throws -> ImportSession {
-        let session = try ImportSession(
-            log: log, encoder: try encoder(), expected: expectingNew,
-            scratchDirectory: directory, memoryBudgetSlots: importIdentityBudgetSlots)
-        let frames = try log.frameSummaries()
-        let log = self.log
-        session.loadIdentities = { [unowned session] keyID in
-            try log.readFrames(frames.filter { $0.keyID == keyID }) { frame in
-                try frame.forEachEvent { _, bytes in
-                    if let length = EventIdentity.length(of: bytes) {
-                        try session.addExisting(identity: UnsafeRawBufferPointer(rebasing: bytes.prefix(length)))
-                    }
-                }
-            }
-        }
-        return session
+        try ImportSession(log: log, tables: tables, expected: expectingNew,
+                          scratchDirectory: directory, memoryBudgetSlots: importIdentityBudgetSlots)
     }
 }

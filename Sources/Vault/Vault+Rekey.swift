@@ -38,6 +38,8 @@ extension Vault {
         let newLog = try EventLog.create(in: staging, vaultID: vaultID, masterKey: newKey, fileSystem: fileSystem)
         var transaction = try newLog.beginTransaction()
         try LogRewrite.copy(from: vault.log, into: newLog, transaction: &transaction)
+        // Erased months stay refused: their tombstones (no keys) go into the new key table.
+        try newLog.adoptTombstones(of: vault.log.dataKeys)
         let (marker, _) = EventEncoder().encode(.masterKeyRotated(at: now))
         try marker.withUnsafeBytes { try newLog.append($0, to: &transaction) }
         try newLog.commit(&transaction)

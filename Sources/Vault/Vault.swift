@@ -108,7 +108,7 @@ public final class Vault {
                 // A re-key finishing between the unlock and the open (a new log under the old key,
                 // or its keyslot moved meanwhile) is no damage: unlock again.
                 attempt += 1
-                let rekeying = fileSystem.exists(directory + "/" + rekeyCommitted)
+                let rekeying = fileSystem.exists(directory + "/" + rekeyCommitted) || fileSystem.exists(directory + "/" + upgradeCommitted)
                     || (try? Keyslot.read(from: keyslotPath(in: directory), fileSystem: fileSystem)) != keyslot
                 guard attempt < 3, rekeying else { throw error }
                 usleep(20_000)
@@ -142,8 +142,9 @@ public final class Vault {
         // Frames are sound; every event in them must also decode.
         let log = try EventLog.open(in: directory, masterKey: masterKey, mode: .readOnly, fileSystem: fileSystem)
         var reader = try log.reader()
-        let decoder = EventDecoder()
+        var decoders = KeyScopedTables.Decoders()
         while let frame = try reader.next() {
+            let decoder = decoders.decoder(for: frame)
             frame.forEachEvent { index, bytes in
                 do { _ = try decoder.decode(bytes, index: index) } catch { report.problems.append("\(error)") }
             }
@@ -173,22 +174,23 @@ public final class Vault {
     /// month (`DataLabel`), the rest under the audit key.
     @discardableResult
     public func append(_ events: [VaultEvent]) throws -> LogPosition {
-        let encoder = try self.encoder()
         var transaction = try log.beginTransaction()
         do {
             for event in events {
-                let (bytes, _) = encoder.encode(event)
-                for definition in encoder.takeDefinitions() {
-                    try definition.withUnsafeBytes { try log.append($0, to: &transaction) }
-                }
                 let keyID = try DataLabel.of(event).map { try log.keyID(forLabel: $0.bytes) } ?? EventLog.auditKeyID
+                let encoder = try tables.encoder(for: keyID)
+                let (bytes, _) = encoder.encode(event)
+                // The definitions the event needs go under its own key, ahead of it.
+                for definition in encoder.takeDefinitions() {
+                    try definition.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
+                }
                 try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
             }
             return try log.commit(&transaction)
         } catch {
             try? log.rollback(&transaction)
-            // The encoder assigned ids that never reached the log.
-            cachedEncoder = nil
+            // The encoders assigned ids that never reached the log.
+            tables.reset()
             throw error
         }
     }
@@ -226,9 +228,10 @@ public final class Vault {
 
     /// Decodes and passes on the events whose encoded bytes `include` accepts.
     private func forEachEvent(where include: (UnsafeRawBufferPointer) -> Bool, _ body: (UInt64, VaultEvent) throws -> Void) throws {
-        let decoder = EventDecoder()
+        var decoders = KeyScopedTables.Decoders()
         var reader = try log.reader()
         while let frame = try reader.next() {
+            let decoder = decoders.decoder(for: frame)
             try frame.forEachEvent { index, bytes in
                 guard include(bytes) else { return }
                 if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
@@ -236,7 +239,8 @@ public final class Vault {
         }
     }
 
-    var cachedEncoder: EventEncoder?
+    /// The interned strings and sources of each data key, read as commands need them.
+    private(set) lazy var tables = KeyScopedTables(log: log)
 
     /// The read models and the log position they reflect, once loaded.
     var cachedProjections: (models: ReadModels, position: LogPosition)?
@@ -249,50 +253,21 @@ public final class Vault {
     /// deduplicates through sealed scratch files instead. Tests lower it to exercise that path.
     var importIdentityBudgetSlots = 1 << 20
 
-    /// The encoder continuing the log's string and source tables (read from the log once).
-    func encoder() throws -> EventEncoder {
-        if let cachedEncoder { return cachedEncoder }
-        let encoder = EventEncoder(continuing: try definitions())
-        cachedEncoder = encoder
-        return encoder
-    }
-
-    /// A decoder that has learned the string and source definitions of the frames up to `end`
-    /// (all committed ones when nil). Definitions go under the audit key, so only its frames are
-    /// read.
-    func definitions(through end: LogPosition? = nil) throws -> EventDecoder {
-        let decoder = EventDecoder()
-        let frames = try log.frameSummaries(through: end).filter { $0.keyID == EventLog.auditKeyID }
-        try log.readFrames(frames) { frame in
-            try frame.forEachEvent { index, bytes in
-                if Self.isDefinition(bytes) {
-                    _ = try decoder.decode(bytes, index: index)
-                } else {
-                    // An unknown version or kind may be a newer build's definition: continuing the
-                    // tables past it could assign ids twice, so it is refused as a full decode would.
-                    guard bytes.count >= 2, bytes[0] == EventCoding.version, bytes[1] < 0x80,
-                          EventCoding.Kind(rawValue: UInt64(bytes[1])) != nil else {
-                        throw UndecodableEvent(index: index, reason: "unknown encoding version or event kind (written by a newer build?)")
-                    }
-                }
-            }
-        }
-        return decoder
-    }
-
-    /// Reads and decodes the whole log, in order (a rebuild), and caches the encoder continuing
-    /// its tables. Returns the position read up to.
+    /// Reads and decodes the whole log, in order (a rebuild). Returns the position read up to.
     func scanLog(_ body: (UInt64, VaultEvent) throws -> Void) throws -> LogPosition {
-        let decoder = EventDecoder()
+        var decoders = KeyScopedTables.Decoders()
         var reader = try log.reader()
         while let frame = try reader.next() {
+            let decoder = decoders.decoder(for: frame)
             try frame.forEachEvent { index, bytes in
                 if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
             }
         }
-        cachedEncoder = EventEncoder(continuing: decoder)
         return reader.position
     }
+
+    /// Whether encoded event bytes are a string or source definition.
+    static func isDefinitionBytes(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { isDefinition($0) } }
 
     static func isDefinition(_ bytes: UnsafeRawBufferPointer) -> Bool {
         bytes.count >= 2 && (bytes[1] == EventCoding.Kind.defineString.rawValue || bytes[1] == EventCoding.Kind.defineSource.rawValue)

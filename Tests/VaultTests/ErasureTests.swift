@@ -71,7 +71,11 @@ import VaultTestSupport
         #expect(erasedKeys.count == 2)
         let secrets = erasedKeys.map { entry in entry.key!.withUnsafeBytes { Array($0) } }
         let erasedIDs = Set(erasedKeys.map(\.id))
-        let erasedEvents = erasedIDs.reduce(0) { $0 + (before[$1]?.count ?? 0) }
+        // Everything the erased keys sealed, and the samples among it (the rest are the
+        // definitions of the names those samples brought in, erased with them).
+        let erasedEntries = erasedIDs.reduce(0) { $0 + (before[$1]?.count ?? 0) }
+        let erasedEvents = erasedIDs.reduce(0) { $0 + (before[$1]?.filter { !Vault.isDefinitionBytes($0) }.count ?? 0) }
+        #expect(erasedEvents == heartBefore && erasedEntries > erasedEvents)
 
         let summary = try w.vault.erase(categories: [.heart], from: Self.february, to: Self.march, now: Date(timeIntervalSince1970: 1_800_000_000))
         #expect(summary == ErasureSummary(categories: ["heart"], months: ["2024-02", "2024-03"], samplesErased: erasedEvents))
@@ -99,7 +103,7 @@ import VaultTestSupport
                                          to: LocalDay(year: 2024, month: 3, day: 31))
         #expect(models.map(\.period) == ["2024-01"])
         let report = try Vault.verify(at: w.path, passphrase: passphrase("p"))
-        #expect(report.isOK && report.erasedEvents == UInt64(erasedEvents) && report.erasedFrames >= 2)
+        #expect(report.isOK && report.erasedEvents == UInt64(erasedEntries) && report.erasedFrames >= 2)
         let erasures = try w.vault.consentLedger().erasures
         #expect(erasures.map(\.labels) == [["heart/2024-02", "heart/2024-03"]] && erasures[0].events == erasedEvents)
         #expect(erasures[0].at == Date(timeIntervalSince1970: 1_800_000_000))
@@ -179,6 +183,66 @@ import VaultTestSupport
         // And erasure works on it.
         #expect(try writer.erase(categories: [.heart], from: Self.february, to: Self.february).samplesErased == 1)
         #expect(try writer.summary(metric: "heart-rate", by: .day, from: nil, to: nil).map(\.value) == [75])
+    }
+
+    @Test func namesThatCameInWithErasedDataGoWithItAndARekeyKeepsTheErasure() throws {
+        let dir = TemporaryDirectory("erase-names")
+        let path = dir.path + "/vault"
+        let start = HealthTimestamp(seconds: 1_709_280_000, utcOffset: 3600)  // 2024-03-01
+        let flow = HealthSample(type: "HKCategoryTypeIdentifierMenstrualFlow", source: HealthSource(name: "Cycle Tracker Zeta"),
+                                start: start, end: start, value: .category("HKCategoryValueMenstrualFlowHeavy"))
+        let steps = HealthSample(type: "HKQuantityTypeIdentifierStepCount", source: HealthSource(name: "Anna's Phone"),
+                                 start: start, end: start, value: .quantity(DecimalValue(mantissa: 12, scale: 0), unit: "count"))
+        do {
+            let vault = try makeVault(at: path, passphrase: "p")
+            try vault.append([.sample(flow), .sample(steps)])
+            _ = try vault.erase(categories: [.reproductive])
+            // No frame the vault can still read names the erased sample's type, value or source.
+            let log = try EventLog.open(in: path, masterKey: vault.masterKey, mode: .readOnly)
+            var readable: [UInt8] = []
+            var reader = try log.reader()
+            while let frame = try reader.next() { frame.forEachEvent { _, bytes in readable += Array(bytes) } }
+            for name in ["MenstrualFlow", "Cycle Tracker Zeta", "FlowHeavy"] { #expect(!Self.contains(readable, Array(name.utf8)), "\(name)") }
+            #expect(Self.contains(readable, Array("Anna's Phone".utf8)))
+            #expect(try vault.allEvents().map(\.event).filter { !$0.isAudit } == [.sample(steps)])
+        }
+
+        // After a re-key the erased month stays refused: its tombstone moved to the new key table.
+        try Vault.rekey(at: path, from: passphrase("p"), to: passphrase("q"))
+        let rekeyed = try Vault.open(at: path, passphrase: passphrase("q"), mode: .readWrite)
+        #expect(rekeyed.log.dataKeys.map { String(decoding: $0.label, as: UTF8.self) + ($0.erasedAt == nil ? "" : " (erased)") }
+                == ["activity/2024-03", "reproductive/2024-03 (erased)"])
+        let csv = dir.path + "/flow.csv"
+        try Data("type,start,end,value\nHKCategoryTypeIdentifierMenstrualFlow,2024-03-01T09:00:00+01:00,2024-03-01T09:00:00+01:00,HKCategoryValueMenstrualFlowHeavy\n".utf8)
+            .write(to: URL(fileURLWithPath: csv))
+        let report = try rekeyed.importFiles([csv])
+        #expect(report.added == 0 && report.erased == 1, "\(report)")
+    }
+
+    @Test func aFrameWhoseHeaderNamesAnotherKeyCannotHideFromTheAuditTrail() throws {
+        let dir = TemporaryDirectory("erase-hide")
+        let path = dir.path + "/vault"
+        let vault = try makeVault(at: path, passphrase: "p")
+        try RecipientKeyFiles.generate(prefix: dir.path + "/lab")
+        try vault.addRecipient(name: "lab", publicKeyFile: dir.path + "/lab.pub")
+        try vault.grant(recipient: "lab", categories: [.heart], from: nil, to: nil, granularity: .daily, expires: nil, purpose: nil)
+        try vault.revoke(recipient: "lab", categories: nil)
+        try vault.setGoal(.move, value: 500, from: LocalDay(year: 2024, month: 3, day: 1))
+        let frames = try vault.log.frameSummaries()
+        // The revocation's frame: the second to last one, before the goal's.
+        let victim = frames[frames.count - 2]
+        #expect(victim.keyID == EventLog.auditKeyID)
+        // Without the passphrase one can still rewrite the key id and fix the header's CRC.
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path + "/events.log")))
+        let at = Int(victim.offset)
+        bytes[at + 8] = 2
+        let crc = bytes[at..<(at + 108)].withUnsafeBytes { CRC32C.checksum($0) }
+        withUnsafeBytes(of: crc.littleEndian) { bytes.replaceSubrange((at + 108)..<(at + 112), with: $0) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path + "/events.log"))
+        let reopened = try Vault.open(at: path, passphrase: passphrase("p"))
+        #expect(throws: EventLogError.damaged(path: path + "/events.log", offset: UInt64(frames[frames.count - 1].offset), defect: .chainBroken)) {
+            _ = try reopened.consentLedger()
+        }
     }
 
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {

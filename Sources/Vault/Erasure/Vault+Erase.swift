@@ -21,9 +21,11 @@ public struct ErasureSummary: Equatable, Sendable {
 /// docs/threat-model.md.
 ///
 /// Steps: count the events the keys sealed; replace the key table with tombstones (the commit
-/// point: from here the data is gone); record the `erased` audit event; mark the tombstones as
-/// recorded; rebuild the read models without the data and overwrite the old image's bytes. A crash
-/// after the key table is finished by the next writer (`finishInterruptedErasure`).
+/// point: from here the data is gone); record the `erased` audit event; rebuild the read models
+/// without the data and overwrite the old image's bytes (and any image a killed process left
+/// half-written); then mark the tombstones as recorded. A crash before that last step is finished
+/// by the next writer (`finishInterruptedErasure`), which records the event if it is missing and
+/// purges the read models again.
 extension Vault {
     /// Destroys the keys of `categories` for the whole months `from`...`to` (every month, and the
     /// undated records, when both are nil). Months with no data of a category are not listed.
@@ -38,13 +40,19 @@ extension Vault {
         }
         let ids = Set(chosen.map(\.id))
         let labels = chosen.compactMap { DataLabel(bytes: $0.label) }.sorted()
-        let count = ids.isEmpty ? 0 : try log.eventCount(sealedWith: ids)
+        // The data events each key seals (definitions aside), counted while they can be read.
+        var counts: [UInt32: Int] = [:]
+        try log.readFrames(try log.frameSummaries().filter { ids.contains($0.keyID) }) { frame in
+            frame.forEachEvent { _, bytes in if !Self.isDefinition(bytes) { counts[frame.keyID, default: 0] += 1 } }
+        }
+        let count = counts.values.reduce(0, +)
         let record = ErasureRecord(at: now, eraseID: RandomBytes.make(8).hex, labels: labels.map(\.description), events: count)
         if !ids.isEmpty {
             let image = try? fileSystem.open(projectionsPath, mode: .readWrite)
-            try log.destroyKeys(ids, at: now, eraseID: Self.eraseIDBytes(record.eraseID))
-            try recordErasure(record)
+            try log.destroyKeys(ids, at: now, eraseID: Self.eraseIDBytes(record.eraseID), events: counts)
+            try append([.erased(record)])
             try purgeReadModels(oldImage: image)
+            try log.confirmErasure(Self.eraseIDBytes(record.eraseID))
         }
         return ErasureSummary(categories: record.categories, months: record.months, samplesErased: count)
     }
@@ -68,24 +76,16 @@ extension Vault {
         try forEachAuditEvent { _, event in
             if case .erased(let e) = event { recorded.insert(e.eraseID) }
         }
-        for eraseID in pending {
-            let id = eraseID.hex
-            if !recorded.contains(id) {
-                let keys = log.dataKeys.filter { $0.eraseID == eraseID }
-                let labels = keys.compactMap { DataLabel(bytes: $0.label) }.sorted().map(\.description)
-                let count = try log.eventCount(sealedWith: Set(keys.map(\.id)))
-                let at = keys.first?.erasedAt ?? Date()
-                try append([.erased(ErasureRecord(at: at, eraseID: id, labels: labels, events: count))])
-            }
-            try log.confirmErasure(eraseID)
+        for eraseID in pending where !recorded.contains(eraseID.hex) {
+            let keys = log.dataKeys.filter { $0.eraseID == eraseID }
+            let labels = keys.compactMap { DataLabel(bytes: $0.label) }.sorted().map(\.description)
+            let count = keys.reduce(0) { $0 + ($1.erasedEvents ?? 0) }
+            let at = keys.first?.erasedAt ?? Date()
+            try append([.erased(ErasureRecord(at: at, eraseID: eraseID.hex, labels: labels, events: count))])
         }
         // The read models may still hold what was erased.
         try purgeReadModels(oldImage: try? fileSystem.open(projectionsPath, mode: .readWrite))
-    }
-
-    private func recordErasure(_ record: ErasureRecord) throws {
-        try append([.erased(record)])
-        try log.confirmErasure(Self.eraseIDBytes(record.eraseID))
+        for eraseID in pending { try log.confirmErasure(eraseID) }
     }
 
     /// Rebuilds the read models from what the log can still give, then overwrites the bytes of
@@ -93,10 +93,20 @@ extension Vault {
     private func purgeReadModels(oldImage: (any StorageFile)?) throws {
         cachedProjections = nil
         try rebuildProjections()
-        guard let oldImage else { return }
-        let size = try oldImage.size()
-        try [UInt8](repeating: 0, count: Int(size)).withUnsafeBytes { try oldImage.write(at: 0, $0) }
-        try oldImage.fullSync()
+        if let oldImage { try Self.overwrite(oldImage) }
+        // An image a killed process was writing (`projections.sealed.tmp.*`) holds read models too.
+        for name in try fileSystem.contentsOfDirectory(directory) where name.hasPrefix(Self.projectionsFileName + ".tmp.") {
+            let path = directory + "/" + name
+            try Self.overwrite(try fileSystem.open(path, mode: .readWrite))
+            try fileSystem.remove(path)
+        }
+    }
+
+    /// Overwrites a file's bytes with zeros, through its descriptor, and syncs it.
+    private static func overwrite(_ file: any StorageFile) throws {
+        let size = try file.size()
+        try [UInt8](repeating: 0, count: Int(size)).withUnsafeBytes { try file.write(at: 0, $0) }
+        try file.fullSync()
     }
 
     static func eraseIDBytes(_ hex: String) -> [UInt8] {

@@ -17,7 +17,7 @@ import VaultEvents
 /// of each file, in bounded memory.
 final class ImportSession: ImportSink {
     let log: EventLog
-    let encoder: EventEncoder
+    let tables: KeyScopedTables
     let scratchDirectory: String
     let memoryBudgetSlots: Int
     private var identities: IdentitySet
@@ -37,12 +37,10 @@ final class ImportSession: ImportSink {
     /// erased) unless `allowErased`, so that importing an old export again does not bring it back.
     var erasedLabels: Set<DataLabel> = []
     var allowErased = false
-    /// Reads the identities of the events a data key already seals into the session (`addExisting`).
-    var loadIdentities: (UInt32) throws -> Void = { _ in }
 
-    init(log: EventLog, encoder: EventEncoder, expected: Int, scratchDirectory: String, memoryBudgetSlots: Int) throws {
+    init(log: EventLog, tables: KeyScopedTables, expected: Int, scratchDirectory: String, memoryBudgetSlots: Int) throws {
         self.log = log
-        self.encoder = encoder
+        self.tables = tables
         self.scratchDirectory = scratchDirectory
         self.memoryBudgetSlots = memoryBudgetSlots
         self.identities = IdentitySet(expected: expected, maximumSlots: memoryBudgetSlots)
@@ -98,6 +96,7 @@ final class ImportSession: ImportSink {
         if known == nil, case .sample(let sample) = event, let label {
             lastSampleKey = (lastType.category, LocalDay.floorDivide(sample.start.seconds + Int64(sample.start.utcOffset), 86_400), label, keyID)
         }
+        let encoder = try tables.encoder(for: keyID)
         var writer = encoder.encodeIdentity(event)
         if !event.isAudit {
             if external == nil && identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
@@ -105,14 +104,14 @@ final class ImportSession: ImportSink {
                 // Decided when the file ends; definitions go out now, ahead of the event.
                 let hash = writer.bytes.withUnsafeBytes { identities.hash($0) }
                 encoder.encodeRest(event, into: &writer)
-                try flushDefinitions()
+                try flushDefinitions(encoder, keyID: keyID)
                 try external.add(hash: hash, nested: nested, keyID: keyID, bytes: writer.bytes)
                 return
             }
             let isNew = writer.bytes.withUnsafeBytes { identities.insert($0) }
             guard isNew else {
                 if !nested { file.duplicates += 1 }
-                try flushDefinitions()
+                try flushDefinitions(encoder, keyID: keyID)
                 return
             }
             file.added += 1
@@ -120,7 +119,7 @@ final class ImportSession: ImportSink {
         encoder.encodeRest(event, into: &writer)
         // Definitions go out before the event that needs them, and whatever happens to it:
         // the encoder has assigned their ids.
-        try flushDefinitions()
+        try flushDefinitions(encoder, keyID: keyID)
         try writer.bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
     }
 
@@ -128,14 +127,18 @@ final class ImportSession: ImportSink {
         if let id = keyIDs[label] { return id }
         let id = try log.keyID(forLabel: label.bytes)
         keyIDs[label] = id
-        // The first time a category-month comes up, what the vault holds of it is read.
-        try loadIdentities(id)
+        // The first time a category-month comes up, what the vault holds of it is read: its
+        // tables, and the identities of its events.
+        _ = try tables.encoder(for: id) { bytes in
+            if let length = EventIdentity.length(of: bytes) { try self.addExisting(identity: UnsafeRawBufferPointer(rebasing: bytes.prefix(length))) }
+        }
         return id
     }
 
-    private func flushDefinitions() throws {
+    /// Writes the definitions `encoder` made, under the key of the event that needs them.
+    private func flushDefinitions(_ encoder: EventEncoder, keyID: UInt32) throws {
         for definition in encoder.takeDefinitions() {
-            try definition.withUnsafeBytes { try log.append($0, to: &transaction) }
+            try definition.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
         }
     }
 

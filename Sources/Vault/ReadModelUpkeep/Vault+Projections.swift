@@ -127,16 +127,15 @@ extension Vault {
 
 extension Vault {
     /// Decodes the events after `position` (a position this log passed through, else
-    /// `ProjectionMismatch.logDiffers`), with the definitions learned from the audit key's frames
-    /// up to it: catching up costs the tail, not the history.
+    /// `ProjectionMismatch.logDiffers`); each key met in the tail first learns its definitions from
+    /// its own frames up to the position: catching up costs the tail and the keys it touches.
     func scanTail(after position: LogPosition, _ body: (UInt64, VaultEvent) throws -> Void) throws -> LogPosition {
         guard position.sequence <= log.committed.sequence, position.offset <= log.committed.offset else {
             throw ProjectionMismatch.logDiffers
         }
-        let decoder: EventDecoder
+        var decoders = KeyScopedTables.Decoders()
         var reader: LogReader
         do {
-            decoder = try definitions(through: position)
             reader = try log.reader(from: position)
         } catch let error as EventLogError {
             // The position is not one of this log's frame boundaries.
@@ -156,6 +155,8 @@ extension Vault {
             }
             guard let frame = next else { break }
             first = false
+            if !decoders.has(frame.keyID) { decoders.set(try tables.decoder(for: frame.keyID, through: position), for: frame.keyID) }
+            let decoder = decoders.decoder(for: frame)
             try frame.forEachEvent { index, bytes in
                 if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
             }

@@ -1,0 +1,102 @@
+import EventLog
+import VaultEvents
+
+/// The interned strings and sources, one table per data key. The definitions an event needs go
+/// under the event's own key, so destroying a key destroys the names its data brought in (types,
+/// sources, devices, short values) with the data; an event of another key never refers to them.
+/// A key's tables are read from that key's frames, the first time a command needs them.
+///
+/// Version-1 logs kept one table under the audit key; they are read with it and re-encoded when
+/// upgraded.
+final class KeyScopedTables {
+    let log: EventLog
+    private var encoders: [UInt32: EventEncoder] = [:]
+    private var summaries: (frames: [EventLog.FrameSummary], at: LogPosition)?
+
+    init(log: EventLog) {
+        self.log = log
+    }
+
+    /// The committed frames' headers, read again only when the log has moved on.
+    func frames() throws -> [EventLog.FrameSummary] {
+        if let summaries, summaries.at == log.committed { return summaries.frames }
+        let all = try log.frameSummaries()
+        summaries = (all, log.committed)
+        return all
+    }
+
+    /// The encoder continuing `keyID`'s tables. `visit` sees the bytes of every event already
+    /// sealed with the key (the import session takes their identities on the way).
+    func encoder(for keyID: UInt32, visiting visit: ((UnsafeRawBufferPointer) throws -> Void)? = nil) throws -> EventEncoder {
+        if let encoder = encoders[keyID] {
+            if let visit { try visitEvents(of: keyID, visit) }
+            return encoder
+        }
+        let visit = visit ?? { _ in }
+        let decoder = EventDecoder()
+        try log.readFrames(try frames().filter { $0.keyID == keyID }) { frame in
+            try frame.forEachEvent { index, bytes in
+                if Vault.isDefinition(bytes) {
+                    _ = try decoder.decode(bytes, index: index)
+                } else {
+                    // An unknown version or kind may be a newer build's definition: continuing the
+                    // tables past it could assign ids twice, so it is refused as a full decode would.
+                    guard bytes.count >= 2, bytes[0] == EventCoding.version, bytes[1] < 0x80,
+                          EventCoding.Kind(rawValue: UInt64(bytes[1])) != nil else {
+                        throw UndecodableEvent(index: index, reason: "unknown encoding version or event kind (written by a newer build?)")
+                    }
+                    try visit(bytes)
+                }
+            }
+        }
+        let encoder = EventEncoder(continuing: decoder)
+        encoders[keyID] = encoder
+        return encoder
+    }
+
+    /// Shows the bytes of every event sealed with `keyID` (definitions aside) to `visit`.
+    private func visitEvents(of keyID: UInt32, _ visit: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try log.readFrames(try frames().filter { $0.keyID == keyID }) { frame in
+            try frame.forEachEvent { _, bytes in
+                if !Vault.isDefinition(bytes) { try visit(bytes) }
+            }
+        }
+    }
+
+    /// Forgets every table: ids were assigned that never reached the log (a rolled-back commit),
+    /// or the log moved on under another handle.
+    func reset() {
+        encoders = [:]
+        summaries = nil
+    }
+
+    /// Decoders for a pass over frames in log order, one per key, each learning its key's
+    /// definitions as the pass meets them.
+    struct Decoders {
+        private var byKey: [UInt32: EventDecoder] = [:]
+
+        /// The decoder of `frame`'s key.
+        mutating func decoder(for frame: LogFrame) -> EventDecoder {
+            if let decoder = byKey[frame.keyID] { return decoder }
+            let decoder = EventDecoder()
+            byKey[frame.keyID] = decoder
+            return decoder
+        }
+
+        /// Puts in a decoder that already learned its key's definitions.
+        mutating func set(_ decoder: EventDecoder, for keyID: UInt32) { byKey[keyID] = decoder }
+
+        func has(_ keyID: UInt32) -> Bool { byKey[keyID] != nil }
+    }
+
+    /// A decoder that learned `keyID`'s definitions in the frames up to `end`.
+    func decoder(for keyID: UInt32, through end: LogPosition) throws -> EventDecoder {
+        let decoder = EventDecoder()
+        try log.readFrames(try frames().filter { $0.keyID == keyID && $0.sequence <= end.sequence }) { frame in
+            try frame.forEachEvent { index, bytes in
+                if Vault.isDefinition(bytes) { _ = try decoder.decode(bytes, index: index) }
+            }
+        }
+        return decoder
+    }
+}
