@@ -75,6 +75,7 @@ let package = Package(
                 "CSodium",
                 "Envelope",
                 "Vault",
+                "Projections",
                 "HealthModel",
                 "SyntheticHealth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

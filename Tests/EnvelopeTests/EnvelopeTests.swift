@@ -1,5 +1,4 @@
 import Envelope
-import EventLog
 import SecureMemory
 import Testing
 
