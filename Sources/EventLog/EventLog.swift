@@ -54,6 +54,9 @@ public final class EventLog {
     /// The data keys as written in `keys.sealed`, and as the open transaction extends them.
     private var keyTable: KeyTable
     private var savedKeyTable: KeyTable
+    /// The digest of `keys.sealed` as written, which the head record names (nil for a
+    /// version-1 log, which has no key table).
+    private var keyTableDigest: [UInt8]?
     private var lastFrameOffset: UInt64
     /// Where the next frame goes: past `committed` while a transaction has written frames.
     private var written: LogPosition
@@ -63,7 +66,7 @@ public final class EventLog {
     private init(
         directory: LogDirectory, vaultID: [UInt8], formatVersion: UInt16, mode: AccessMode, committed: LogPosition,
         lastFrameOffset: UInt64, tornTail: TornTail?, fileSystem: any FileSystem,
-        file: any StorageFile, lockFile: (any StorageFile)?, keyring: LogKeyring, keyTable: KeyTable
+        file: any StorageFile, lockFile: (any StorageFile)?, keyring: LogKeyring, keyTable: KeyTable, keyTableDigest: [UInt8]?
     ) {
         self.formatVersion = formatVersion
         self.directory = directory
@@ -80,6 +83,7 @@ public final class EventLog {
         self.keyring = keyring
         self.keyTable = keyTable
         self.savedKeyTable = keyTable
+        self.keyTableDigest = keyTableDigest
     }
 
     /// The position before the first frame.
@@ -113,13 +117,15 @@ public final class EventLog {
         try LogFileHeader(vaultID: vaultID).encoded().withUnsafeBytes { try file.write(at: 0, $0) }
         try file.fullSync()
         // Every version-2 log has its key table, empty at first: a missing one is damage.
-        try fileSystem.replaceAtomically(names.keys, with: KeyTable().sealed(vaultID: vaultID, tableKey: keyring.tableKey))
+        let table = KeyTable().sealed(vaultID: vaultID, tableKey: keyring.tableKey)
+        try fileSystem.replaceAtomically(names.keys, with: table)
         let start = genesis(vaultID: vaultID)
-        let head = HeadRecord(vaultID: vaultID, committed: start, lastFrameOffset: 0)
+        let head = HeadRecord(vaultID: vaultID, committed: start, lastFrameOffset: 0, keyTables: [FrameCipher.digest(table)])
         try fileSystem.replaceAtomically(names.head, with: head.encoded(key: keyring.headKey))
         return EventLog(
             directory: names, vaultID: vaultID, formatVersion: LogFormat.version, mode: .readWrite, committed: start, lastFrameOffset: 0,
-            tornTail: nil, fileSystem: fileSystem, file: file, lockFile: lock, keyring: keyring, keyTable: KeyTable())
+            tornTail: nil, fileSystem: fileSystem, file: file, lockFile: lock, keyring: keyring, keyTable: KeyTable(),
+            keyTableDigest: FrameCipher.digest(table))
     }
 
     /// Opens an existing log.
@@ -141,7 +147,8 @@ public final class EventLog {
         let log = EventLog(
             directory: names, vaultID: state.vaultID, formatVersion: state.formatVersion, mode: mode, committed: state.scan.lastCommit,
             lastFrameOffset: state.scan.lastCommitFrameOffset, tornTail: state.scan.tornTail,
-            fileSystem: fileSystem, file: file, lockFile: lock, keyring: state.keyring, keyTable: state.keyTable)
+            fileSystem: fileSystem, file: file, lockFile: lock, keyring: state.keyring, keyTable: state.keyTable,
+            keyTableDigest: state.keyTableDigest)
         if mode == .readWrite {
             try log.recover(head: state.head)
         }
@@ -181,7 +188,8 @@ public final class EventLog {
             try file.truncate(to: torn.offset)
             try file.fullSync()
         }
-        if committed != head.committed {
+        // Also when the head still names a key table being replaced: it names the one in force.
+        if committed != head.committed || head.keyTables != (keyTableDigest.map { [$0] } ?? []) {
             try writeHead()
         }
     }
@@ -192,6 +200,7 @@ public final class EventLog {
         var head: HeadRecord
         var keyring: LogKeyring
         var keyTable: KeyTable
+        var keyTableDigest: [UInt8]?
         var scan: LogScanner.Result
     }
 
@@ -214,7 +223,7 @@ public final class EventLog {
                 // So does a key added by a commit between reading the key table and the frames.
                 let raced: Bool
                 switch error {
-                case .headBehindLog, .damaged(_, _, .unknownKey): raced = true
+                case .headBehindLog, .damaged(_, _, .unknownKey), .keyTableInvalid: raced = true
                 default: raced = false
                 }
                 guard raced, attempt < 3,
@@ -240,7 +249,18 @@ public final class EventLog {
         }
         // The key table is replaced before the head of the commit that first uses a new key, so
         // read after the head it holds every key the frames up to the head need.
-        let keyTable = try loadKeyTable(names, version: header.version, vaultID: header.vaultID, tableKey: keyring.tableKey, fileSystem: fileSystem)
+        let (keyTable, keyTableDigest) = try loadKeyTable(names, version: header.version, vaultID: header.vaultID,
+                                                          tableKey: keyring.tableKey, fileSystem: fileSystem)
+        if let keyTableDigest {
+            // The head names the table in force (and, while a writer replaces it, the next): an
+            // older copy put back, one that still holds keys an erasure destroyed, is refused.
+            guard !head.keyTables.isEmpty else {
+                throw EventLogError.headRecordInvalid(path: names.head, reason: "a version-1 head record for a version-2 log")
+            }
+            guard head.keyTables.contains(keyTableDigest) else {
+                throw EventLogError.keyTableInvalid(path: names.keys, reason: "not the one the head record names: an older or another copy was put back")
+            }
+        }
         keyring.use(keyTable)
         let fileSize = try file.size()
         let reader = FrameReader(file: file, path: names.log, vaultID: header.vaultID, keyring: keyring)
@@ -304,17 +324,18 @@ public final class EventLog {
                                               commitsPastHead: commitsPastHead, tornOffset: result.tornTail?.offset)
         }
         return InspectedState(vaultID: header.vaultID, formatVersion: header.version, head: head, keyring: keyring,
-                              keyTable: keyTable, scan: result)
+                              keyTable: keyTable, keyTableDigest: keyTableDigest, scan: result)
     }
 
-    /// The key table of the log in `names` (a version-1 log has none).
-    private static func loadKeyTable(_ names: LogDirectory, version: UInt16, vaultID: [UInt8], tableKey: SecretKey, fileSystem: any FileSystem) throws -> KeyTable {
+    /// The key table of the log in `names` and its file's digest (a version-1 log has none).
+    private static func loadKeyTable(_ names: LogDirectory, version: UInt16, vaultID: [UInt8], tableKey: SecretKey,
+                                     fileSystem: any FileSystem) throws -> (KeyTable, [UInt8]?) {
         guard let bytes = try fileSystem.readFileIfPresent(names.keys, limit: KeyTable.maximumSize + 1) else {
             guard version < 2 else { throw EventLogError.keyTableInvalid(path: names.keys, reason: "missing") }
-            return KeyTable()
+            return (KeyTable(), nil)
         }
         guard bytes.count <= KeyTable.maximumSize else { throw EventLogError.keyTableInvalid(path: names.keys, reason: "over \(KeyTable.maximumSize >> 20) MiB") }
-        return try KeyTable.open(bytes, vaultID: vaultID, tableKey: tableKey, path: names.keys)
+        return (try KeyTable.open(bytes, vaultID: vaultID, tableKey: tableKey, path: names.keys), FrameCipher.digest(bytes))
     }
 
     // MARK: Writing
@@ -431,7 +452,7 @@ public final class EventLog {
     private func saveKeyTableIfChanged() throws {
         guard keyTable.nextID != savedKeyTable.nextID else { return }
         do {
-            try fileSystem.replaceAtomically(directory.keys, with: keyTable.sealed(vaultID: vaultID, tableKey: keyring.tableKey))
+            try replaceKeyTable(keyTable.sealed(vaultID: vaultID, tableKey: keyring.tableKey))
         } catch {
             abandonWrites()
             throw error
@@ -565,7 +586,8 @@ public final class EventLog {
         guard mode == .readWrite else { throw EventLogError.readOnly }
         var table = savedKeyTable
         table.markRecorded(eraseID: eraseID)
-        try fileSystem.replaceAtomically(directory.keys, with: table.sealed(vaultID: vaultID, tableKey: keyring.tableKey))
+        try replaceKeyTable(table.sealed(vaultID: vaultID, tableKey: keyring.tableKey))
+        try writeHead()
         savedKeyTable = table
         keyTable = table
     }
@@ -583,7 +605,8 @@ public final class EventLog {
         table.erase(ids: ids, at: Int64((date.timeIntervalSince1970 * 1000).rounded()), eraseID: eraseID,
                     events: events.mapValues { UInt64(max($0, 0)) })
         let old = fileSystem.exists(directory.keys) ? try fileSystem.open(directory.keys, mode: .readWrite) : nil
-        try fileSystem.replaceAtomically(directory.keys, with: table.sealed(vaultID: vaultID, tableKey: keyring.tableKey))
+        try replaceKeyTable(table.sealed(vaultID: vaultID, tableKey: keyring.tableKey))
+        try writeHead()
         savedKeyTable = table
         keyTable = table
         keyring.reset(to: table)
@@ -594,9 +617,23 @@ public final class EventLog {
         }
     }
 
-    private func writeHead() throws {
-        let head = HeadRecord(vaultID: vaultID, committed: committed, lastFrameOffset: lastFrameOffset)
+    /// Writes the head record: the committed position and, for a version-2 log, the key table in
+    /// force and the one about to replace it.
+    private func writeHead(nextKeyTable: [UInt8]? = nil) throws {
+        let tables = (keyTableDigest.map { [$0] } ?? []) + (nextKeyTable.map { [$0] } ?? [])
+        let head = HeadRecord(vaultID: vaultID, committed: committed, lastFrameOffset: lastFrameOffset, keyTables: tables)
         try fileSystem.replaceAtomically(directory.head, with: head.encoded(key: keyring.headKey))
+    }
+
+    /// Replaces `keys.sealed` with `bytes` so that a crash at any step leaves a table the head
+    /// record accepts: the head first names the new table beside the old, then the table is
+    /// replaced. The head naming the new one alone is written by the caller (the commit's head,
+    /// or `writeHead()`).
+    private func replaceKeyTable(_ bytes: [UInt8]) throws {
+        let digest = FrameCipher.digest(bytes)
+        try writeHead(nextKeyTable: digest)
+        try fileSystem.replaceAtomically(directory.keys, with: bytes)
+        keyTableDigest = digest
     }
 
     // MARK: Reading

@@ -102,4 +102,11 @@ enum FrameCipher {
         }
         return out
     }
+
+    /// BLAKE2b-256 of `bytes`, unkeyed: the key table's digest in the head record.
+    static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: LogFormat.hashSize)
+        _ = crypto_generichash(&out, LogFormat.hashSize, bytes, UInt64(bytes.count), nil, 0)
+        return out
+    }
 }

@@ -174,6 +174,11 @@ package struct KeyTable {
         plaintext.withUnsafeBytes { seal($0, vaultID: vaultID, tableKey: LogKeyring(masterKey: masterKey).tableKey) }
     }
 
+    /// Parses a key table file of `vaultID` as opening a log does; throws what opening would.
+    package static func parseForFuzzing(_ file: [UInt8], vaultID: [UInt8], masterKey: SecretKey) throws {
+        _ = try open(file, vaultID: vaultID, tableKey: LogKeyring(masterKey: masterKey).tableKey, path: "keys.sealed")
+    }
+
     /// The plaintext of a sealed table (keys included, in ordinary memory: for the fuzz
     /// harness's seeds only).
     package static func plaintextForFuzzing(_ file: [UInt8], vaultID: [UInt8], masterKey: SecretKey) throws -> [UInt8] {

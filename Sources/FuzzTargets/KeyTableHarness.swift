@@ -5,11 +5,12 @@ import Vault
 
 /// Feeds key tables (`keys.sealed`) to a vault holding data of several categories and months.
 ///
-/// Each input is tried twice: as the file itself (header, lengths, authentication), and as the
-/// table's plaintext, sealed afresh under the vault's table key so that mutations reach the entry
-/// parser behind the authentication. Promises checked: a table that opens lets the vault read
-/// only events it held (a changed table can lose events, by tombstones or wrong keys, never make
-/// new ones), and one that does not is refused naming `keys.sealed` or the frame it cannot open.
+/// Each input is tried twice: as the file itself (header, lengths, authentication, and the
+/// head record's digest of the table in force), and as the table's plaintext, sealed afresh under
+/// the vault's table key so that mutations reach the entry parser behind the authentication.
+/// Promises checked: the pristine table opens the vault; any other file is refused naming
+/// `keys.sealed` (the head record names another table), never read; the entry parser takes or
+/// refuses any plaintext without crashing or allocating without bound.
 final class KeyTableHarness: FuzzHarness {
     private let workspace: FuzzWorkspace
     private let pristine: [UInt8]
@@ -46,9 +47,22 @@ final class KeyTableHarness: FuzzHarness {
     func run(_ input: [UInt8]) throws -> FuzzOutcome {
         defer { _ = try? workspace.write(pristine, to: "vault/keys.sealed") }
         let asFile = try open(input)
+        if asFile.isAccepted, input != pristine {
+            throw FuzzInvariantViolation("a key table other than the one the head record names opened the vault")
+        }
         let sealed = KeyTable.sealForFuzzing(plaintext: input, vaultID: vaultID, masterKey: FuzzWorkspace.fixedMasterKey)
-        let asPlaintext = try open(sealed)
-        return asFile.isAccepted ? asFile : asPlaintext
+        let parsed: FuzzOutcome
+        do {
+            try KeyTable.parseForFuzzing(sealed, vaultID: vaultID, masterKey: FuzzWorkspace.fixedMasterKey)
+            parsed = .accepted
+        } catch {
+            parsed = .refused("\(error)")
+        }
+        // Sealed afresh, the table is not the head's: opening refuses it whether it parses or not.
+        guard try !open(sealed).isAccepted else {
+            throw FuzzInvariantViolation("a key table sealed afresh opened the vault though the head record names another")
+        }
+        return asFile.isAccepted ? asFile : parsed
     }
 
     private func open(_ bytes: [UInt8]) throws -> FuzzOutcome {

@@ -18,7 +18,9 @@ public final class PowerLossFileSystem: FileSystem, @unchecked Sendable {
     /// Undo information of one volatile change, newest last.
     enum Change {
         /// A write or truncate of `path`: its bytes from `offset` and its size before.
-        case data(path: String, offset: UInt64, old: [UInt8], oldSize: UInt64)
+        /// `inode` is the file the write went to: a descriptor kept across a rename or removal
+        /// writes a file that is no longer at `path`, and undoing it must not touch the new one.
+        case data(path: String, inode: UInt64, offset: UInt64, old: [UInt8], oldSize: UInt64)
         /// A file created in `directory`.
         case created(path: String)
         /// `source` renamed over `destination`, whose old contents (if any) are kept.
@@ -40,10 +42,15 @@ public final class PowerLossFileSystem: FileSystem, @unchecked Sendable {
     func record(_ change: Change) { lock.withLock { volatile.append(change) } }
 
     /// A file's data is durable: forget its undo records.
-    func synced(_ path: String) {
+    func synced(_ path: String, inode: UInt64) {
         lock.withLock {
-            volatile.removeAll { if case .data(let p, _, _, _) = $0 { return p == path } else { return false } }
+            volatile.removeAll { if case .data(let p, let i, _, _, _) = $0 { return p == path && i == inode } else { return false } }
         }
+    }
+
+    /// The inode `path` names now (0 when there is none).
+    static func inode(of path: String) -> UInt64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0
     }
 
     /// Directory entries are durable: forget creations, renames and removals inside it.
@@ -69,8 +76,8 @@ public final class PowerLossFileSystem: FileSystem, @unchecked Sendable {
         }
         for (index, change) in changes.enumerated().reversed() {
             switch change {
-            case .data(let path, let offset, let old, let oldSize):
-                guard !survives(index), base.exists(path) else { continue }
+            case .data(let path, let inode, let offset, let old, let oldSize):
+                guard !survives(index), base.exists(path), Self.inode(of: path) == inode else { continue }
                 let file = try base.open(path, mode: .readWrite)
                 try old.withUnsafeBytes { try file.write(at: offset, $0) }
                 try file.truncate(to: oldSize)
@@ -99,7 +106,7 @@ public final class PowerLossFileSystem: FileSystem, @unchecked Sendable {
         let existed = base.exists(path)
         let file = try faults.open(path, mode: mode)
         if !existed && mode != .readOnly { record(.created(path: path)) }
-        return PowerLossFile(base: file, path: path, fileSystem: self)
+        return PowerLossFile(base: file, path: path, inode: Self.inode(of: path), fileSystem: self)
     }
 
     public func rename(_ source: String, to destination: String) throws {
@@ -143,11 +150,14 @@ public final class PowerLossFileSystem: FileSystem, @unchecked Sendable {
 final class PowerLossFile: StorageFile {
     let base: any StorageFile
     let path: String
+    /// The file opened, whatever `path` names later.
+    let inode: UInt64
     let fileSystem: PowerLossFileSystem
 
-    init(base: any StorageFile, path: String, fileSystem: PowerLossFileSystem) {
+    init(base: any StorageFile, path: String, inode: UInt64, fileSystem: PowerLossFileSystem) {
         self.base = base
         self.path = path
+        self.inode = inode
         self.fileSystem = fileSystem
     }
 
@@ -161,24 +171,24 @@ final class PowerLossFile: StorageFile {
         let size = try base.size()
         let overlap = offset < size ? try base.readBytes(at: offset, count: Int(min(UInt64(bytes.count), size - offset))) : []
         try base.write(at: offset, bytes)
-        fileSystem.record(.data(path: path, offset: offset, old: overlap, oldSize: size))
+        fileSystem.record(.data(path: path, inode: inode, offset: offset, old: overlap, oldSize: size))
     }
 
     func sync() throws {
         try base.sync()
-        fileSystem.synced(path)
+        fileSystem.synced(path, inode: inode)
     }
 
     func fullSync() throws {
         try base.fullSync()
-        fileSystem.synced(path)
+        fileSystem.synced(path, inode: inode)
     }
 
     func truncate(to size: UInt64) throws {
         let oldSize = try base.size()
         let tail = size < oldSize ? try base.readBytes(at: size, count: Int(oldSize - size)) : []
         try base.truncate(to: size)
-        fileSystem.record(.data(path: path, offset: size, old: tail, oldSize: oldSize))
+        fileSystem.record(.data(path: path, inode: inode, offset: size, old: tail, oldSize: oldSize))
     }
 
     func tryLockExclusive() throws -> Bool { try base.tryLockExclusive() }
