@@ -46,13 +46,14 @@ extension Vault {
             frame.forEachEvent { _, bytes in if !Self.isDefinition(bytes) { counts[frame.keyID, default: 0] += 1 } }
         }
         let count = counts.values.reduce(0, +)
-        let record = ErasureRecord(at: now, eraseID: RandomBytes.make(8).hex, labels: labels.map(\.description), events: count)
+        let eraseID = RandomBytes.make(8)
+        let record = ErasureRecord(at: now, eraseID: eraseID.hex, labels: labels.map(\.description), events: count)
         if !ids.isEmpty {
             let image = try? fileSystem.open(projectionsPath, mode: .readWrite)
-            try log.destroyKeys(ids, at: now, eraseID: Self.eraseIDBytes(record.eraseID), events: counts)
+            try log.destroyKeys(ids, at: now, eraseID: eraseID, events: counts)
             try append([.erased(record)])
             try purgeReadModels(oldImage: image)
-            try log.confirmErasure(Self.eraseIDBytes(record.eraseID))
+            try log.confirmErasure(eraseID)
         }
         return ErasureSummary(categories: record.categories, months: record.months, samplesErased: count)
     }
@@ -107,15 +108,5 @@ extension Vault {
         let size = try file.size()
         try [UInt8](repeating: 0, count: Int(size)).withUnsafeBytes { try file.write(at: 0, $0) }
         try file.fullSync()
-    }
-
-    static func eraseIDBytes(_ hex: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex), let byte = UInt8(hex[index..<next], radix: 16) {
-            bytes.append(byte)
-            index = next
-        }
-        return bytes
     }
 }

@@ -76,10 +76,12 @@ final class ImportSession: ImportSink {
     func add(_ event: VaultEvent, nested: Bool = false) throws {
         let label: DataLabel?
         var known: UInt32?
+        var sampleDay: Int64?
         if case .sample(let sample) = event {
             if sample.type != lastType.type { lastType = (sample.type, sample.category) }
             if lastType.category == .other { otherTypes[sample.type, default: 0] += 1 }
             let day = LocalDay.floorDivide(sample.start.seconds + Int64(sample.start.utcOffset), 86_400)
+            sampleDay = day
             if let last = lastSampleKey, last.category == lastType.category, last.day == day {
                 (label, known) = (last.label, last.keyID)
             } else {
@@ -93,8 +95,8 @@ final class ImportSession: ImportSink {
             return
         }
         let keyID = try known ?? label.map(keyID(for:)) ?? EventLog.auditKeyID
-        if known == nil, case .sample(let sample) = event, let label {
-            lastSampleKey = (lastType.category, LocalDay.floorDivide(sample.start.seconds + Int64(sample.start.utcOffset), 86_400), label, keyID)
+        if known == nil, let sampleDay, let label {
+            lastSampleKey = (lastType.category, sampleDay, label, keyID)
         }
         let encoder = try tables.encoder(for: keyID)
         var writer = encoder.encodeIdentity(event)
