@@ -378,9 +378,9 @@ public final class EventLog {
     }
 
     /// Adds one event to a transaction, sealed with key `keyID` (the audit key by default),
-    /// writing full frames as they fill. Events of one key stay in order; the audit key's
-    /// frames always go out before the data frames written with them, so that the definitions
-    /// an event needs precede it in the log.
+    /// writing full frames as they fill. Events of one key stay in order (so a key's definitions
+    /// precede the events that use them); the audit key's frames go out before the data frames
+    /// written with them.
     public func append(_ event: UnsafeRawBufferPointer, keyID: UInt32 = EventLog.auditKeyID, to transaction: inout LogTransaction) throws {
         precondition(transaction.log == ObjectIdentifier(self), "a transaction belongs to the log that began it")
         guard keyring.frameKeys[keyID] != nil else { throw EventLogError.damaged(path: directory.keys, offset: 0, defect: .unknownKey(keyID)) }
