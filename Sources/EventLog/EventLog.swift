@@ -61,13 +61,20 @@ public final class EventLog {
     /// Where the next frame goes: past `committed` while a transaction has written frames.
     private var written: LogPosition
     private var writtenLastFrameOffset: UInt64
+    /// The running digest of the audit key's frames (`LogFormat.foldAudit`), committed and as
+    /// the open transaction's frames extend it; empty for a version-1 log.
+    private var auditChain: [UInt8]
+    private var writtenAuditChain: [UInt8]
     private var failed = false
 
     private init(
         directory: LogDirectory, vaultID: [UInt8], formatVersion: UInt16, mode: AccessMode, committed: LogPosition,
         lastFrameOffset: UInt64, tornTail: TornTail?, fileSystem: any FileSystem,
-        file: any StorageFile, lockFile: (any StorageFile)?, keyring: LogKeyring, keyTable: KeyTable, keyTableDigest: [UInt8]?
+        file: any StorageFile, lockFile: (any StorageFile)?, keyring: LogKeyring, keyTable: KeyTable, keyTableDigest: [UInt8]?,
+        auditChain: [UInt8]
     ) {
+        self.auditChain = auditChain
+        self.writtenAuditChain = auditChain
         self.formatVersion = formatVersion
         self.directory = directory
         self.vaultID = vaultID
@@ -120,12 +127,13 @@ public final class EventLog {
         let table = KeyTable().sealed(vaultID: vaultID, tableKey: keyring.tableKey)
         try fileSystem.replaceAtomically(names.keys, with: table)
         let start = genesis(vaultID: vaultID)
-        let head = HeadRecord(vaultID: vaultID, committed: start, lastFrameOffset: 0, keyTables: [FrameCipher.digest(table)])
+        let head = HeadRecord(vaultID: vaultID, committed: start, lastFrameOffset: 0, keyTables: [FrameCipher.digest(table)],
+                              auditChain: LogFormat.auditGenesis(vaultID: vaultID))
         try fileSystem.replaceAtomically(names.head, with: head.encoded(key: keyring.headKey))
         return EventLog(
             directory: names, vaultID: vaultID, formatVersion: LogFormat.version, mode: .readWrite, committed: start, lastFrameOffset: 0,
             tornTail: nil, fileSystem: fileSystem, file: file, lockFile: lock, keyring: keyring, keyTable: KeyTable(),
-            keyTableDigest: FrameCipher.digest(table))
+            keyTableDigest: FrameCipher.digest(table), auditChain: LogFormat.auditGenesis(vaultID: vaultID))
     }
 
     /// Opens an existing log.
@@ -148,7 +156,7 @@ public final class EventLog {
             directory: names, vaultID: state.vaultID, formatVersion: state.formatVersion, mode: mode, committed: state.scan.lastCommit,
             lastFrameOffset: state.scan.lastCommitFrameOffset, tornTail: state.scan.tornTail,
             fileSystem: fileSystem, file: file, lockFile: lock, keyring: state.keyring, keyTable: state.keyTable,
-            keyTableDigest: state.keyTableDigest)
+            keyTableDigest: state.keyTableDigest, auditChain: state.auditChain)
         if mode == .readWrite {
             try log.recover(head: state.head)
         }
@@ -189,7 +197,7 @@ public final class EventLog {
             try file.fullSync()
         }
         // Also when the head still names a key table being replaced: it names the one in force.
-        if committed != head.committed || head.keyTables != (keyTableDigest.map { [$0] } ?? []) {
+        if committed != head.committed || head.keyTables != (keyTableDigest.map { [$0] } ?? []) || head.auditChain != auditChain {
             try writeHead()
         }
     }
@@ -201,6 +209,9 @@ public final class EventLog {
         var keyring: LogKeyring
         var keyTable: KeyTable
         var keyTableDigest: [UInt8]?
+        /// The audit digest at the last commit (the head's, with the audit frames of a commit the
+        /// head missed folded in).
+        var auditChain: [UInt8]
         var scan: LogScanner.Result
     }
 
@@ -254,7 +265,7 @@ public final class EventLog {
         if let keyTableDigest {
             // The head names the table in force (and, while a writer replaces it, the next): an
             // older copy put back, one that still holds keys an erasure destroyed, is refused.
-            guard !head.keyTables.isEmpty else {
+            guard !head.keyTables.isEmpty, head.auditChain.count == LogFormat.hashSize else {
                 throw EventLogError.headRecordInvalid(path: names.head, reason: "a version-1 head record for a version-2 log")
             }
             guard head.keyTables.contains(keyTableDigest) else {
@@ -277,8 +288,10 @@ public final class EventLog {
 
         // Commits found past the head's: a crash leaves at most one.
         var commitsPastHead = 0
+        var auditPastHead: [(sequence: UInt64, hash: [UInt8])] = []
         func observe(_ frame: LogFrame) throws {
             if frame.isCommit, frame.sequence > claimed.sequence { commitsPastHead += 1 }
+            if frame.sequence > claimed.sequence, frame.keyID == LogFormat.auditKeyID { auditPastHead.append((frame.sequence, frame.position.chainHash)) }
             try onFrame(frame)
         }
 
@@ -323,8 +336,12 @@ public final class EventLog {
             throw EventLogError.headBehindLog(path: names.log, headSequence: claimed.sequence, logSequence: result.lastCommit.sequence,
                                               commitsPastHead: commitsPastHead, tornOffset: result.tornTail?.offset)
         }
+        var auditChain = head.auditChain
+        if !auditChain.isEmpty {
+            for frame in auditPastHead where frame.sequence <= result.lastCommit.sequence { auditChain = LogFormat.foldAudit(auditChain, frame.hash) }
+        }
         return InspectedState(vaultID: header.vaultID, formatVersion: header.version, head: head, keyring: keyring,
-                              keyTable: keyTable, keyTableDigest: keyTableDigest, scan: result)
+                              keyTable: keyTable, keyTableDigest: keyTableDigest, auditChain: auditChain, scan: result)
     }
 
     /// The key table of the log in `names` and its file's digest (a version-1 log has none).
@@ -421,6 +438,7 @@ public final class EventLog {
         }
         committed = written
         lastFrameOffset = writtenLastFrameOffset
+        auditChain = writtenAuditChain
         do {
             try writeHead()
         } catch {
@@ -441,6 +459,7 @@ public final class EventLog {
             try file.truncate(to: committed.offset)
             written = committed
             writtenLastFrameOffset = lastFrameOffset
+            writtenAuditChain = auditChain
         } catch {
             failed = true
             throw error
@@ -463,11 +482,11 @@ public final class EventLog {
     /// Seals the events of `keyID` gathered in `transaction` after what was written so far and
     /// writes them with one call.
     private func flush(_ keyID: UInt32, of transaction: inout LogTransaction, commit: Bool) throws {
-        let sealed = transaction.withBatch(of: keyID) { batch -> (bytes: [UInt8], position: LogPosition, lastFrameOffset: UInt64)? in
+        let sealed = transaction.withBatch(of: keyID) { batch -> (bytes: [UInt8], position: LogPosition, lastFrameOffset: UInt64, hashes: [[UInt8]])? in
             guard !batch.isEmpty || commit else { return nil }
             return seal(batch, keyID: keyID, after: written, lastFrameOffset: writtenLastFrameOffset, commit: commit)
         }
-        guard let (bytes, position, frameOffset) = sealed else { return }
+        guard let (bytes, position, frameOffset, frameHashes) = sealed else { return }
         do {
             try bytes.withUnsafeBytes { try file.write(at: written.offset, $0) }
         } catch {
@@ -476,6 +495,9 @@ public final class EventLog {
         }
         written = position
         writtenLastFrameOffset = frameOffset
+        if keyID == LogFormat.auditKeyID, !writtenAuditChain.isEmpty {
+            for hash in frameHashes { writtenAuditChain = LogFormat.foldAudit(writtenAuditChain, hash) }
+        }
         transaction.clear(keyID)
     }
 
@@ -486,11 +508,13 @@ public final class EventLog {
         try? file.truncate(to: committed.offset)
         written = committed
         writtenLastFrameOffset = lastFrameOffset
+        writtenAuditChain = auditChain
     }
 
     /// Seals a batch into consecutive frames following `start`. With `commit`, the last frame
     /// carries the commit flag; an empty batch then becomes one empty commit-marker frame.
-    private func seal(_ batch: EventBatch, keyID: UInt32, after start: LogPosition, lastFrameOffset: UInt64, commit: Bool) -> (bytes: [UInt8], position: LogPosition, lastFrameOffset: UInt64) {
+    private func seal(_ batch: EventBatch, keyID: UInt32, after start: LogPosition, lastFrameOffset: UInt64, commit: Bool)
+        -> (bytes: [UInt8], position: LogPosition, lastFrameOffset: UInt64, hashes: [[UInt8]]) {
         var slices = batch.frameSlices(targetSize: targetFrameSize)
         if slices.isEmpty && commit { slices = [(0..<0, 0)] }
         let overhead = LogFormat.frameHeaderSize + LogFormat.tagSize
@@ -498,6 +522,7 @@ public final class EventLog {
         output.reserveCapacity(batch.byteCount + slices.count * overhead)
         var position = start
         var frameOffset = lastFrameOffset
+        var hashes: [[UInt8]] = []
         let key = keyring.frameKeys[keyID]!
         batch.payload.withUnsafeBytes { payload in
             for (index, slice) in slices.enumerated() {
@@ -529,6 +554,7 @@ public final class EventLog {
                     return FrameCipher.chainHash(header: headerRegion, ciphertext: UnsafeRawBufferPointer(cipherRegion))
                 }
                 frameOffset = start.offset + UInt64(frameStart)
+                hashes.append(hash)
                 position = LogPosition(
                     sequence: header.sequence,
                     eventCount: position.eventCount + UInt64(slice.events),
@@ -536,7 +562,7 @@ public final class EventLog {
                     chainHash: hash)
             }
         }
-        return (output, position, frameOffset)
+        return (output, position, frameOffset, hashes)
     }
 
     // MARK: Data keys
@@ -621,7 +647,8 @@ public final class EventLog {
     /// force and the one about to replace it.
     private func writeHead(nextKeyTable: [UInt8]? = nil) throws {
         let tables = (keyTableDigest.map { [$0] } ?? []) + (nextKeyTable.map { [$0] } ?? [])
-        let head = HeadRecord(vaultID: vaultID, committed: committed, lastFrameOffset: lastFrameOffset, keyTables: tables)
+        let head = HeadRecord(vaultID: vaultID, committed: committed, lastFrameOffset: lastFrameOffset, keyTables: tables,
+                              auditChain: auditChain)
         try fileSystem.replaceAtomically(directory.head, with: head.encoded(key: keyring.headKey))
     }
 
@@ -669,8 +696,13 @@ public final class EventLog {
     /// (Hashing every frame still costs the log's size; per-key chains in the frame header would
     /// make it cost the frames read: issue 13.)
     public func frameSummaries(through end: LogPosition? = nil) throws -> [FrameSummary] {
+        try scanHeaders(through: end ?? committed, checkingChain: true)
+    }
+
+    /// The committed frames' headers up to `end`, each checked for its place; with
+    /// `checkingChain`, every frame hashed and the chain checked against `end`'s hash.
+    private func scanHeaders(through end: LogPosition, checkingChain: Bool) throws -> [FrameSummary] {
         let reader = frameReader
-        let end = end ?? committed
         var summaries: [FrameSummary] = []
         var offset = genesis.offset
         var expected = (sequence: UInt64(1), firstEvent: UInt64(0))
@@ -688,20 +720,47 @@ public final class EventLog {
             guard header.firstEventIndex == expected.firstEvent else {
                 throw EventLogError.damaged(path: directory.log, offset: offset, defect: .eventIndexMismatch(expected: expected.firstEvent, found: header.firstEventIndex))
             }
-            guard header.previousHash == chainHash else {
-                throw EventLogError.damaged(path: directory.log, offset: offset, defect: .chainBroken)
+            if checkingChain {
+                guard header.previousHash == chainHash else {
+                    throw EventLogError.damaged(path: directory.log, offset: offset, defect: .chainBroken)
+                }
+                let ciphertext = try file.readBytes(at: offset + UInt64(LogFormat.frameHeaderSize), count: Int(header.payloadLength))
+                chainHash = located.bytes.withUnsafeBytes { h in ciphertext.withUnsafeBytes { FrameCipher.chainHash(header: h, ciphertext: $0) } }
             }
-            let ciphertext = try file.readBytes(at: offset + UInt64(LogFormat.frameHeaderSize), count: Int(header.payloadLength))
-            chainHash = located.bytes.withUnsafeBytes { h in ciphertext.withUnsafeBytes { FrameCipher.chainHash(header: h, ciphertext: $0) } }
             summaries.append(FrameSummary(offset: offset, sequence: header.sequence, keyID: header.keyID,
                                           firstEventIndex: header.firstEventIndex, eventCount: Int(header.eventCount)))
             expected = (header.sequence + 1, header.firstEventIndex + UInt64(header.eventCount))
             offset = located.end
         }
-        guard chainHash == end.chainHash else {
+        guard !checkingChain || chainHash == end.chainHash else {
             throw EventLogError.damaged(path: directory.log, offset: end.offset, defect: .chainBroken)
         }
         return summaries
+    }
+
+    /// Reads the audit key's committed frames, and only those, and hands them to `body` in order,
+    /// once all of them are known to be there: their chain hashes, folded in order, must give the
+    /// digest the head record holds, so a frame hidden by a changed key id (or a data frame
+    /// passed off as an audit one, which fails authentication) is damage. The audit trail costs
+    /// its own frames and the log's headers. A version-1 log (no digest) checks the whole chain.
+    public func readAuditFrames(_ body: (LogFrame) throws -> Void) throws {
+        let audit: [FrameSummary]
+        var frames: [LogFrame] = []
+        if auditChain.isEmpty {
+            audit = try frameSummaries().filter { $0.keyID == LogFormat.auditKeyID }
+            try readFrames(audit) { frames.append($0) }
+        } else {
+            audit = try scanHeaders(through: committed, checkingChain: false).filter { $0.keyID == LogFormat.auditKeyID }
+            var digest = LogFormat.auditGenesis(vaultID: vaultID)
+            try readFrames(audit) { frame in
+                digest = LogFormat.foldAudit(digest, frame.position.chainHash)
+                frames.append(frame)
+            }
+            guard digest == auditChain else {
+                throw EventLogError.damaged(path: directory.log, offset: committed.offset, defect: .chainBroken)
+            }
+        }
+        for frame in frames { try body(frame) }
     }
 
     /// Reads, authenticates and decrypts the committed frames `frames` (from `frameSummaries`),

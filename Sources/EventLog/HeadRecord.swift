@@ -14,7 +14,7 @@ struct HeadRecord: Equatable {
     /// The version written for version-2 logs; version 1 (124 bytes, no key table) is still read.
     static let version: UInt16 = 2
     static let sizeV1 = 8 + 2 + 2 + 16 + 8 + 8 + 8 + 8 + 32 + 32
-    static let size = sizeV1 + 32 + 32
+    static let size = sizeV1 + 32 + 32 + 32
 
     var vaultID: [UInt8]
     var committed: LogPosition
@@ -23,6 +23,9 @@ struct HeadRecord: Equatable {
     /// Digests of the key tables this head accepts: the one in force and, while a writer replaces
     /// it, the next. Empty for a version-1 head.
     var keyTables: [[UInt8]] = []
+    /// Version 2: the running digest of the audit key's committed frames (`LogFormat.foldAudit`),
+    /// so that the audit trail can be read from its own frames and still miss none.
+    var auditChain: [UInt8] = []
 
     func encoded(key: SecretKey) -> [UInt8] {
         var writer = ByteWriter(capacity: Self.size)
@@ -38,6 +41,7 @@ struct HeadRecord: Equatable {
         if !keyTables.isEmpty {
             writer.write(keyTables[0])
             writer.write(keyTables.count > 1 ? keyTables[1] : [UInt8](repeating: 0, count: 32))
+            writer.write(auditChain)
         }
         writer.write(FrameCipher.mac(writer.bytes, key: key))
         return writer.bytes
@@ -65,15 +69,17 @@ struct HeadRecord: Equatable {
             let lastFrameOffset: UInt64 = reader.read()!
             let hash = reader.readBytes(32)!
             var tables: [[UInt8]] = []
+            var audit: [UInt8] = []
             if version == 2 {
                 tables.append(reader.readBytes(32)!)
                 let next = reader.readBytes(32)!
                 if next.contains(where: { $0 != 0 }) { tables.append(next) }
+                audit = reader.readBytes(32)!
             }
             return HeadRecord(
                 vaultID: vaultID,
                 committed: LogPosition(sequence: sequence, eventCount: events, offset: offset, chainHash: hash),
-                lastFrameOffset: lastFrameOffset, keyTables: tables)
+                lastFrameOffset: lastFrameOffset, keyTables: tables, auditChain: audit)
         }
     }
 }

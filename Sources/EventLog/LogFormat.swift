@@ -48,4 +48,12 @@ enum LogFormat {
 
     /// Domain separation for the chain's first link.
     static let genesisLabel: [UInt8] = Array("healthvault log genesis v1".utf8)
+    /// Domain separation for the first link of the audit key's running digest.
+    static let auditGenesisLabel: [UInt8] = Array("healthvault audit chain v1".utf8)
+
+    /// The audit digest before any audit frame: BLAKE2b-256(label || vaultID).
+    static func auditGenesis(vaultID: [UInt8]) -> [UInt8] { FrameCipher.digest(auditGenesisLabel + vaultID) }
+
+    /// The audit digest after one more audit frame: BLAKE2b-256(digest || the frame's chain hash).
+    static func foldAudit(_ digest: [UInt8], _ frameHash: [UInt8]) -> [UInt8] { FrameCipher.digest(digest + frameHash) }
 }

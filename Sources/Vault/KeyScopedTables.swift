@@ -34,7 +34,7 @@ final class KeyScopedTables {
         }
         let visit = visit ?? { _ in }
         let decoder = EventDecoder()
-        try log.readFrames(try frames().filter { $0.keyID == keyID }) { frame in
+        try readFrames(of: keyID) { frame in
             try frame.forEachEvent { index, bytes in
                 if Vault.isDefinition(bytes) {
                     _ = try decoder.decode(bytes, index: index)
@@ -56,10 +56,20 @@ final class KeyScopedTables {
 
     /// Shows the bytes of every event sealed with `keyID` (definitions aside) to `visit`.
     private func visitEvents(of keyID: UInt32, _ visit: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try log.readFrames(try frames().filter { $0.keyID == keyID }) { frame in
+        try readFrames(of: keyID) { frame in
             try frame.forEachEvent { _, bytes in
                 if !Vault.isDefinition(bytes) { try visit(bytes) }
             }
+        }
+    }
+
+    /// The committed frames of `keyID`: the audit key's through its own digest, a data key's
+    /// through the whole chain's check.
+    private func readFrames(of keyID: UInt32, _ body: (LogFrame) throws -> Void) throws {
+        if keyID == EventLog.auditKeyID {
+            try log.readAuditFrames(body)
+        } else {
+            try log.readFrames(try frames().filter { $0.keyID == keyID }, body)
         }
     }
 

@@ -203,11 +203,11 @@ public final class Vault {
     }
 
     /// Calls `body` with the audit events only (imports, goals, recipients, consents, exports,
-    /// erasures, passphrase changes). Only the audit key's frames are read: the consent ledger and
-    /// `history` cost the audit trail, not the data.
+    /// erasures, passphrase changes). Only the audit key's frames are read (and the log's
+    /// headers): the consent ledger and `history` cost the audit trail, not the data.
     public func forEachAuditEvent(_ body: (UInt64, VaultEvent) throws -> Void) throws {
         let decoder = EventDecoder()
-        try log.readFrames(try log.frameSummaries().filter { $0.keyID == EventLog.auditKeyID }) { frame in
+        try log.readAuditFrames { frame in
             try frame.forEachEvent { index, bytes in
                 guard bytes.count >= 2 && Self.auditKinds.contains(bytes[1]) else { return }
                 if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
