@@ -192,6 +192,8 @@ public final class EventLog {
     /// Cuts a torn tail and records a commit that the head record missed (a crash between the
     /// log's sync and the head's rename).
     private func recover(head: HeadRecord) throws {
+        // An erase that crashed before zeroing the table it replaced.
+        try shredOldKeyTable()
         if let torn = tornTail {
             try file.truncate(to: torn.offset)
             try file.fullSync()
@@ -630,17 +632,36 @@ public final class EventLog {
         var table = savedKeyTable
         table.erase(ids: ids, at: Int64((date.timeIntervalSince1970 * 1000).rounded()), eraseID: eraseID,
                     events: events.mapValues { UInt64(max($0, 0)) })
-        let old = fileSystem.exists(directory.keys) ? try fileSystem.open(directory.keys, mode: .readWrite) : nil
+        // The old table keeps a name (`keys.sealed.old`) until its bytes are zeroed: a crash in
+        // between leaves it for the next writer to finish, never an unlinked copy of the keys.
+        try shredOldKeyTable()
+        if fileSystem.exists(directory.keys) {
+            try fileSystem.link(directory.keys, to: directory.oldKeys)
+            try fileSystem.syncDirectory(directory.path)
+        }
         try replaceKeyTable(table.sealed(vaultID: vaultID, tableKey: keyring.tableKey))
         try writeHead()
         savedKeyTable = table
         keyTable = table
         keyring.reset(to: table)
-        if let old {
-            let size = try old.size()
+        try shredOldKeyTable()
+    }
+
+    /// Overwrites the bytes of a key table replaced by `destroyKeys` with zeros, syncs them, and
+    /// removes its name. When the replacement never happened (a crash between the link and the
+    /// rename), `keys.sealed.old` is a second name of the table in force: only the name goes.
+    private func shredOldKeyTable() throws {
+        guard fileSystem.exists(directory.oldKeys) else { return }
+        let old = try fileSystem.open(directory.oldKeys, mode: .readWrite)
+        let size = try old.size()
+        let oldBytes = try old.readBytes(at: 0, count: Int(size))
+        let current = try fileSystem.readFileIfPresent(directory.keys, limit: KeyTable.maximumSize + 1)
+        if oldBytes != current {
             try [UInt8](repeating: 0, count: Int(size)).withUnsafeBytes { try old.write(at: 0, $0) }
             try old.fullSync()
         }
+        try fileSystem.remove(directory.oldKeys)
+        try fileSystem.syncDirectory(directory.path)
     }
 
     /// Writes the head record: the committed position and, for a version-2 log, the key table in

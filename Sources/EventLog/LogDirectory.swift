@@ -13,6 +13,8 @@ public struct LogDirectory: Sendable {
     public var head: String { path + "/events.head" }
     /// The data keys (`KeyTable`), replaced atomically when keys are added or destroyed.
     public var keys: String { path + "/keys.sealed" }
+    /// The key table an erase replaced, named only until its bytes are zeroed.
+    public var oldKeys: String { path + "/keys.sealed.old" }
     /// Held with `flock` by the one writer.
     public var lock: String { path + "/events.lock" }
 }
