@@ -32,8 +32,18 @@ struct AppleHealthImporter {
         }
         let candidates = entries.filter { Self.isExportXMLCandidate($0.path) }
         guard let export = try candidates.first(where: { try looksLikeExport(archive, $0) }) else {
+            // An export XML that is there but empty is said so, not taken for a missing one.
+            if let empty = candidates.first(where: { $0.uncompressedSize == 0 }) {
+                throw ImportError.notAnExport(path: "\(path):\(empty.path)", reason: "the export XML is empty")
+            }
             throw ImportError.notAnExport(path: path, reason: "the zip holds no export XML (only \(entries.count) other file(s))")
         }
+        // What the zip holds beside the export that this build does not import is named, never
+        // skipped without a word.
+        let cda = entries.filter { ($0.path as NSString).lastPathComponent.lowercased().hasSuffix("_cda.xml") }.count
+        if cda > 0 { sink.warn("\(cda) CDA document(s) (export_cda.xml) not imported: they repeat the export's records in another format") }
+        let ecgs = entries.filter { $0.path.lowercased().contains("electrocardiograms/") }.count
+        if ecgs > 0 { sink.warn("\(ecgs) ECG recording(s) in electrocardiograms/ not imported: this build does not read them yet") }
         let name = "\(path):\(export.path)"
         let total = Int64(clamping: export.uncompressedSize)
         var done: Int64 = 0
