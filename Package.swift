@@ -36,8 +36,15 @@ let package = Package(
         // The health model: types and their categories, units, timestamps, local days, rings,
         // sources. Imports nothing.
         .target(name: "HealthModel"),
-        // SQLite read models. Takes its own small input types, never Vault's.
-        .target(name: "Projections", dependencies: ["CSQLite", "HealthModel"]),
+        // A SQLite VFS that encrypts the read models' files block by block with libsodium
+        // (docs/projections.md says why it is ours and not SQLCipher).
+        .target(
+            name: "CPageCipher",
+            dependencies: ["CSQLite", "CSodium"],
+            linkerSettings: [.linkedLibrary("sqlite3"), .linkedLibrary("sodium")]
+        ),
+        // SQLite read models, on disk through CPageCipher. Takes its own small input types, never Vault's.
+        .target(name: "Projections", dependencies: ["CSQLite", "CPageCipher", "HealthModel", "SecureMemory"]),
         // Public-key envelopes for bundles: signing, sealed boxes, chunked stream encryption.
         .target(name: "Envelope", dependencies: ["CSodium", "SecureMemory"]),
         // The persisted vocabulary: every event the log holds and its binary codec, names spelled
@@ -73,6 +80,8 @@ let package = Package(
                 "EventLog",
                 "SecureMemory",
                 "CSodium",
+                "CSQLite",
+                "CPageCipher",
                 "Envelope",
                 "Vault",
                 "Projections",

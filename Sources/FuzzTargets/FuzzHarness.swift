@@ -53,6 +53,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case keyslot
     /// The key table (`keys.sealed`), as a file and as plaintext sealed afresh.
     case keys
+    /// The read models' page-encrypted database file, as the file and as a journal beside it.
+    case readModels = "read-models"
     /// `export.xml` through `vaultctl import`.
     case appleXML = "apple-xml"
     /// `export.zip` through `vaultctl import`.
@@ -74,6 +76,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .log: return try LogFileHarness(workspace: workspace)
         case .keyslot: return try KeyslotHarness(workspace: workspace)
         case .keys: return try KeyTableHarness(workspace: workspace)
+        case .readModels: return try ReadModelFileHarness(workspace: workspace)
         case .appleXML: return try ImportHarness(workspace: workspace, kind: .appleXML)
         case .appleZip: return try ImportHarness(workspace: workspace, kind: .appleZip)
         case .json: return try ImportHarness(workspace: workspace, kind: .json)

@@ -16,6 +16,20 @@ public enum ProjectionError: Error, Equatable, Sendable, CustomStringConvertible
     case multipleStatements
     /// The plaintext copy's file could not be created (`errno` from open(2)).
     case cannotCreate(path: String, errno: Int32)
+    /// A read-model file could not be wiped or removed (`errno`).
+    case cannotRemove(path: String, errno: Int32)
+
+    /// Whether the error says the stored read models are damaged or unusable (a page that fails
+    /// authentication, a malformed database or record, another format): they are rebuilt.
+    public var isDamage: Bool {
+        switch self {
+        case .sqlite(let code, _):
+            let primary = code & 0xFF
+            return code == 10 | (32 << 8) /* SQLITE_IOERR_DATA */ || primary == 11 /* SQLITE_CORRUPT */ || primary == 26 /* SQLITE_NOTADB */
+        case .unsupportedFormat, .corruptBlob: return true
+        default: return false
+        }
+    }
 
     public var description: String {
         switch self {
@@ -26,6 +40,7 @@ public enum ProjectionError: Error, Equatable, Sendable, CustomStringConvertible
         case .notReadOnly: "only read-only statements (SELECT, EXPLAIN, read-only PRAGMA) are allowed; the projections are rebuilt from the log"
         case .multipleStatements: "give one SQL statement at a time"
         case .cannotCreate(let path, let code): "cannot create \(path): \(String(cString: strerror(code)))"
+        case .cannotRemove(let path, let code): "cannot remove \(path): \(String(cString: strerror(code)))"
         }
     }
 }

@@ -1,34 +1,64 @@
+import CSQLite
+import SecureMemory
 #if canImport(Glibc)
 import Glibc
 #endif
 /// The SQLite read models of one vault: daily totals deduplicated across sources, rings with
 /// their goals, streaks, sources and their order.
 ///
-/// They live in an in-memory database. `withImage` hands out its bytes for the vault to seal;
-/// `init(image:)` takes them back. Every update runs in one transaction that also stores the log
-/// position it reached (opaque bytes the vault gives), so an image always holds exactly the
-/// events up to its position.
+/// They live in a database file encrypted page by page (`init(path:key:)`), or in memory for
+/// tests. Every update runs in one transaction that also stores the log position it reached
+/// (opaque bytes the vault gives), so the file always holds exactly the events up to its position;
+/// a query reads the pages it needs and an update writes the pages it changes.
 public final class ReadModels {
     let db: SQLiteConnection
 
-    /// Empty read models (the state before the first event).
+    /// Empty read models in memory (the state before the first event).
     public init() throws {
         db = try SQLiteConnection()
-        try db.transaction {
-            try db.execute(ProjectionSchema.statements)
-            try setMeta("format", Int64(ProjectionSchema.format))
-        }
+        try createSchema()
     }
 
-    /// Read models from an image made by `withImage`. Throws `unsupportedFormat` for an image of
-    /// another format (the caller rebuilds).
-    public init(image: UnsafeRawBufferPointer) throws {
-        db = try SQLiteConnection(deserializing: image)
+    /// The read models in the encrypted database file at `path`, created empty when missing.
+    /// Throws `unsupportedFormat` for a file of another format and `ProjectionError.sqlite` for
+    /// one that does not open under `key` or is damaged (the caller removes it and rebuilds).
+    public init(path: String, key: SecretKey) throws {
+        db = try SQLiteConnection(path: path, vfs: try PageCipherVFS(key: key))
+        // One page per cipher block (only a new file takes it).
+        try db.execute("PRAGMA page_size = \(PageCipherVFS.blockSize)")
+        try db.transaction {
+            // Under the write lock: two processes opening a new file create the schema once.
+            let tables = try db.prepare("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'projection_meta'")
+            if try tables.step(), tables.int64(0) == 0 { try createTables() }
+        }
         let found = try db.prepare("SELECT value FROM projection_meta WHERE key = 'format'")
         let format = try found.step() ? Int(found.int64(0)) : 0
         guard format == ProjectionSchema.format else {
             throw ProjectionError.unsupportedFormat(found: format, supported: ProjectionSchema.format)
         }
+    }
+
+    /// An existing plain SQLite file of read models (a `writePlaintextCopy`), for tests to read.
+    init(plainCopyAt path: String) throws {
+        db = try SQLiteConnection(plainFile: path)
+    }
+
+    /// Overwrites the database file at `path` and its journal with zeros, then removes them.
+    public static func removeFiles(at path: String) throws {
+        for file in [path + "-journal", path] {
+            let code = PageCipherVFS.wipe(file)
+            guard code == 0 else { throw ProjectionError.cannotRemove(path: file, errno: code) }
+            if unlink(file) != 0 && errno != ENOENT { throw ProjectionError.cannotRemove(path: file, errno: errno) }
+        }
+    }
+
+    private func createSchema() throws {
+        try db.transaction { try createTables() }
+    }
+
+    private func createTables() throws {
+        try db.execute(ProjectionSchema.statements)
+        try setMeta("format", Int64(ProjectionSchema.format))
     }
 
     /// The log position the models reflect, as given to the last update; nil before any.
@@ -39,10 +69,29 @@ public final class ReadModels {
         }
     }
 
-    /// Applies what `feed` adds, then records the position `feed` returns, in one transaction:
-    /// if `feed` throws, nothing of it is kept.
-    public func update(_ feed: (inout ProjectionUpdate) throws -> [UInt8]) throws {
+    /// Applies what `feed` adds, then records the position `feed` returns, in one transaction
+    /// that holds the write lock from the start (`position` read inside `feed` cannot move under
+    /// it): if `feed` throws, nothing of it is kept; if it returns nil, nothing changes.
+    public func update(_ feed: (inout ProjectionUpdate) throws -> [UInt8]?) throws {
         try db.transaction {
+            var update = try ProjectionUpdate(db: db)
+            guard let position = try feed(&update) else { return }
+            try update.finish()
+            let statement = try db.prepare("INSERT OR REPLACE INTO projection_meta(key, value) VALUES ('position', ?)")
+            try statement.bind(1, position)
+            try statement.run()
+        }
+    }
+
+    /// Empties every table, then applies what `feed` adds and records its position, in one
+    /// transaction (deleted rows are overwritten: `secure_delete` is on).
+    public func rebuild(_ feed: (inout ProjectionUpdate) throws -> [UInt8]) throws {
+        try db.transaction {
+            let tables = try db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            var names: [String] = []
+            while try tables.step() { names.append(tables.text(0) ?? "") }
+            for name in names { try db.execute("DELETE FROM \"\(name)\"") }
+            try setMeta("format", Int64(ProjectionSchema.format))
             var update = try ProjectionUpdate(db: db)
             let position = try feed(&update)
             try update.finish()
@@ -52,11 +101,6 @@ public final class ReadModels {
         }
     }
 
-    /// Calls `body` with the database image; the copy is zeroed afterwards.
-    public func withImage<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
-        try db.withSerializedImage(body)
-    }
-
     /// Writes an unencrypted SQLite copy of the read models to `path` (which must not exist).
     public func writePlaintextCopy(to path: String) throws {
         // Created empty first so that the copy is readable by its owner only (0600), and never
@@ -64,9 +108,15 @@ public final class ReadModels {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw ProjectionError.cannotCreate(path: path, errno: errno) }
         close(fd)
-        let statement = try db.prepare("VACUUM INTO ?")
-        try statement.bind(1, path)
-        try statement.run()
+        // Through the default VFS, page by page with SQLite's backup API: the copy is plain SQLite.
+        let copy = try SQLiteConnection(plainFile: path)
+        guard let backup = sqlite3_backup_init(copy.handle, "main", db.handle, "main") else {
+            throw ProjectionError.sqlite(code: sqlite3_errcode(copy.handle), message: String(cString: sqlite3_errmsg(copy.handle)))
+        }
+        let stepped = sqlite3_backup_step(backup, -1)
+        let finished = sqlite3_backup_finish(backup)
+        guard stepped == SQLITE_DONE else { throw ProjectionError.sqlite(code: stepped, message: "the plaintext copy failed") }
+        try copy.check(finished)
     }
 
     private func setMeta(_ key: String, _ value: Int64) throws {

@@ -2,10 +2,46 @@ import CSQLite
 
 /// One SQLite database handle, closed in `deinit`. Not thread-safe.
 ///
-/// Read models live in an in-memory database: nothing is written to disk but the sealed image the
-/// vault makes of `serialized()`. Temporary tables and sorts stay in memory too.
+/// Either in memory, or a file opened through a page-encrypting VFS (`PageCipherVFS`), which the
+/// connection keeps registered while it is open. Temporary tables and sorts stay in memory.
 final class SQLiteConnection {
     let handle: OpaquePointer
+    /// The VFS the file is opened through; released after the handle is closed.
+    private let vfs: PageCipherVFS?
+
+    /// Opens the existing plain database file at `path` through the default VFS (the explicit
+    /// plaintext copy's target).
+    init(plainFile path: String) throws {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(db)
+            throw ProjectionError.sqlite(code: rc, message: message)
+        }
+        handle = db
+        vfs = nil
+    }
+
+    /// Opens (creating it if missing) the database file at `path` through `vfs`.
+    init(path: String, vfs: PageCipherVFS) throws {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let rc = sqlite3_open_v2(path, &db, flags, vfs.name)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(db)
+            throw ProjectionError.sqlite(code: vfs.metDamage ? SQLITE_IOERR | (32 << 8) : rc, message: message)
+        }
+        handle = db
+        self.vfs = vfs
+        sqlite3_extended_result_codes(db, 1)
+        // Another process catching the same file up holds the write lock for a moment.
+        sqlite3_busy_timeout(db, 10_000)
+        try execute("PRAGMA temp_store = MEMORY")
+        try execute("PRAGMA secure_delete = ON")
+        try execute("PRAGMA cache_size = -16384")
+    }
 
     /// A new, empty in-memory database.
     init() throws {
@@ -20,28 +56,14 @@ final class SQLiteConnection {
             throw ProjectionError.sqlite(code: rc, message: message)
         }
         handle = db
+        vfs = nil
         try execute("PRAGMA temp_store = MEMORY")
         try execute("PRAGMA journal_mode = MEMORY")
     }
 
-    /// An in-memory database holding a copy of `image` (a `serialized()` result).
-    convenience init(deserializing image: UnsafeRawBufferPointer) throws {
-        try self.init()
-        guard let copy = sqlite3_malloc64(sqlite3_uint64(max(image.count, 1))) else {
-            throw ProjectionError.sqlite(code: SQLITE_NOMEM, message: "out of memory")
-        }
-        if let base = image.baseAddress { copy.copyMemory(from: base, byteCount: image.count) }
-        let flags = UInt32(SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE)
-        let rc = sqlite3_deserialize(handle, "main", copy.assumingMemoryBound(to: UInt8.self),
-                                     sqlite3_int64(image.count), sqlite3_int64(image.count), flags)
-        try check(rc)
-        // A damaged image is refused now, not at the first query.
-        let verdict = try scalarText("PRAGMA quick_check")
-        guard verdict == "ok" else { throw ProjectionError.sqlite(code: SQLITE_CORRUPT, message: "database image fails quick_check") }
-    }
-
     deinit {
         sqlite3_close_v2(handle)
+        withExtendedLifetime(vfs) {}
     }
 
     /// Runs one or more statements that return no rows.
@@ -76,24 +98,15 @@ final class SQLiteConnection {
         return statement.text(0)
     }
 
-    /// Calls `body` with the database's bytes (its file image), then zeroes and frees the copy.
-    func withSerializedImage<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
-        var size: sqlite3_int64 = 0
-        guard let bytes = sqlite3_serialize(handle, "main", &size, 0) else {
-            throw ProjectionError.sqlite(code: SQLITE_NOMEM, message: "could not serialize the read models")
-        }
-        defer {
-            // The image holds health data: wiped before it is released.
-            let raw = UnsafeMutableRawPointer(bytes)
-            raw.initializeMemory(as: UInt8.self, repeating: 0, count: Int(size))
-            sqlite3_free(bytes)
-        }
-        return try body(UnsafeRawBufferPointer(start: bytes, count: Int(size)))
-    }
-
     func check(_ rc: Int32) throws {
         guard rc == SQLITE_OK || rc == SQLITE_DONE || rc == SQLITE_ROW else {
-            throw ProjectionError.sqlite(code: rc, message: String(cString: sqlite3_errmsg(handle)))
+            // The extended code tells a page that failed authentication (SQLITE_IOERR_DATA) from
+            // other I/O errors.
+            let extended = sqlite3_extended_errcode(handle)
+            var code = extended & 0xFF == rc & 0xFF ? extended : rc
+            // SQLite may pass a page's SQLITE_IOERR_DATA on as a plain SQLITE_IOERR.
+            if code & 0xFF == SQLITE_IOERR, vfs?.metDamage == true { code = SQLITE_IOERR | (32 << 8) }
+            throw ProjectionError.sqlite(code: code, message: String(cString: sqlite3_errmsg(handle)))
         }
     }
 }

@@ -74,13 +74,13 @@ extension Vault {
         }
     }
 
-    /// Removes the read models' image (sealed at positions of the old log: rebuilt on the next
-    /// open), then renames `files` of the committed folder over the vault's, in order, and
+    /// Removes the read models (encrypted under the old master key, at positions of the old log:
+    /// rebuilt on the next open), then renames `files` of the committed folder over the vault's, in order, and
     /// removes the folder.
     static func moveCommitted(_ committed: String, files: [String], in directory: String, fileSystem: any FileSystem) throws {
-        let image = directory + "/" + projectionsFileName
-        if fileSystem.exists(image) {
-            try fileSystem.remove(image)
+        let readModelFiles = [projectionsFileName + "-journal", projectionsFileName, legacyProjectionImageName].map { directory + "/" + $0 }
+        for path in readModelFiles where fileSystem.exists(path) {
+            try fileSystem.remove(path)
             try fileSystem.syncDirectory(directory)
         }
         for name in files where fileSystem.exists(committed + "/" + name) {

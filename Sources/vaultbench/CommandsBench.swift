@@ -76,8 +76,8 @@ extension VaultBench {
             let files = try FileManager.default.contentsOfDirectory(atPath: full)
             let bytes = try files.reduce(0) { $0 + (((try FileManager.default.attributesOfItem(atPath: full + "/" + $1))[.size] as? NSNumber)?.intValue ?? 0) }
             let log = ((try FileManager.default.attributesOfItem(atPath: full + "/events.log"))[.size] as? NSNumber)?.intValue ?? 0
-            let image = ((try? FileManager.default.attributesOfItem(atPath: full + "/projections.sealed"))?[.size] as? NSNumber)?.intValue ?? 0
-            print("size         \(grouped(bytes)) B in the vault directory (log \(grouped(log)) B, read-model image \(grouped(image)) B)")
+            let models = ((try? FileManager.default.attributesOfItem(atPath: full + "/projections.db"))?[.size] as? NSNumber)?.intValue ?? 0
+            print("size         \(grouped(bytes)) B in the vault directory (log \(grouped(log)) B, read models \(grouped(models)) B)")
         }
 
         /// Runs `vaultctl arguments`, timing it from here and taking its peak RSS from /usr/bin/time.

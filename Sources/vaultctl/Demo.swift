@@ -44,7 +44,7 @@ extension Vaultctl {
                 let report = try Vault.open(at: directory, passphrase: first, mode: .readWrite).importFiles([export])
                 return "added \(report.added), duplicates \(report.duplicates)"
             }
-            try step("projections: read models built from the log, sealed with the vault key (projections.sealed)") {
+            try step("projections: read models rebuilt from the log into projections.db, encrypted page by page") {
                 let vault = try Vault.open(at: directory, passphrase: first)
                 let rebuild = try vault.rebuildProjections()
                 return "\(rebuild.inputs) events projected in \(String(format: "%.2f", rebuild.seconds)) s"

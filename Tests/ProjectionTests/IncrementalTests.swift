@@ -1,9 +1,11 @@
+import Foundation
 import HealthModel
+import SecureMemory
 import Testing
 import TestSupport
 @testable import Projections
 
-/// Feeding in many small updates, or through a sealed image, gives what one update gives.
+/// Feeding in many small updates, or through a reopened encrypted file, gives what one update gives.
 @Suite struct IncrementalTests {
     static func randomInputs(count: Int, seed: UInt64) -> [ProjectionInput] {
         var rng = SeededRandom(seed: seed)
@@ -45,7 +47,9 @@ import TestSupport
         let inputs = Self.randomInputs(count: 3_000, seed: seed)
         let whole = try ReadModels()
         try whole.feed(inputs)
-        var pieces = try ReadModels()
+        let directory = TemporaryDirectory()
+        let key = SecretKey.random()
+        var pieces = try ReadModels(path: directory.file("models.db"), key: key)
         var index = 0
         var rng = SeededRandom(seed: seed &+ 100)
         var round = 0
@@ -54,9 +58,9 @@ import TestSupport
             try pieces.feed(Array(inputs[index..<index + n]), position: [UInt8(round % 256)])
             index += n
             round += 1
-            // Every few updates, go through a sealed-image round trip as the vault does on open.
+            // Every few updates, reopen the file as the next command does.
             if round % 3 == 0 {
-                pieces = try pieces.withImage { try ReadModels(image: $0) }
+                pieces = try ReadModels(path: directory.file("models.db"), key: key)
             }
         }
         #expect(try Self.everything(pieces) == Self.everything(whole))
@@ -78,14 +82,36 @@ import TestSupport
         #expect(try models.position == [7])
     }
 
-    @Test func aDamagedImageIsRefused() throws {
-        let models = try ReadModels()
-        try models.feed(Self.randomInputs(count: 300, seed: 4))
-        var image = try models.withImage { Array($0) }
-        image[image.count / 2] ^= 0xFF
-        image[image.count / 3] ^= 0x55
-        #expect(throws: ProjectionError.self) { try image.withUnsafeBytes { try ReadModels(image: $0) } }
-        #expect(throws: ProjectionError.self) { try [UInt8](repeating: 7, count: 4096).withUnsafeBytes { try ReadModels(image: $0) } }
+    @Test func aDamagedForeignOrWrongKeyFileIsRefusedAsDamage() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("models.db")
+        let key = SecretKey.random()
+        do { try ReadModels(path: path, key: key).feed(Self.randomInputs(count: 300, seed: 4)) }
+        let pristine = try Data(contentsOf: URL(fileURLWithPath: path))
+        func refused(_ bytes: Data, key: SecretKey = key) throws -> Bool {
+            try bytes.write(to: URL(fileURLWithPath: path))
+            do {
+                let models = try ReadModels(path: path, key: key)
+                _ = try models.query("SELECT COUNT(*) FROM day_intervals")
+                return false
+            } catch let error as ProjectionError {
+                return error.isDamage
+            }
+        }
+        #expect(try !refused(pristine))
+        var flipped = pristine
+        flipped[64 + 4 + 24 + 100] ^= 0x04  // a bit of the first page's ciphertext
+        #expect(try refused(flipped))
+        #expect(try refused(pristine, key: SecretKey.random()))
+        var unknownHeader = pristine
+        unknownHeader[0] = UInt8(ascii: "X")
+        #expect(try refused(unknownHeader))
+        // Two blocks swapped: each authenticates only at its own number.
+        let block = 4096 + 44
+        var swapped = pristine
+        swapped.replaceSubrange(64..<(64 + block), with: pristine[(64 + block)..<(64 + 2 * block)])
+        swapped.replaceSubrange((64 + block)..<(64 + 2 * block), with: pristine[64..<(64 + block)])
+        #expect(try refused(swapped))
     }
 
     @Test func sqlRunsOneReadOnlyStatement() throws {

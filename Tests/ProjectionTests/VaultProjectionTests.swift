@@ -95,22 +95,22 @@ import TestSupport
             _ = try vault.importFiles([zip])
             _ = try vault.projections()
         }
-        let sealed = f.path + "/" + Vault.projectionsFileName
-        let imageBefore = try Data(contentsOf: URL(fileURLWithPath: sealed))
+        let stored = f.path + "/" + Vault.projectionsFileName
+        let imageBefore = try Data(contentsOf: URL(fileURLWithPath: stored))
 
         // Appended and acknowledged, but the process "dies" before the read models are updated.
         let (more, _) = try f.export(days: 20, name: "b.zip")
         do { _ = try f.open().importFiles([more]) }
         do { _ = try f.open().append([.goalSet(GoalSetting(at: Date(), ring: .exercise, value: DecimalValue(double: 45),
                                                   from: LocalDay(year: 2024, month: 3, day: 30)))]) }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: sealed)) == imageBefore)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == imageBefore)
 
         let reopened = try f.open(.readOnly)
         let caughtUp = try Self.answers(reopened)
         #expect(reopened.projectionNotice == nil)   // caught up from its position, not rebuilt
         #expect(try reopened.rings().count == 20)
         #expect(try reopened.rings().last?.exerciseGoal == 45)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: sealed)) != imageBefore)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) != imageBefore)
         // Opening again reads the image written by the catch-up: same answers, nothing applied twice.
         #expect(try Self.answers(try f.open(.readOnly)) == caughtUp)
         _ = try reopened.rebuildProjections()
@@ -125,14 +125,18 @@ import TestSupport
             _ = try vault.importFiles([try f.export(days: 6).0])
             expected = try Self.answers(vault)
         }
-        let sealed = f.path + "/" + Vault.projectionsFileName
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: sealed))
-        bytes[bytes.count - 40] ^= 1
-        try bytes.write(to: URL(fileURLWithPath: sealed))
-        do {
+        let stored = f.path + "/" + Vault.projectionsFileName
+        let pristine = try Data(contentsOf: URL(fileURLWithPath: stored))
+        // One bit in the first page (read by every open), then one in every later page (met by
+        // the first query that reads one).
+        let block = 4096 + 44
+        for offsets in [[64 + 200], Array(stride(from: 64 + block + 300, to: pristine.count, by: block))] {
+            var bytes = pristine
+            for offset in offsets { bytes[offset] ^= 1 }
+            try bytes.write(to: URL(fileURLWithPath: stored))
             let damaged = try f.open()
             #expect(try Self.answers(damaged) == expected)
-            #expect(damaged.projectionNotice?.contains("rebuilt") == true)
+            #expect(damaged.projectionNotice?.contains("rebuilt them from the log") == true)
         }
 
         // Another vault's image, even one that opens with the same passphrase, is not used.
@@ -140,8 +144,8 @@ import TestSupport
         let otherVault = try other.create()
         _ = try otherVault.importFiles([try other.export(days: 3).0])
         _ = try otherVault.projections()
-        try FileManager.default.removeItem(atPath: sealed)
-        try FileManager.default.copyItem(atPath: other.path + "/" + Vault.projectionsFileName, toPath: sealed)
+        try FileManager.default.removeItem(atPath: stored)
+        try FileManager.default.copyItem(atPath: other.path + "/" + Vault.projectionsFileName, toPath: stored)
         let foreign = try f.open()
         #expect(try Self.answers(foreign) == expected)
         #expect(foreign.projectionNotice != nil)

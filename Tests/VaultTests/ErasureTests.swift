@@ -1,6 +1,6 @@
 import Foundation
 @testable import EventLog
-import Projections
+@testable import Projections
 import ResearchBundle
 @testable import HealthModel
 import SecureMemory
@@ -118,7 +118,7 @@ import VaultTestSupport
         #expect(lines.count > 100)
         #expect(!lines.contains { $0.contains("\"start\":\"2024-02") || $0.contains("\"start\":\"2024-03") })
         try w.vault.writePlaintextProjections(to: w.dir.path + "/plain.sqlite")
-        let plain = try Array(Data(contentsOf: URL(fileURLWithPath: w.dir.path + "/plain.sqlite"))).withUnsafeBytes { try ReadModels(image: $0) }
+        let plain = try ReadModels(plainCopyAt: w.dir.path + "/plain.sqlite")
         let heartDays = "SELECT count(*) FROM daily d JOIN metrics m ON m.id = d.metric_id WHERE m.identifier = 'HKQuantityTypeIdentifierHeartRate' AND d.day >= "
         #expect(try plain.query(heartDays + "\(LocalDay(year: 2024, month: 2, day: 1).dayNumber)").rows == [[.integer(0)]])
         #expect(try plain.query(heartDays + "\(LocalDay(year: 2024, month: 1, day: 1).dayNumber)").rows != [[.integer(0)]])

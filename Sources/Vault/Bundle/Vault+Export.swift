@@ -32,10 +32,8 @@ extension Vault {
         let inForce = ledger.inForce(for: recipient, on: today ?? LocalDay.today(now: now))
         guard !inForce.isEmpty else { throw VaultError.noConsentInForce(recipient: recipient) }
         let identity = try identity(ledger: ledger, now: now)
-        let models = try projections()
         let position = log.committed
-
-        let files = try collectLines(inForce: inForce, models: models, csv: csv).sorted { $0.key.rawValue < $1.key.rawValue }
+        let files = try withReadModels { try collectLines(inForce: inForce, models: $0, csv: csv) }.sorted { $0.key.rawValue < $1.key.rawValue }
         var dataFiles: [BundleDraft.DataFile] = []
         for (category, lines) in files {
             let grant = inForce[category]!

@@ -22,8 +22,7 @@ public struct ErasureSummary: Equatable, Sendable {
 ///
 /// Steps: count the events the keys sealed; replace the key table with tombstones (the commit
 /// point: from here the data is gone); record the `erased` audit event; rebuild the read models
-/// without the data and overwrite the old image's bytes (and any image a killed process left
-/// half-written); then mark the tombstones as recorded. A crash before that last step is finished
+/// in place without the data (deleted rows and the journal overwritten); then mark the tombstones as recorded. A crash before that last step is finished
 /// by the next writer (`finishInterruptedErasure`), which records the event if it is missing and
 /// purges the read models again.
 extension Vault {
@@ -49,10 +48,9 @@ extension Vault {
         let eraseID = RandomBytes.make(8)
         let record = ErasureRecord(at: now, eraseID: eraseID.hex, labels: labels.map(\.description), events: count)
         if !ids.isEmpty {
-            let image = try? fileSystem.open(projectionsPath, mode: .readWrite)
             try log.destroyKeys(ids, at: now, eraseID: eraseID, events: counts)
             try append([.erased(record)])
-            try purgeReadModels(oldImage: image)
+            try purgeReadModels()
             try log.confirmErasure(eraseID)
         }
         return ErasureSummary(categories: record.categories, months: record.months, samplesErased: count)
@@ -85,28 +83,14 @@ extension Vault {
             try append([.erased(ErasureRecord(at: at, eraseID: eraseID.hex, labels: labels, events: count))])
         }
         // The read models may still hold what was erased.
-        try purgeReadModels(oldImage: try? fileSystem.open(projectionsPath, mode: .readWrite))
+        try purgeReadModels()
         for eraseID in pending { try log.confirmErasure(eraseID) }
     }
 
-    /// Rebuilds the read models from what the log can still give, then overwrites the bytes of
-    /// the image they replace (still reachable through `oldImage`) with zeros.
-    private func purgeReadModels(oldImage: (any StorageFile)?) throws {
-        cachedProjections = nil
+    /// Rebuilds the read models, in place and in one transaction, from what the log can still
+    /// give: SQLite's `secure_delete` overwrites the rows it deletes, every page written is
+    /// encrypted afresh, and the journal that held the old pages is zeroed before it is removed.
+    private func purgeReadModels() throws {
         try rebuildProjections()
-        if let oldImage { try Self.overwrite(oldImage) }
-        // An image a killed process was writing (`projections.sealed.tmp.*`) holds read models too.
-        for name in try fileSystem.contentsOfDirectory(directory) where name.hasPrefix(Self.projectionsFileName + ".tmp.") {
-            let path = directory + "/" + name
-            try Self.overwrite(try fileSystem.open(path, mode: .readWrite))
-            try fileSystem.remove(path)
-        }
-    }
-
-    /// Overwrites a file's bytes with zeros, through its descriptor, and syncs it.
-    private static func overwrite(_ file: any StorageFile) throws {
-        let size = try file.size()
-        try [UInt8](repeating: 0, count: Int(size)).withUnsafeBytes { try file.write(at: 0, $0) }
-        try file.fullSync()
     }
 }

@@ -5,122 +5,140 @@ import SecureMemory
 import VaultEvents
 
 extension Vault {
-    /// Name of the sealed read-model image in the vault directory.
-    public static let projectionsFileName = "projections.sealed"
-    static let projectionsPurpose: UInt16 = 1
-    /// The largest read-model image read back (a ten-year vault's is 133 MB): a crafted or sparse
-    /// `projections.sealed` claiming more is rebuilt from the log, not allocated.
-    static let projectionImageLimit = 1 << 30
+    /// Name of the read models' database file in the vault directory, encrypted page by page
+    /// (docs/projections.md); SQLite's journal beside it (`-journal`) is encrypted the same way.
+    public static let projectionsFileName = "projections.db"
+    /// The whole-image file projection format 1 sealed (before page encryption): zeroed and
+    /// removed when met, the database file is built from the log instead.
+    static let legacyProjectionImageName = "projections.sealed"
 
     var projectionsPath: String { directory + "/" + Self.projectionsFileName }
 
-    /// The key the image is sealed under: the master key until the first erasure, then one
-    /// derived from it per erasure, so that an image written by a process that still held erased
-    /// data (a reader opened before the erase) no longer opens and is rebuilt.
-    var projectionImageKey: SecretKey {
-        let erasures = Set(log.dataKeys.compactMap(\.eraseID)).count
-        return erasures == 0 ? masterKey : masterKey.derive(subkeyID: UInt64(erasures), context: "hverased")
-    }
+    /// The key the read models' pages are encrypted under, derived from the master key.
+    var projectionKey: SecretKey { masterKey.derive(subkeyID: 1, context: "hvreadmd") }
 
     /// The read models, caught up with everything committed to the log.
     ///
-    /// They come from the sealed image in the vault directory when it is usable, and are caught up
-    /// from the log position stored with it; a missing, stale, foreign or damaged image is rebuilt
-    /// from the log (`projectionNotice` then says why). When anything was applied, the new image is
-    /// sealed and written back atomically.
+    /// They come from the database file in the vault directory and are caught up from the log
+    /// position stored in it, in one transaction; a missing, foreign, stale or damaged file is
+    /// rebuilt from the log (`projectionNotice` then says why).
     public func projections() throws -> ReadModels {
         if let cached = cachedProjections, cached.position == log.committed { return cached.models }
-        var start: (models: ReadModels, position: LogPosition)? = cachedProjections
-        if start == nil { start = loadProjectionImage() }
-        if let (models, position) = start {
-            do {
-                let reached = try catchUp(models, from: position)
-                return try keep(models, at: reached, changed: reached != position)
-            } catch ProjectionMismatch.logDiffers {
-                projectionNotice = "the read models did not match the log; rebuilt them from the log"
-            }
+        let models = try cachedProjections?.models ?? openProjectionStore()
+        do {
+            let reached = try catchUp(models)
+            cachedProjections = (models, reached)
+            return models
+        } catch ProjectionMismatch.logDiffers {
+            projectionNotice = "the read models did not match the log; rebuilt them from the log"
+        } catch let error as ProjectionError where error.isDamage {
+            projectionNotice = "the read models could not be read (\(error)); rebuilt them from the log"
+            cachedProjections = nil
+            try? ReadModels.removeFiles(at: projectionsPath)
+            _ = try rebuildProjections()
+            return cachedProjections!.models
         }
-        let models = try ReadModels()
-        let reached = try catchUp(models, from: nil)
-        return try keep(models, at: reached, changed: true)
+        _ = try rebuild(models)
+        return models
     }
 
-    /// Drops the read models and replays the whole log into new ones. Returns what it replayed.
+    /// Runs `body` over the caught-up read models; when it meets a damaged page, the read models
+    /// are rebuilt from the log and `body` runs once more.
+    func withReadModels<T>(_ body: (ReadModels) throws -> T) throws -> T {
+        do {
+            return try body(try projections())
+        } catch let error as ProjectionError where error.isDamage {
+            projectionNotice = "the read models could not be read (\(error)); rebuilt them from the log"
+            cachedProjections = nil
+            try ReadModels.removeFiles(at: projectionsPath)
+            _ = try rebuildProjections()
+            return try body(try projections())
+        }
+    }
+
+    /// Empties the read models and replays the whole log into them, in one transaction. Returns
+    /// what it replayed.
     @discardableResult
     public func rebuildProjections() throws -> ProjectionRebuild {
+        let models = try cachedProjections?.models ?? openProjectionStore()
+        return try rebuild(models)
+    }
+
+    private func rebuild(_ models: ReadModels) throws -> ProjectionRebuild {
         let clock = ContinuousClock()
         let began = clock.now
-        let models = try ReadModels()
         var inputs = 0
-        let reached = try catchUp(models, from: nil, counting: &inputs)
-        _ = try keep(models, at: reached, changed: true)
+        var reached = log.genesis
+        try models.rebuild { update in
+            var feed = ProjectionFeed()
+            reached = try scanLog { _, event in
+                if let input = feed.input(for: event) {
+                    try update.add(input)
+                    inputs += 1
+                }
+            }
+            return reached.encoded
+        }
+        cachedProjections = (models, reached)
         let elapsed = began.duration(to: clock.now)
         return ProjectionRebuild(events: reached.eventCount, inputs: inputs,
                                  seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
-    private func keep(_ models: ReadModels, at position: LogPosition, changed: Bool) throws -> ReadModels {
-        if changed {
-            // The image is a cache of the log: when it cannot be written (a read-only directory, a
-            // full disk), the answer is still right and the next command catches up again.
-            do {
-                try models.withImage { image in
-                    try SealedSnapshot.write(image, purpose: Self.projectionsPurpose, position: position, vaultID: log.vaultID,
-                                             masterKey: projectionImageKey, to: projectionsPath, fileSystem: fileSystem)
-                }
-            } catch {
-                projectionNotice = "the read-model image could not be saved (\(error)); the next command catches up from the log"
-            }
-        }
-        cachedProjections = (models, position)
-        return models
-    }
-
-    private func loadProjectionImage() -> (ReadModels, LogPosition)? {
-        SealedSnapshot.removeLeftovers(of: projectionsPath, fileSystem: fileSystem)
+    /// Opens the database file, creating it when missing; a file that does not open (another
+    /// format, another key, damaged) is wiped and made anew, with a notice. Where the directory
+    /// cannot be written, the read models are built in memory for this command.
+    private func openProjectionStore() throws -> ReadModels {
+        removeLegacyProjectionImage()
         do {
-            guard let contents = try SealedSnapshot.read(
-                from: projectionsPath, purpose: Self.projectionsPurpose, vaultID: log.vaultID,
-                masterKey: projectionImageKey, fileSystem: fileSystem, limit: Self.projectionImageLimit) else { return nil }
-            let models = try contents.plaintext.withUnsafeBytes { try ReadModels(image: $0) }
-            guard try models.position == contents.position.encoded else {
-                projectionNotice = "the read-model image's position does not match its header; rebuilt it from the log"
-                return nil
+            return try ReadModels(path: projectionsPath, key: projectionKey)
+        } catch let error as ProjectionError {
+            if fileSystem.exists(projectionsPath) {
+                projectionNotice = "the read models could not be used (\(error)); rebuilt them from the log"
+                do {
+                    try ReadModels.removeFiles(at: projectionsPath)
+                    return try ReadModels(path: projectionsPath, key: projectionKey)
+                } catch {}
             }
-            return (models, contents.position)
-        } catch {
-            projectionNotice = "the read-model image could not be used (\(error)); rebuilt it from the log"
-            return nil
+            projectionNotice = "the read models could not be saved (\(error)); built them in memory for this command"
+            return try ReadModels()
         }
     }
 
-    private func catchUp(_ models: ReadModels, from position: LogPosition?) throws -> LogPosition {
-        var ignored = 0
-        return try catchUp(models, from: position, counting: &ignored)
+    /// Zeroes and removes the whole-image file of projection format 1 and its leftovers.
+    private func removeLegacyProjectionImage() {
+        guard let names = try? fileSystem.contentsOfDirectory(directory) else { return }
+        for name in names where name == Self.legacyProjectionImageName || name.hasPrefix(Self.legacyProjectionImageName + ".tmp.") {
+            try? ReadModels.removeFiles(at: directory + "/" + name)
+        }
     }
 
-    /// Applies the events after `position` (all of them when nil) in one read-model transaction
-    /// that also records the position reached.
-    private func catchUp(_ models: ReadModels, from position: LogPosition?, counting inputs: inout Int) throws -> LogPosition {
-        if let position, position == log.committed { return position }
-        var reached = log.genesis
-        var count = 0
+    /// Applies the events after the position stored in `models` (all of them when none) in one
+    /// transaction that also records the position reached. The stored position is read under the
+    /// write lock, so two processes catching up at once apply the tail once.
+    private func catchUp(_ models: ReadModels) throws -> LogPosition {
+        var reached = log.committed
         try models.update { update in
             var feed = ProjectionFeed()
             func apply(_ event: VaultEvent) throws {
-                if let input = feed.input(for: event) {
-                    try update.add(input)
-                    count += 1
-                }
+                if let input = feed.input(for: event) { try update.add(input) }
             }
-            if let position {
-                reached = try scanTail(after: position) { _, event in try apply(event) }
-            } else {
+            guard let bytes = try models.position else {
                 reached = try scanLog { _, event in try apply(event) }
+                return reached.encoded
             }
+            guard let stored = LogPosition(encoded: bytes) else { throw ProjectionMismatch.logDiffers }
+            if stored == log.committed { return nil }
+            if stored.sequence > log.committed.sequence {
+                // Another process appended and caught the file up after this one opened the log:
+                // the read models are newer than this view of it. A writer holds the log's lock,
+                // so for it this can only mean a log rolled back under the file.
+                if log.mode == .readWrite { throw ProjectionMismatch.logDiffers }
+                return nil
+            }
+            reached = try scanTail(after: stored) { _, event in try apply(event) }
             return reached.encoded
         }
-        inputs = count
         return reached
     }
 }
@@ -181,6 +199,13 @@ enum ProjectionMismatch: Error {
 }
 
 extension LogPosition {
+    /// Reads `encoded`'s form back; nil when the bytes are not one.
+    init?(encoded bytes: [UInt8]) {
+        guard bytes.count > 24 else { return nil }
+        func word(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
+        self.init(sequence: word(0), eventCount: word(8), offset: word(16), chainHash: Array(bytes[24...]))
+    }
+
     /// Sequence, event count and offset (8 bytes each, little-endian), then the chain hash.
     var encoded: [UInt8] {
         var bytes: [UInt8] = []

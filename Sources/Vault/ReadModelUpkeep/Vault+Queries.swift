@@ -6,12 +6,13 @@ import VaultEvents
 extension Vault {
     /// Rings per day, computed from the samples (deduplicated), with each day's goals.
     public func rings(from: LocalDay? = nil, to: LocalDay? = nil) throws -> [RingDay] {
-        try projections().rings(from: from, to: to)
+        try withReadModels { try $0.rings(from: from, to: to) }
     }
 
     /// Per-period figures of a metric given by short name (`steps`) or HealthKit identifier.
     public func summary(metric name: String, by period: SummaryPeriod, from: LocalDay? = nil, to: LocalDay? = nil) throws -> [SummaryRow] {
-        try projections().summary(metric: try Self.metricIdentifier(name), by: period, from: from, to: to)
+        let metric = try Self.metricIdentifier(name)
+        return try withReadModels { try $0.summary(metric: metric, by: period, from: from, to: to) }
     }
 
     /// The HealthKit identifier a metric name stands for.
@@ -23,12 +24,12 @@ extension Vault {
 
     /// Current and longest streaks per ring and for all three.
     public func streaks() throws -> Streaks {
-        try projections().streaks()
+        try withReadModels { try $0.streaks() }
     }
 
     /// Goals the person set, oldest first.
     public func goalChanges() throws -> [GoalChange] {
-        try projections().goalChanges()
+        try withReadModels { try $0.goalChanges() }
     }
 
     /// Records a ring goal in force from `from` on (an event in the log), then updates the read models.
@@ -51,7 +52,7 @@ extension Vault {
 
     /// Every source with its rank.
     public func sources() throws -> [SourceRow] {
-        try projections().sources()
+        try withReadModels { try $0.sources() }
     }
 
     /// Puts the sources with these names first, in this order (an event in the log); an empty list
@@ -82,7 +83,7 @@ extension Vault {
 
     /// Runs one read-only SQL statement over the read models.
     public func query(_ sql: String) throws -> SQLResult {
-        try projections().query(sql)
+        try withReadModels { try $0.query(sql) }
     }
 
     /// Writes an UNENCRYPTED SQLite copy of the read models to `path`, outside the vault directory.
@@ -96,6 +97,6 @@ extension Vault {
         let target = folder + "/" + absolute.lastPathComponent
         guard !FileManager.default.fileExists(atPath: target),
               (try? FileManager.default.destinationOfSymbolicLink(atPath: target)) == nil else { throw VaultError.fileExists(path: path) }
-        try projections().writePlaintextCopy(to: target)
+        try withReadModels { try $0.writePlaintextCopy(to: target) }
     }
 }
