@@ -13,6 +13,15 @@ if [ ! -x "$venv/bin/healthkit-to-sqlite" ]; then
     "$venv/bin/pip" install -q healthkit-to-sqlite==1.0.1
 fi
 
+if ! command -v sqlcipher >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "installing sqlcipher (the page benchmark's comparison)" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlcipher >/dev/null
+    else
+        echo "sqlcipher is not installed: vaultbench pages skips its comparison (sudo apt-get install sqlcipher)" >&2
+    fi
+fi
+
 $SWIFT build -c release --product vaultbench
 $SWIFT build -c release --product vaultctl
 .build/release/vaultbench log
@@ -28,3 +37,5 @@ echo
 .build/release/vaultbench erase
 echo
 .build/release/vaultbench commands
+echo
+.build/release/vaultbench pages

@@ -66,6 +66,8 @@ public final class EventLog {
     private var auditChain: [UInt8]
     private var writtenAuditChain: [UInt8]
     private var failed = false
+    /// The frame index as far as this process has read or extended it.
+    private var frameIndex: FrameIndex?
 
     private init(
         directory: LogDirectory, vaultID: [UInt8], formatVersion: UInt16, mode: AccessMode, committed: LogPosition,
@@ -707,27 +709,82 @@ public final class EventLog {
         public var keyID: UInt32
         public var firstEventIndex: UInt64
         public var eventCount: Int
+        /// The chain hash after this frame.
+        public var chainHash: [UInt8]
     }
 
-    /// The committed frames' headers, in order, each checked for its place (sequence and first
-    /// event follow on) and the whole hash chain checked up to `end` (the head record's position
-    /// by default, which is authenticated): nothing is decrypted, but every byte is hashed, so a
-    /// header cannot be changed to hide a frame from a command that reads only some keys' frames.
-    /// A command that needs some frames of one key finds them here instead of decrypting the log.
-    /// (Hashing every frame still costs the log's size; per-key chains in the frame header would
-    /// make it cost the frames read: issue 13.)
+    /// The committed frames' headers up to `end` (the head record's position by default), in
+    /// order, each checked for its place (sequence and first event follow on) and the hash chain
+    /// checked through `end`: nothing is decrypted, but every byte was hashed, so a header cannot
+    /// be changed to hide a frame from a command that reads only some keys' frames. A command that
+    /// needs some frames of one key finds them here instead of decrypting the log.
+    ///
+    /// The headers come from the frame index (`frames.index`), a checkpoint extended by hashing
+    /// only the frames committed after it; the whole chain is hashed once, when there is no
+    /// usable index, and the index is then saved.
     public func frameSummaries(through end: LogPosition? = nil) throws -> [FrameSummary] {
-        try scanHeaders(through: end ?? committed, checkingChain: true)
+        let end = end ?? committed
+        let index = try indexedFrames()
+        guard end.sequence <= committed.sequence, end.sequence >= genesis.sequence else {
+            throw EventLogError.damaged(path: directory.log, offset: end.offset, defect: .chainBroken)
+        }
+        let count = Int(end.sequence - genesis.sequence)
+        let frames = Array(index.frames.prefix(count))
+        // `end` must be one of this log's positions: the frame it names ends with its chain hash.
+        let reachedHash = frames.last?.chainHash ?? genesis.chainHash
+        let reachedOffset = count < index.frames.count ? index.frames[count].offset : committed.offset
+        guard reachedHash == end.chainHash, reachedOffset == end.offset else {
+            throw EventLogError.damaged(path: directory.log, offset: end.offset, defect: .chainBroken)
+        }
+        return frames
     }
 
-    /// The committed frames' headers up to `end`, each checked for its place; with
+    /// The frame index, extended to `committed`: loaded once (or rebuilt), then kept in memory.
+    private func indexedFrames() throws -> FrameIndex {
+        if let frameIndex, frameIndex.position == committed { return frameIndex }
+        var index = frameIndex ?? loadFrameIndex() ?? FrameIndex(frames: [], position: genesis)
+        let tail = try scanHeaders(from: index.position, through: committed, checkingChain: true)
+        index.frames += tail
+        index.position = committed
+        frameIndex = index
+        if !tail.isEmpty { saveFrameIndex(index) }
+        return index
+    }
+
+    /// The saved index when it is this log's: sealed under this vault's key, at a position this
+    /// log passes through (the committed position, or one the next frame's header chains from).
+    private func loadFrameIndex() -> FrameIndex? {
+        SealedSnapshot.removeLeftovers(of: directory.frameIndex, fileSystem: fileSystem)
+        guard let contents = try? SealedSnapshot.read(from: directory.frameIndex, purpose: FrameIndex.purpose, vaultID: vaultID,
+                                                      masterKey: keyring.masterKey, fileSystem: fileSystem, limit: 1 << 28),
+              contents.position.sequence <= committed.sequence, contents.position.offset <= committed.offset,
+              let index = contents.plaintext.withUnsafeBytes({ FrameIndex(plaintext: $0, position: contents.position, genesis: genesis) })
+        else { return nil }
+        if index.position == committed { return index }
+        guard index.position.sequence < committed.sequence,
+              case .success(let next)? = try? frameReader.readHeader(at: index.position.offset, fileSize: committed.offset),
+              next.header.sequence == index.position.sequence + 1, next.header.previousHash == index.position.chainHash
+        else { return nil }
+        return index
+    }
+
+    /// Saves the index for the next command; a cache, so a failure only costs that command a rebuild.
+    private func saveFrameIndex(_ index: FrameIndex) {
+        let plaintext = index.plaintext
+        try? plaintext.withUnsafeBytes { raw in
+            try SealedSnapshot.write(raw, purpose: FrameIndex.purpose, position: index.position, vaultID: vaultID,
+                                     masterKey: keyring.masterKey, to: directory.frameIndex, fileSystem: fileSystem)
+        }
+    }
+
+    /// The committed frames' headers after `start` up to `end`, each checked for its place; with
     /// `checkingChain`, every frame hashed and the chain checked against `end`'s hash.
-    private func scanHeaders(through end: LogPosition, checkingChain: Bool) throws -> [FrameSummary] {
+    private func scanHeaders(from start: LogPosition, through end: LogPosition, checkingChain: Bool) throws -> [FrameSummary] {
         let reader = frameReader
         var summaries: [FrameSummary] = []
-        var offset = genesis.offset
-        var expected = (sequence: UInt64(1), firstEvent: UInt64(0))
-        var chainHash = genesis.chainHash
+        var offset = start.offset
+        var expected = (sequence: start.sequence + 1, firstEvent: start.eventCount)
+        var chainHash = start.chainHash
         while offset < end.offset {
             let located: FrameReader.LocatedHeader
             switch try reader.readHeader(at: offset, fileSize: end.offset) {
@@ -749,7 +806,8 @@ public final class EventLog {
                 chainHash = located.bytes.withUnsafeBytes { h in ciphertext.withUnsafeBytes { FrameCipher.chainHash(header: h, ciphertext: $0) } }
             }
             summaries.append(FrameSummary(offset: offset, sequence: header.sequence, keyID: header.keyID,
-                                          firstEventIndex: header.firstEventIndex, eventCount: Int(header.eventCount)))
+                                          firstEventIndex: header.firstEventIndex, eventCount: Int(header.eventCount),
+                                          chainHash: checkingChain ? chainHash : []))
             expected = (header.sequence + 1, header.firstEventIndex + UInt64(header.eventCount))
             offset = located.end
         }
@@ -771,7 +829,7 @@ public final class EventLog {
             audit = try frameSummaries().filter { $0.keyID == LogFormat.auditKeyID }
             try readFrames(audit) { frames.append($0) }
         } else {
-            audit = try scanHeaders(through: committed, checkingChain: false).filter { $0.keyID == LogFormat.auditKeyID }
+            audit = try indexedFrames().frames.filter { $0.keyID == LogFormat.auditKeyID }
             var digest = LogFormat.auditGenesis(vaultID: vaultID)
             try readFrames(audit) { frame in
                 digest = LogFormat.foldAudit(digest, frame.position.chainHash)

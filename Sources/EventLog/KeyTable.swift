@@ -232,6 +232,30 @@ package struct KeyTable {
         guard let next: UInt32 = reader.read(), let count: UInt32 = reader.read(), next >= Self.firstID,
               UInt64(count) <= UInt64(plain.count / 7) else { return nil }
         nextID = next
+        // Every live key's bytes go into one secure arena: found in a first pass over the entries.
+        var keyOffsets: [Int] = []
+        do {
+            var scan = ByteReader(plain)
+            scan.skip(8)
+            for _ in 0..<count {
+                guard let _: UInt32 = scan.read(), let state: UInt8 = scan.read(), let labelLength: UInt16 = scan.read(),
+                      scan.readBytes(Int(labelLength)) != nil else { return nil }
+                if state == 1 {
+                    guard scan.remaining >= SecretKey.byteCount else { return nil }
+                    keyOffsets.append(scan.offset)
+                    scan.skip(SecretKey.byteCount)
+                } else {
+                    guard scan.remaining >= 25 else { return nil }
+                    scan.skip(25)
+                }
+            }
+        }
+        let arena = SecureBytes(count: keyOffsets.count * SecretKey.byteCount) { out in
+            for (i, offset) in keyOffsets.enumerated() {
+                out.baseAddress!.advanced(by: i * SecretKey.byteCount).copyMemory(from: plain.baseAddress!.advanced(by: offset), byteCount: SecretKey.byteCount)
+            }
+        }
+        var arenaKeys = SecretKey.keys(in: arena)[...]
         var seen = Set<UInt32>()
         for _ in 0..<count {
             guard let id: UInt32 = reader.read(), id >= Self.firstID, id < next, seen.insert(id).inserted,
@@ -240,7 +264,7 @@ package struct KeyTable {
             switch state {
             case 1:
                 guard reader.remaining >= SecretKey.byteCount, liveByLabel[label] == nil else { return nil }
-                let key = SecretKey(SecureBytes(copying: UnsafeRawBufferPointer(rebasing: plain[reader.offset..<reader.offset + SecretKey.byteCount])))
+                guard let key = arenaKeys.popFirst() else { return nil }
                 reader.skip(SecretKey.byteCount)
                 liveByLabel[label] = entries.count
                 entries.append(Entry(id: id, label: label, state: .live(key)))

@@ -15,6 +15,8 @@ public struct LogDirectory: Sendable {
     public var keys: String { path + "/keys.sealed" }
     /// The key table an erase replaced, named only until its bytes are zeroed.
     public var oldKeys: String { path + "/keys.sealed.old" }
+    /// The checkpoint of the committed frames' headers (`FrameIndex`), rebuilt when unusable.
+    public var frameIndex: String { path + "/frames.index" }
     /// Held with `flock` by the one writer.
     public var lock: String { path + "/events.lock" }
 }

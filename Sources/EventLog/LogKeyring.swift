@@ -11,8 +11,11 @@ struct LogKeyring {
     private(set) var erasedKeyIDs: Set<UInt32>
     let headKey: SecretKey
     let tableKey: SecretKey
+    /// The master key, which snapshots (the frame index) derive their own keys from.
+    let masterKey: SecretKey
 
     init(masterKey: SecretKey, table: KeyTable = KeyTable()) {
+        self.masterKey = masterKey
         headKey = masterKey.derive(subkeyID: 1, context: LogFormat.headKeyContext)
         tableKey = masterKey.derive(subkeyID: 1, context: KeyTable.keyContext)
         frameKeys = [LogFormat.auditKeyID: masterKey.derive(subkeyID: UInt64(LogFormat.auditKeyID), context: LogFormat.frameKeyContext)]

@@ -55,6 +55,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case keys
     /// The read models' page-encrypted database file, as the file and as a journal beside it.
     case readModels = "read-models"
+    /// The frame index (`frames.index`), as a file and as plaintext sealed afresh.
+    case frameIndex = "frame-index"
     /// `export.xml` through `vaultctl import`.
     case appleXML = "apple-xml"
     /// `export.zip` through `vaultctl import`.
@@ -77,6 +79,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .keyslot: return try KeyslotHarness(workspace: workspace)
         case .keys: return try KeyTableHarness(workspace: workspace)
         case .readModels: return try ReadModelFileHarness(workspace: workspace)
+        case .frameIndex: return try FrameIndexHarness(workspace: workspace)
         case .appleXML: return try ImportHarness(workspace: workspace, kind: .appleXML)
         case .appleZip: return try ImportHarness(workspace: workspace, kind: .appleZip)
         case .json: return try ImportHarness(workspace: workspace, kind: .json)

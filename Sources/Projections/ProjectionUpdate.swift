@@ -24,6 +24,9 @@ public struct ProjectionUpdate {
     var pendingAppleRings: [Int64: AppleRings] = [:]
     var pendingCount = 0
     var orderChanged = false
+    /// The first day whose ring inputs (totals, stand hours, Apple's summary, goals) changed;
+    /// nil when none did.
+    var ringsChangedFrom: Int64?
 
     struct MetricKey: Hashable {
         var identifier: String
@@ -65,16 +68,19 @@ public struct ProjectionUpdate {
             pendingDiscrete[DayKey(metric: metric, day: day), default: DiscreteStats()].add(s)
         case .standHour(let start, let offset, let stood):
             let day = LocalDay(instant: start, utcOffset: offset).dayNumber
+            ringsChanged(day)
             // An idle hour still makes a day with ring data.
             pendingStand[day, default: []].formUnion(stood ? [LocalDay.floorDivide(start, 3600)] : [])
         case .appleRings(let rings):
             pendingAppleRings[rings.day.dayNumber] = rings
+            ringsChanged(rings.day.dayNumber)
         case .goalSet(let ring, let value, let from):
             let statement = try db.prepare("INSERT INTO goal_changes(ring, value, from_day) VALUES (?, ?, ?)")
             try statement.bind(1, ring.rawValue)
             try statement.bind(2, value)
             try statement.bind(3, from.dayNumber)
             try statement.run()
+            ringsChanged(from.dayNumber)
         case .sourceOrder(let keys):
             try flush()
             try sources.setOrder(keys)
@@ -82,6 +88,10 @@ public struct ProjectionUpdate {
         }
         pendingCount += 1
         if pendingCount >= Self.flushThreshold { try flush() }
+    }
+
+    private mutating func ringsChanged(_ day: Int64) {
+        ringsChangedFrom = min(ringsChangedFrom ?? day, day)
     }
 
     private mutating func metricID(_ identifier: String, unit: String, cumulative: Bool) throws -> Int64 {
@@ -104,6 +114,7 @@ public struct ProjectionUpdate {
         let writeIntervals = try db.prepare("INSERT OR REPLACE INTO day_intervals(metric_id, day, data) VALUES (?, ?, ?)")
         let writeTotal = try db.prepare("INSERT OR REPLACE INTO daily(metric_id, day, samples, total) VALUES (?, ?, ?, ?)")
         for (key, added) in pendingIntervals {
+            ringsChanged(key.day)
             var intervals: [Interval] = []
             try readIntervals.bind(1, key.metric)
             try readIntervals.bind(2, key.day)
@@ -177,8 +188,12 @@ public struct ProjectionUpdate {
     /// Flushes, recomputes what depends on everything (source ranks, rings), and ends.
     mutating func finish() throws {
         try flush()
-        if orderChanged { try recomputeAllCumulativeTotals() }
-        try RingTable.refresh(db)
+        if orderChanged {
+            try recomputeAllCumulativeTotals()
+            try RingTable.refresh(db)
+        } else if let ringsChangedFrom {
+            try RingTable.refresh(db, from: ringsChangedFrom)
+        }
     }
 
     /// After the source order changed, every day's totals are recomputed with the new ranks.

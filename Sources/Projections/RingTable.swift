@@ -7,35 +7,51 @@ import HealthModel
 /// that day; else the goal in that day's imported ActivitySummary; else the goal of the latest
 /// earlier day; else Apple's default.
 enum RingTable {
-    static func refresh(_ db: SQLiteConnection) throws {
+    /// Recomputes the rows of every day from `firstDay` on (every day when nil). Earlier rows
+    /// are unchanged by what changed, and the last of them gives the goal carried forward.
+    static func refresh(_ db: SQLiteConnection, from firstDay: Int64? = nil) throws {
+        let from = firstDay ?? Int64.min
         var days: [Int64: (move: Double, exercise: Double, stand: Int64)] = [:]
-        let ringMetrics = try db.prepare("""
-            SELECT d.day, m.identifier, d.total FROM daily d JOIN metrics m ON m.id = d.metric_id
-            WHERE (m.identifier = ? AND m.unit = ?) OR (m.identifier = ? AND m.unit = ?)
-            """)
-        try ringMetrics.bind(1, Ring.move.metric!)
-        try ringMetrics.bind(2, Ring.move.unit)
-        try ringMetrics.bind(3, Ring.exercise.metric!)
-        try ringMetrics.bind(4, Ring.exercise.unit)
-        while try ringMetrics.step() {
-            let day = ringMetrics.int64(0)
-            if ringMetrics.text(1) == Ring.move.metric {
-                days[day, default: (0, 0, 0)].move = ringMetrics.double(2)
-            } else {
-                days[day, default: (0, 0, 0)].exercise = ringMetrics.double(2)
+        let metricID = try db.prepare("SELECT id FROM metrics WHERE identifier = ? AND unit = ?")
+        let totals = try db.prepare("SELECT day, total FROM daily WHERE metric_id = ? AND day >= ?")
+        for ring in [Ring.move, .exercise] {
+            try metricID.bind(1, ring.metric!)
+            try metricID.bind(2, ring.unit)
+            guard try metricID.step() else {
+                metricID.reset()
+                continue
             }
+            let id = metricID.int64(0)
+            metricID.reset()
+            try totals.bind(1, id)
+            try totals.bind(2, from)
+            while try totals.step() {
+                let day = totals.int64(0)
+                if ring == .move { days[day, default: (0, 0, 0)].move = totals.double(1) } else { days[day, default: (0, 0, 0)].exercise = totals.double(1) }
+            }
+            totals.reset()
         }
-        let stand = try db.prepare("SELECT day, hours FROM stand_hours")
+        let stand = try db.prepare("SELECT day, hours FROM stand_hours WHERE day >= ?")
+        try stand.bind(1, from)
         while try stand.step() { days[stand.int64(0), default: (0, 0, 0)].stand = stand.int64(1) }
 
         var appleGoals: [Int64: [Ring: Double]] = [:]
-        let apple = try db.prepare("SELECT day, move_goal, exercise_goal, stand_goal FROM apple_rings")
+        let apple = try db.prepare("SELECT day, move_goal, exercise_goal, stand_goal FROM apple_rings WHERE day >= ?")
+        try apple.bind(1, from)
         while try apple.step() {
             let day = apple.int64(0)
             if days[day] == nil { days[day] = (0, 0, 0) }
             for (i, ring) in Ring.allCases.enumerated() {
                 if let goal = apple.optionalDouble(i + 1), goal > 0 { appleGoals[day, default: [:]][ring] = goal }
             }
+        }
+
+        // The goals of the last day before `from`: carried forward where nothing else says.
+        var lastKnown: [Ring: Double] = [:]
+        let before = try db.prepare("SELECT move_goal, exercise_goal, stand_goal FROM rings WHERE day < ? ORDER BY day DESC LIMIT 1")
+        try before.bind(1, from)
+        if try before.step() {
+            lastKnown = [.move: before.double(0), .exercise: before.double(1), .stand: before.double(2)]
         }
 
         var userGoals: [Ring: [(from: Int64, value: Double)]] = [:]
@@ -45,9 +61,10 @@ enum RingTable {
             userGoals[ring, default: []].append((changes.int64(2), changes.double(1)))
         }
 
-        try db.execute("DELETE FROM rings")
+        let remove = try db.prepare("DELETE FROM rings WHERE day >= ?")
+        try remove.bind(1, from)
+        try remove.run()
         let insert = try db.prepare("INSERT INTO rings(day, move, move_goal, exercise, exercise_goal, stand, stand_goal) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        var lastKnown: [Ring: Double] = [:]
         var nextUserGoal: [Ring: Int] = [:]
         var userGoal: [Ring: Double] = [:]
         for day in days.keys.sorted() {

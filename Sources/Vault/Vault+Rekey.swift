@@ -74,11 +74,11 @@ extension Vault {
         }
     }
 
-    /// Removes the read models (encrypted under the old master key, at positions of the old log:
-    /// rebuilt on the next open), then renames `files` of the committed folder over the vault's, in order, and
+    /// Removes the read models and the frame index (under the old master key, at positions of the
+    /// old log: rebuilt on the next open), then renames `files` of the committed folder over the vault's, in order, and
     /// removes the folder.
     static func moveCommitted(_ committed: String, files: [String], in directory: String, fileSystem: any FileSystem) throws {
-        let readModelFiles = [projectionsFileName + "-journal", projectionsFileName, legacyProjectionImageName].map { directory + "/" + $0 }
+        let readModelFiles = [projectionsFileName + "-journal", projectionsFileName, legacyProjectionImageName, "frames.index"].map { directory + "/" + $0 }
         for path in readModelFiles where fileSystem.exists(path) {
             try fileSystem.remove(path)
             try fileSystem.syncDirectory(directory)

@@ -42,9 +42,14 @@ import TestSupport
         try readModelAnswers(models, metrics: [Build.steps, Build.heartRate, RingMetrics.activeEnergy])
     }
 
-    @Test(arguments: [1 as UInt64, 2, 3])
+    /// Seeds 4 and 5 have no source-order changes, so every update recomputes only the rings
+    /// from its earliest changed day on.
+    @Test(arguments: [1 as UInt64, 2, 3, 4, 5])
     func manySmallUpdatesEqualOneBigOne(seed: UInt64) throws {
-        let inputs = Self.randomInputs(count: 3_000, seed: seed)
+        let inputs = Self.randomInputs(count: 3_000, seed: seed).filter { input in
+            if seed >= 4, case .sourceOrder = input { return false }
+            return true
+        }
         let whole = try ReadModels()
         try whole.feed(inputs)
         let directory = TemporaryDirectory()

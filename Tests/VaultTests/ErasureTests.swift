@@ -239,12 +239,18 @@ import VaultTestSupport
         let crc = bytes[at..<(at + 108)].withUnsafeBytes { CRC32C.checksum($0) }
         withUnsafeBytes(of: crc.littleEndian) { bytes.replaceSubrange((at + 108)..<(at + 112), with: $0) }
         try Data(bytes).write(to: URL(fileURLWithPath: path + "/events.log"))
-        // The audit trail is read from the audit key's frames alone; their running digest, which
-        // the head record holds, no longer comes out.
+        // The audit trail is read from the audit key's frames, found through the frame index
+        // (which recorded the frame's true key when its chain was hashed): the frame is read
+        // where it stands and names a key it was not sealed with.
         let reopened = try Vault.open(at: path, passphrase: passphrase("p"))
-        #expect(throws: EventLogError.damaged(path: path + "/events.log", offset: reopened.committed.offset, defect: .chainBroken)) {
+        #expect(throws: EventLogError.damaged(path: path + "/events.log", offset: victim.offset, defect: .unknownKey(2))) {
             _ = try reopened.consentLedger()
         }
+        // Without the index, the audit key's frames' running digest (in the head record) no
+        // longer comes out.
+        try FileManager.default.removeItem(atPath: path + "/frames.index")
+        let withoutIndex = try Vault.open(at: path, passphrase: passphrase("p"))
+        #expect(throws: EventLogError.self) { _ = try withoutIndex.consentLedger() }
         #expect(try !Vault.verify(at: path, passphrase: passphrase("p")).isOK)
     }
 
