@@ -15,6 +15,23 @@ public enum ProjectionInput: Sendable {
     case goalSet(ring: Ring, value: Double, from: LocalDay)
     /// The person's source order: these sources first, in this order; the rest by default rank.
     case sourceOrder([SourceKey])
+    /// Categories and months whose samples were erased: what they brought goes.
+    case erased([ErasedMonth])
+
+    /// The HealthKit type of Apple's stand-hour records, whose category the stand hours and
+    /// Apple's ring summaries are erased with.
+    public static let standHourType = "HKCategoryTypeIdentifierAppleStandHour"
+}
+
+/// One category's samples that started in one local month, erased.
+public struct ErasedMonth: Sendable, Equatable {
+    public var category: HealthCategory
+    public var month: LocalMonth
+
+    public init(category: HealthCategory, month: LocalMonth) {
+        self.category = category
+        self.month = month
+    }
 }
 
 /// One cumulative sample over [start, end) (seconds since 1970, UTC), with the UTC offset it

@@ -58,7 +58,8 @@ public struct ProjectionUpdate {
                 for part in splitAcrossLocalDays(start: s.start, end: s.end, utcOffset: s.utcOffset, value: s.value) {
                     let end = min(s.end, part.day.startInstant(utcOffset: s.utcOffset) + 86_400)
                     pendingIntervals[DayKey(metric: metric, day: part.day.dayNumber), default: []]
-                        .append(Interval(start: cursor, end: end, value: part.value, source: source))
+                        .append(Interval(start: cursor, end: end, value: part.value, source: source,
+                                         daysAfterOrigin: Int32(clamping: part.day.dayNumber - firstDay.dayNumber)))
                     cursor = end
                 }
             }
@@ -85,9 +86,94 @@ public struct ProjectionUpdate {
             try flush()
             try sources.setOrder(keys)
             orderChanged = true
+        case .erased(let months):
+            try flush()
+            for erased in months { try purge(erased) }
+            try sources.removeUnused()
         }
         pendingCount += 1
         if pendingCount >= Self.flushThreshold { try flush() }
+    }
+
+    /// Removes what the samples of one category that started in one month brought: their
+    /// intervals (later parts across the month's end too) and the totals recomputed without them,
+    /// their discrete days, and for activity the stand hours and Apple's summaries of the month.
+    /// The result is what a rebuild without those samples gives.
+    private mutating func purge(_ erased: ErasedMonth) throws {
+        let first = erased.month.days.lowerBound.dayNumber, last = erased.month.days.upperBound.dayNumber
+        let rank = sources.ranks()
+        let readDays = try db.prepare("SELECT day, data FROM day_intervals WHERE metric_id = ? AND day BETWEEN ? AND ?")
+        let writeIntervals = try db.prepare("UPDATE day_intervals SET data = ? WHERE metric_id = ? AND day = ?")
+        let writeTotal = try db.prepare("UPDATE daily SET samples = ?, total = ? WHERE metric_id = ? AND day = ?")
+        let deleteIntervals = try db.prepare("DELETE FROM day_intervals WHERE metric_id = ? AND day = ?")
+        let deleteDaily = try db.prepare("DELETE FROM daily WHERE metric_id = ? AND day = ?")
+        for (key, metric) in metrics where HealthCategory.of(type: key.identifier) == erased.category {
+            guard metric.cumulative else {
+                let remove = try db.prepare("DELETE FROM daily WHERE metric_id = ? AND day BETWEEN ? AND ?")
+                try remove.bind(1, metric.id)
+                try remove.bind(2, first)
+                try remove.bind(3, last)
+                try remove.run()
+                continue
+            }
+            // The month's days, then the days after it for as long as a sample of the month
+            // reaches into them (a sample covers every day between its first and last).
+            var day = first
+            while true {
+                try readDays.bind(1, metric.id)
+                try readDays.bind(2, day)
+                try readDays.bind(3, day <= last ? last : day)
+                var rows: [(day: Int64, intervals: [Interval])] = []
+                while try readDays.step() {
+                    var intervals: [Interval] = []
+                    try IntervalBlob.decode(readDays.blob(1), into: &intervals)
+                    rows.append((readDays.int64(0), intervals))
+                }
+                readDays.reset()
+                var reachedPast = false
+                for row in rows {
+                    let kept = row.intervals.filter { !(first...last).contains(row.day - Int64($0.daysAfterOrigin)) }
+                    guard kept.count != row.intervals.count else { continue }
+                    if row.day > last { reachedPast = true }
+                    for removed in row.intervals where removed.daysAfterOrigin == 0 && (first...last).contains(row.day) {
+                        sources.uncount(removed.source)
+                    }
+                    if kept.isEmpty {
+                        for statement in [deleteIntervals, deleteDaily] {
+                            try statement.bind(1, metric.id)
+                            try statement.bind(2, row.day)
+                            try statement.run()
+                        }
+                    } else {
+                        try writeIntervals.bind(1, IntervalBlob.encode(kept))
+                        try writeIntervals.bind(2, metric.id)
+                        try writeIntervals.bind(3, row.day)
+                        try writeIntervals.run()
+                        try writeTotal.bind(1, Int64(kept.count))
+                        try writeTotal.bind(2, Deduplication.total(kept, rank: { rank[Int($0)] }))
+                        try writeTotal.bind(3, metric.id)
+                        try writeTotal.bind(4, row.day)
+                        try writeTotal.run()
+                    }
+                }
+                if day <= last {
+                    day = last + 1
+                } else if reachedPast {
+                    day += 1
+                } else {
+                    break
+                }
+            }
+        }
+        if erased.category == HealthCategory.of(type: ProjectionInput.standHourType) {
+            for table in ["stand_hours", "apple_rings"] {
+                let remove = try db.prepare("DELETE FROM \(table) WHERE day BETWEEN ? AND ?")
+                try remove.bind(1, first)
+                try remove.bind(2, last)
+                try remove.run()
+            }
+        }
+        ringsChanged(first)
     }
 
     private mutating func ringsChanged(_ day: Int64) {

@@ -76,6 +76,26 @@ struct SourceTable {
     }
 
     /// Adds the samples counted since the last save to the table.
+    /// Takes back the count of one sample of `id` (an erased one).
+    mutating func uncount(_ id: Int32) {
+        sampleDelta[id, default: 0] -= 1
+    }
+
+    /// Saves the counts, then forgets the sources no sample and no order names any more, as a
+    /// rebuild would never have seen them.
+    mutating func removeUnused() throws {
+        try saveSampleCounts()
+        let unused = try db.prepare("SELECT id FROM sources WHERE samples <= 0 AND id NOT IN (SELECT source_id FROM source_order)")
+        var ids: [Int32] = []
+        while try unused.step() { ids.append(Int32(unused.int64(0))) }
+        let remove = try db.prepare("DELETE FROM sources WHERE id = ?")
+        for id in ids {
+            try remove.bind(1, Int64(id))
+            try remove.run()
+            if let key = keys.removeValue(forKey: id) { self.ids[key] = nil }
+        }
+    }
+
     mutating func saveSampleCounts() throws {
         let statement = try db.prepare("UPDATE sources SET samples = samples + ? WHERE id = ?")
         for (id, delta) in sampleDelta where delta != 0 {

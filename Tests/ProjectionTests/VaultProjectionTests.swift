@@ -151,6 +151,39 @@ import TestSupport
         #expect(foreign.projectionNotice != nil)
     }
 
+    /// Erasing a category's months removes exactly what their samples brought, in place: the
+    /// read models after the erase answer what a rebuild from the log answers, with samples
+    /// across a month's end and over several days, a source only erased samples named, discrete
+    /// metrics, stand hours and Apple's summaries.
+    @Test func anEraseRemovesExactlyWhatARebuildWouldNotHave() throws {
+        let f = Fixture()
+        let vault = try f.create()
+        _ = try vault.importFiles([try f.export(days: 45, firstDay: (2024, 1, 10)).0])
+        let csv = f.dir.path + "/spans.csv"
+        try Data("""
+            type,start,end,value,unit,source
+            HKQuantityTypeIdentifierStepCount,2024-01-31T23:30:00+01:00,2024-02-01T00:30:00+01:00,600,count,Night Walker
+            HKQuantityTypeIdentifierStepCount,2024-01-30T12:00:00+01:00,2024-02-02T12:00:00+01:00,7200,count,Long Counter
+            HKQuantityTypeIdentifierStepCount,2024-02-29T23:00:00+01:00,2024-03-01T01:00:00+01:00,500,count,Leap Walker
+            HKQuantityTypeIdentifierStepCount,2024-02-01T00:00:00+01:00,2024-02-01T00:10:00+01:00,77,count,Night Walker
+
+            """.utf8).write(to: URL(fileURLWithPath: csv))
+        #expect(try vault.importFiles([csv]).added == 4)
+        let january = LocalMonth(year: 2024, month: 1), february = LocalMonth(year: 2024, month: 2)
+        let before = try Self.answers(vault)
+        _ = try vault.erase(categories: [.activity], from: january, to: january)
+        _ = try vault.erase(categories: [.heart], from: february, to: february)
+        let purged = try Self.answers(vault)
+        #expect(purged != before)
+        #expect(try vault.sources().contains { $0.key.name == "Long Counter" } == false)
+        #expect(try vault.sources().contains { $0.key.name == "Night Walker" })   // its February sample stays
+        _ = try vault.rebuildProjections()
+        let rebuilt = try Self.answers(vault)
+        #expect(purged.count == rebuilt.count)
+        let differing = zip(purged, rebuilt).filter { $0 != $1 }
+        #expect(differing.isEmpty, "first lines that differ (purged, rebuilt): \(differing.prefix(3))")
+    }
+
     /// After an import no file in the vault directory holds a type, source or device name or a
     /// sample value in clear.
     @Test func nothingIsReadableAtRest() throws {

@@ -87,10 +87,12 @@ extension Vault {
         for eraseID in pending { try log.confirmErasure(eraseID) }
     }
 
-    /// Rebuilds the read models, in place and in one transaction, from what the log can still
-    /// give: SQLite's `secure_delete` overwrites the rows it deletes, every page written is
+    /// Catches the read models up through the `erased` event, which removes exactly what the
+    /// erased months brought (`ProjectionUpdate`'s purge: the result equals a rebuild), in one
+    /// transaction: SQLite's `secure_delete` overwrites the rows it deletes, every page written is
     /// encrypted afresh, and the journal that held the old pages is zeroed before it is removed.
+    /// It costs the erased months, not the vault's history.
     private func purgeReadModels() throws {
-        try rebuildProjections()
+        _ = try projections()
     }
 }

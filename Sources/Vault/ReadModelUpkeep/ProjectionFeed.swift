@@ -9,7 +9,7 @@ struct ProjectionFeed {
     private var sourceKeys: [HealthSource: SourceKey] = [:]
     private var styles: [String: AggregationStyle] = [:]
 
-    static let standHour = "HKCategoryTypeIdentifierAppleStandHour"
+    static let standHour = ProjectionInput.standHourType
     static let stood = "HKCategoryValueAppleStandHourStood"
 
     mutating func input(for event: VaultEvent) -> ProjectionInput? {
@@ -39,8 +39,19 @@ struct ProjectionFeed {
             return .goalSet(ring: goal.ring, value: goal.value.double, from: goal.from)
         case .sourceOrderSet(_, let keys):
             return .sourceOrder(keys)
+        case .erased(let record):
+            return .erased(Self.erasedMonths(labels: record.labels))
         default:
             return nil
+        }
+    }
+
+    /// The dated category-months among erased keys' labels (`heart/2024-03`); undated ones (the
+    /// `Me` characteristics) fed no read model.
+    static func erasedMonths(labels: [String]) -> [ErasedMonth] {
+        labels.compactMap { text in
+            guard let label = DataLabel(bytes: Array(text.utf8)), let month = label.month else { return nil }
+            return ErasedMonth(category: label.category, month: month)
         }
     }
 

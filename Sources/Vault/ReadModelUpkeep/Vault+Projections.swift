@@ -118,23 +118,30 @@ extension Vault {
     /// write lock, so two processes catching up at once apply the tail once.
     private func catchUp(_ models: ReadModels) throws -> LogPosition {
         var reached = log.committed
+        // Keys an erase destroyed whose audit event a crash kept out of the log (the next writer
+        // adds it): their months go from the read models now, before anything is answered.
+        let unrecorded = Set(log.unrecordedErasures)
+        let pendingErasure = ProjectionFeed.erasedMonths(labels: log.dataKeys.filter { key in
+            key.eraseID.map { unrecorded.contains($0) } ?? false
+        }.map { String(decoding: $0.label, as: UTF8.self) })
         try models.update { update in
             var feed = ProjectionFeed()
             func apply(_ event: VaultEvent) throws {
                 if let input = feed.input(for: event) { try update.add(input) }
             }
+            if !pendingErasure.isEmpty { try update.add(.erased(pendingErasure)) }
             guard let bytes = try models.position else {
                 reached = try scanLog { _, event in try apply(event) }
                 return reached.encoded
             }
             guard let stored = LogPosition(encoded: bytes) else { throw ProjectionMismatch.logDiffers }
-            if stored == log.committed { return nil }
+            if stored == log.committed { return pendingErasure.isEmpty ? nil : bytes }
             if stored.sequence > log.committed.sequence {
                 // Another process appended and caught the file up after this one opened the log:
                 // the read models are newer than this view of it. A writer holds the log's lock,
                 // so for it this can only mean a log rolled back under the file.
                 if log.mode == .readWrite { throw ProjectionMismatch.logDiffers }
-                return nil
+                return pendingErasure.isEmpty ? nil : bytes
             }
             reached = try scanTail(after: stored) { _, event in try apply(event) }
             return reached.encoded
