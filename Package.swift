@@ -22,6 +22,11 @@ let package = Package(
             providers: [.apt(["libsodium-dev"])]
         ),
         .systemLibrary(
+            name: "CZlibSystem",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
@@ -32,7 +37,7 @@ let package = Package(
         // Little-endian integers and LEB128 varints: the one codec every binary format uses.
         .target(name: "BinaryCoding"),
         // Bytes, frames and keys. Knows nothing of health.
-        .target(name: "EventLog", dependencies: ["BinaryCoding", "CSodium", "SecureMemory"]),
+        .target(name: "EventLog", dependencies: ["BinaryCoding", "CSodium", "CZlibSystem", "SecureMemory"]),
         // The health model: types and their categories, units, timestamps, local days, rings,
         // sources. Imports nothing.
         .target(name: "HealthModel"),

@@ -530,11 +530,15 @@ public final class EventLog {
         let key = keyring.frameKeys[keyID]!
         batch.payload.withUnsafeBytes { payload in
             for (index, slice) in slices.enumerated() {
+                let raw = slice.range.isEmpty ? UnsafeRawBufferPointer(start: nil, count: 0) : UnsafeRawBufferPointer(rebasing: payload[slice.range])
+                let compressed = formatVersion >= LogFormat.firstCompressedVersion ? FrameCompression.deflate(raw) : nil
+                let flags = (commit && index == slices.count - 1 ? LogFormat.commitFlag : 0) | (compressed != nil ? LogFormat.deflateFlag : 0)
+                let sealedLength = compressed?.count ?? slice.range.count
                 let header = FrameHeader(
                     version: formatVersion,
-                    flags: commit && index == slices.count - 1 ? LogFormat.commitFlag : 0,
+                    flags: flags,
                     keyID: keyID,
-                    payloadLength: UInt32(slice.range.count + LogFormat.tagSize),
+                    payloadLength: UInt32(sealedLength + LogFormat.tagSize),
                     sequence: position.sequence + 1,
                     firstEventIndex: position.eventCount,
                     eventCount: UInt32(slice.events),
@@ -544,17 +548,19 @@ public final class EventLog {
                 let headerBytes = header.encoded()
                 let frameStart = output.count
                 output.append(contentsOf: headerBytes)
-                output.append(contentsOf: repeatElement(0, count: slice.range.count + LogFormat.tagSize))
+                output.append(contentsOf: repeatElement(0, count: sealedLength + LogFormat.tagSize))
                 let hash = output.withUnsafeMutableBytes { out -> [UInt8] in
                     let headerRegion = UnsafeRawBufferPointer(rebasing: out[frameStart..<frameStart + LogFormat.frameHeaderSize])
                     let cipherRegion = UnsafeMutableRawBufferPointer(rebasing: out[(frameStart + LogFormat.frameHeaderSize)...])
-                    let plaintext = slice.range.isEmpty ? UnsafeRawBufferPointer(start: nil, count: 0) : UnsafeRawBufferPointer(rebasing: payload[slice.range])
-                    header.nonce.withUnsafeBytes { nonce in
-                        FrameCipher.seal(
-                            plaintext,
-                            header: UnsafeRawBufferPointer(rebasing: headerRegion.prefix(LogFormat.frameHeaderAuthenticatedSize)),
-                            nonce: nonce, key: key, into: cipherRegion)
+                    func sealInto(_ plaintext: UnsafeRawBufferPointer) {
+                        header.nonce.withUnsafeBytes { nonce in
+                            FrameCipher.seal(
+                                plaintext,
+                                header: UnsafeRawBufferPointer(rebasing: headerRegion.prefix(LogFormat.frameHeaderAuthenticatedSize)),
+                                nonce: nonce, key: key, into: cipherRegion)
+                        }
                     }
+                    if let compressed { compressed.withUnsafeBytes { sealInto($0) } } else { sealInto(raw) }
                     return FrameCipher.chainHash(header: headerRegion, ciphertext: UnsafeRawBufferPointer(cipherRegion))
                 }
                 frameOffset = start.offset + UInt64(frameStart)

@@ -15,6 +15,7 @@ public enum FrameDefect: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownKey(UInt32)
     case authenticationFailed
     case malformedPayload
+    case unknownFlags(UInt16)
 
     public var description: String {
         switch self {
@@ -31,6 +32,7 @@ public enum FrameDefect: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownKey(let id): "frame is sealed with key id \(id), which this vault does not hold"
         case .authenticationFailed: "frame failed authentication (tampered or corrupted)"
         case .malformedPayload: "authenticated payload does not parse (written by a faulty writer)"
+        case .unknownFlags(let flags): "frame flags \(String(flags, radix: 16)) are not known to this build"
         }
     }
 }

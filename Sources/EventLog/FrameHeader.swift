@@ -20,6 +20,7 @@ struct FrameHeader: Equatable {
     var nonce: [UInt8]
 
     var isCommit: Bool { flags & LogFormat.commitFlag != 0 }
+    var isCompressed: Bool { flags & LogFormat.deflateFlag != 0 }
 
     /// Serialises the header, checksum included.
     func encoded() -> [UInt8] {
@@ -61,6 +62,8 @@ struct FrameHeader: Equatable {
         let storedCRC: UInt32 = reader.read()!
         guard CRC32C.checksum(authenticated) == storedCRC else { return .failure(.headerChecksumMismatch) }
         guard LogFormat.readableVersions.contains(version) else { return .failure(.unsupportedVersion(version)) }
+        let known = LogFormat.commitFlag | (version >= LogFormat.firstCompressedVersion ? LogFormat.deflateFlag : 0)
+        guard flags & ~known == 0 else { return .failure(.unknownFlags(flags)) }
         // A version-1 frame is sealed with the audit key; only version 2 names table keys.
         guard version >= 2 || keyID == LogFormat.auditKeyID else { return .failure(.unknownKey(keyID)) }
         guard payloadLength <= LogFormat.maxPayloadLength, payloadLength >= UInt32(LogFormat.tagSize) else {

@@ -94,9 +94,15 @@ struct FrameReader {
             }
         }
         payload.removeLast(LogFormat.tagSize)
-        let plaintext = payload
-        assert(plaintext.count == plaintextLength)
+        assert(payload.count == plaintextLength)
         guard authentic else { return .failure(.authenticationFailed) }
+        let plaintext: [UInt8]
+        if header.isCompressed {
+            guard let inflated = FrameCompression.inflate(payload, limit: LogFormat.maxPlaintextLength) else { return .failure(.malformedPayload) }
+            plaintext = inflated
+        } else {
+            plaintext = payload
+        }
         guard let ranges = plaintext.withUnsafeBytes({ LogFrame.parseEvents($0, count: Int(header.eventCount)) }) else {
             return .failure(.malformedPayload)
         }

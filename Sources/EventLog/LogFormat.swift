@@ -3,10 +3,13 @@
 enum LogFormat {
     /// Version written into the file header of a new log and into every frame it gets.
     /// Version 1 logs (written before per-label data keys) hold only audit-key frames; they are
-    /// read as they are and upgraded to version 2 by the vault when it first writes.
-    static let version: UInt16 = 2
+    /// read as they are and upgraded by the vault when it first writes. Version 2 logs (before
+    /// compressed payloads) are read and appended to as version 2.
+    static let version: UInt16 = 3
     /// Versions this build reads.
-    static let readableVersions: ClosedRange<UInt16> = 1...2
+    static let readableVersions: ClosedRange<UInt16> = 1...3
+    /// The first version whose frames may carry `deflateFlag`.
+    static let firstCompressedVersion: UInt16 = 3
 
     /// `"HVLOG\0\r\n"`: the NUL and CR LF catch text-mode mangling, as PNG's signature does.
     static let fileMagic: [UInt8] = [0x48, 0x56, 0x4C, 0x4F, 0x47, 0x00, 0x0D, 0x0A]
@@ -23,6 +26,8 @@ enum LogFormat {
 
     /// Flag bit: this frame ends a batch; readers ignore frames after the last one carrying it.
     static let commitFlag: UInt16 = 0x0001
+    /// Frame flag: the plaintext is raw DEFLATE of the events (version 3 on).
+    static let deflateFlag: UInt16 = 0x0002
 
     /// Hard cap on a frame's ciphertext, checked before anything is allocated.
     static let maxPayloadLength: UInt32 = 16 << 20

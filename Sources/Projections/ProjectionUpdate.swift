@@ -13,7 +13,7 @@ public struct ProjectionUpdate {
     /// Discrete readings of one metric-day. Sums are kept in exact millionths, so that they do
     /// not depend on the order readings are added in.
     /// Inputs held in memory before they are merged into the database.
-    static let flushThreshold = 2_000_000
+    static let flushThreshold = 250_000
 
     let db: SQLiteConnection
     var metrics: [MetricKey: (id: Int64, cumulative: Bool)] = [:]

@@ -171,7 +171,7 @@ import VaultTestSupport
         #expect(try reader.summary(metric: "steps", by: .day, from: nil, to: nil).map(\.value) == [500, 800])
         // The first writer upgrades it: the same events, each data event under its own key.
         let writer = try Vault.open(at: path, passphrase: pass, mode: .readWrite)
-        #expect(try EventLog.formatVersion(in: path) == 2)
+        #expect(try EventLog.formatVersion(in: path) == 3)
         let upgraded = try writer.allEvents().map(\.event)
         #expect(upgraded.filter(\.isAudit) == original.filter(\.isAudit))
         #expect(Set(upgraded.filter { !$0.isAudit }.map { "\($0)" }) == Set(original.filter { !$0.isAudit }.map { "\($0)" }))
@@ -183,6 +183,29 @@ import VaultTestSupport
         // And erasure works on it.
         #expect(try writer.erase(categories: [.heart], from: Self.february, to: Self.february).samplesErased == 1)
         #expect(try writer.summary(metric: "heart-rate", by: .day, from: nil, to: nil).map(\.value) == [75])
+    }
+
+    /// A vault of log format 2 (frames not compressed) opens, answers as the build that wrote it
+    /// did, takes appends as format 2, erases and verifies.
+    @Test func aFormatTwoVaultKeepsWorkingAsFormatTwo() throws {
+        let dir = TemporaryDirectory("format2")
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/vault-format2/vault").path
+        let path = dir.path + "/vault"
+        try FileManager.default.copyItem(atPath: fixture, toPath: path)
+        let pass = passphrase("fixture passphrase")
+        #expect(try EventLog.formatVersion(in: path) == 2)
+        let writer = try Vault.open(at: path, passphrase: pass, mode: .readWrite)
+        #expect(try writer.summary(metric: "steps", by: .day, from: nil, to: nil).map(\.value) == [500, 800])
+        #expect(try writer.summary(metric: "heart-rate", by: .day, from: nil, to: nil).map(\.value) == [72, 75])
+        #expect(try writer.goalChanges().map(\.value) == [450])
+        let start = HealthTimestamp(seconds: 1_709_625_600, utcOffset: 3600)  // 2024-03-05
+        try writer.append([.sample(HealthSample(type: "HKQuantityTypeIdentifierStepCount", source: HealthSource(name: "Phone"), start: start, end: start,
+                                                value: .quantity(DecimalValue(mantissa: 321, scale: 0), unit: "count")))])
+        #expect(try EventLog.formatVersion(in: path) == 2)
+        #expect(try writer.summary(metric: "steps", by: .day, from: nil, to: nil).map(\.value) == [500, 800, 321])
+        #expect(try writer.erase(categories: [.heart], from: Self.february, to: Self.february).samplesErased == 1)
+        #expect(try Vault.verify(at: path, passphrase: pass).isOK)
     }
 
     @Test func namesThatCameInWithErasedDataGoWithItAndARekeyKeepsTheErasure() throws {
