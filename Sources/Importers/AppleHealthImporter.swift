@@ -55,9 +55,14 @@ struct AppleHealthImporter {
         let shared = UncheckedBox(value: (archive, export))
         pipe.start { pipe in
             var limit = InflationLimit(entry: shared.value.1, name: name)
-            _ = try shared.value.0.extract(shared.value.1, bufferSize: Self.chunkSize, skipCRC32: false) {
+            var checksum = ZipChecksum()
+            _ = try shared.value.0.extract(shared.value.1, bufferSize: Self.chunkSize, skipCRC32: true) {
                 try limit.add($0.count)
+                checksum.add($0)
                 try pipe.put($0)
+            }
+            guard checksum.value == shared.value.1.checksum else {
+                throw ImportError.unreadable(path: name, reason: "the zip entry's contents do not match its CRC-32 (the zip is damaged)")
             }
         }
         do {

@@ -24,6 +24,14 @@ public struct ProjectionUpdate {
     var pendingAppleRings: [Int64: AppleRings] = [:]
     var pendingCount = 0
     var orderChanged = false
+    /// The metrics of the last inputs, compared before any hashing: a frame holds one category's
+    /// month, a few types interleaved.
+    private var recentMetrics: [(identifier: String, unit: String, id: Int64)] = []
+
+    private mutating func remember(_ metric: (identifier: String, unit: String, id: Int64)) {
+        if recentMetrics.count == 8 { recentMetrics.removeLast() }
+        recentMetrics.insert(metric, at: 0)
+    }
     /// The first day whose ring inputs (totals, stand hours, Apple's summary, goals) changed;
     /// nil when none did.
     var ringsChangedFrom: Int64?
@@ -181,8 +189,12 @@ public struct ProjectionUpdate {
     }
 
     private mutating func metricID(_ identifier: String, unit: String, cumulative: Bool) throws -> Int64 {
+        for recent in recentMetrics where recent.identifier == identifier && recent.unit == unit { return recent.id }
         let key = MetricKey(identifier: identifier, unit: unit)
-        if let known = metrics[key] { return known.id }
+        if let known = metrics[key] {
+            remember((identifier, unit, known.id))
+            return known.id
+        }
         let statement = try db.prepare("INSERT INTO metrics(identifier, unit, cumulative) VALUES (?, ?, ?)")
         try statement.bind(1, identifier)
         try statement.bind(2, unit)

@@ -11,6 +11,7 @@ struct SourceTable {
     private var ids: [SourceKey: Int32] = [:]
     private var order: [SourceKey] = []
     private var sampleDelta: [Int32: Int64] = [:]
+    private var lastLookup: (key: SourceKey, id: Int32)?
 
     init(db: SQLiteConnection) throws {
         self.db = db
@@ -28,7 +29,13 @@ struct SourceTable {
 
     /// The id of a source, made on first sight. Counts a sample for it.
     mutating func id(for key: SourceKey) throws -> Int32 {
+        // Samples come in runs of one source: the last one is checked before any hashing.
+        if let last = lastLookup, last.key == key {
+            sampleDelta[last.id, default: 0] += 1
+            return last.id
+        }
         if let id = ids[key] {
+            lastLookup = (key, id)
             sampleDelta[id, default: 0] += 1
             return id
         }
@@ -93,6 +100,7 @@ struct SourceTable {
             try remove.bind(1, Int64(id))
             try remove.run()
             if let key = keys.removeValue(forKey: id) { self.ids[key] = nil }
+            if lastLookup?.id == id { lastLookup = nil }
         }
     }
 

@@ -29,6 +29,30 @@ import VaultTestSupport
         #expect(report.added == 1 && report.rejected == 0)
     }
 
+    /// A zip whose export entry does not match its stored CRC-32 (a bit that flipped on a disk
+    /// or in a download after the zip was written) is refused, naming the file, and adds nothing.
+    @Test func aZipEntryThatDoesNotMatchItsCRCIsRefused() throws {
+        let t = try ImportTestVault()
+        let good = try t.zip("good.zip", [("apple_health_export/export.xml", export(stepRecord("2024-01-01 10:00:00 +0100", "2024-01-01 10:10:00 +0100", "500")))])
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: good)))
+        // The CRC field of the entry's local header (offset 14) and central directory record (16).
+        var patched = 0
+        for i in 0..<(bytes.count - 4) {
+            let signature = UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24
+            if signature == 0x0403_4B50 { bytes[i + 14] ^= 0xFF; patched += 1 }
+            if signature == 0x0201_4B50 { bytes[i + 16] ^= 0xFF; patched += 1 }
+        }
+        #expect(patched == 2)
+        let damaged = t.dir.path + "/damaged.zip"
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        #expect(throws: ImportError.unreadable(path: damaged + ":apple_health_export/export.xml",
+                                               reason: "the zip entry's contents do not match its CRC-32 (the zip is damaged)")) {
+            _ = try t.vault.importFiles([damaged])
+        }
+        #expect(try t.samples().isEmpty)
+        #expect(try t.vault.importFiles([good]).added == 1)
+    }
+
     @Test func controlCharactersInAttributesAreRemovedAndReported() throws {
         let t = try ImportTestVault()
         let record = stepRecord("2024-01-01 10:00:00 +0100", "2024-01-01 10:10:00 +0100", "500", source: "Jo\u{0B}’s iPhone")

@@ -8,6 +8,10 @@ import VaultEvents
 struct ProjectionFeed {
     private var sourceKeys: [HealthSource: SourceKey] = [:]
     private var styles: [String: AggregationStyle] = [:]
+    /// A frame holds one category's month, a few types and sources interleaved: the last ones
+    /// are compared before any hashing.
+    private var recentSources: [(source: HealthSource, key: SourceKey)] = []
+    private var recentStyles: [(type: String, style: AggregationStyle)] = []
 
     static let standHour = ProjectionInput.standHourType
     static let stood = "HKCategoryValueAppleStandHourStood"
@@ -57,14 +61,24 @@ struct ProjectionFeed {
 
     /// The priority key of a source: its name, and its class from the device model.
     mutating func sourceKey(_ source: HealthSource) -> SourceKey {
-        if let known = sourceKeys[source] { return known }
+        for recent in recentSources where recent.source == source { return recent.key }
+        if let known = sourceKeys[source] {
+            if recentSources.count == 8 { recentSources.removeLast() }
+            recentSources.insert((source, known), at: 0)
+            return known
+        }
         let key = SourceKey(name: source.name, deviceClass: DeviceClass(model: source.device?.model))
         sourceKeys[source] = key
         return key
     }
 
     private mutating func style(of type: String) -> AggregationStyle {
-        if let known = styles[type] { return known }
+        for recent in recentStyles where recent.type == type { return recent.style }
+        if let known = styles[type] {
+            if recentStyles.count == 8 { recentStyles.removeLast() }
+            recentStyles.insert((type, known), at: 0)
+            return known
+        }
         let style = AggregationStyle.of(type: type)
         styles[type] = style
         return style
