@@ -68,6 +68,10 @@ public final class EventLog {
     private var failed = false
     /// The frame index as far as this process has read or extended it.
     private var frameIndex: FrameIndex?
+    /// Batches whose events are being compressed on `compressionQueue` while the caller goes on
+    /// adding events, oldest first; each is sealed and written, in order, before anything after it.
+    private var inFlight: [CompressionJob] = []
+    private let compressionQueue = DispatchQueue(label: "healthvault.frame-compression")
 
     private init(
         directory: LogDirectory, vaultID: [UInt8], formatVersion: UInt16, mode: AccessMode, committed: LogPosition,
@@ -424,6 +428,7 @@ public final class EventLog {
     @discardableResult
     public func commit(_ transaction: inout LogTransaction) throws -> LogPosition {
         precondition(transaction.log == ObjectIdentifier(self), "a transaction belongs to the log that began it")
+        try writeInFlight()
         let keys = transaction.pendingKeys
         guard written != committed || !keys.isEmpty else { return committed }
         try saveKeyTableIfChanged()
@@ -455,6 +460,7 @@ public final class EventLog {
     /// Drops a transaction's frames from the file, and the keys it made; the log is as it was
     /// before it began.
     public func rollback(_ transaction: inout LogTransaction) throws {
+        discardInFlight()
         transaction.clearAll()
         keyTable = savedKeyTable
         keyring.reset(to: keyTable)
@@ -484,13 +490,52 @@ public final class EventLog {
     }
 
     /// Seals the events of `keyID` gathered in `transaction` after what was written so far and
-    /// writes them with one call.
+    /// writes them with one call. In a log that compresses, a batch flushed before the commit is
+    /// compressed on another thread while the caller goes on; it is sealed and written (in order)
+    /// when the next one is flushed, or at the commit.
     private func flush(_ keyID: UInt32, of transaction: inout LogTransaction, commit: Bool) throws {
+        if !commit && formatVersion >= LogFormat.firstCompressedVersion {
+            let job = transaction.withBatch(of: keyID) { batch -> CompressionJob? in
+                batch.isEmpty ? nil : CompressionJob(keyID: keyID, batch: batch, slices: batch.frameSlices(targetSize: targetFrameSize))
+            }
+            guard let job else { return }
+            transaction.clear(keyID)
+            compressionQueue.async { job.run() }
+            inFlight.append(job)
+            while inFlight.count > 1 { try writeOldestInFlight() }
+            return
+        }
+        try writeInFlight()
         let sealed = transaction.withBatch(of: keyID) { batch -> (bytes: [UInt8], position: LogPosition, lastFrameOffset: UInt64, hashes: [[UInt8]])? in
             guard !batch.isEmpty || commit else { return nil }
             return seal(batch, keyID: keyID, after: written, lastFrameOffset: writtenLastFrameOffset, commit: commit)
         }
-        guard let (bytes, position, frameOffset, frameHashes) = sealed else { return }
+        guard let sealed else { return }
+        try write(sealed, keyID: keyID)
+        transaction.clear(keyID)
+    }
+
+    /// Seals and writes every batch being compressed, in order.
+    private func writeInFlight() throws {
+        while !inFlight.isEmpty { try writeOldestInFlight() }
+    }
+
+    private func writeOldestInFlight() throws {
+        let job = inFlight.removeFirst()
+        job.wait()
+        let sealed = seal(job.batch, keyID: job.keyID, after: written, lastFrameOffset: writtenLastFrameOffset, commit: false,
+                          slices: job.slices, compressed: job.compressed)
+        try write(sealed, keyID: job.keyID)
+    }
+
+    /// Waits for the batches being compressed and forgets them (a rollback or a failed write).
+    private func discardInFlight() {
+        for job in inFlight { job.wait() }
+        inFlight = []
+    }
+
+    private func write(_ sealed: (bytes: [UInt8], position: LogPosition, lastFrameOffset: UInt64, hashes: [[UInt8]]), keyID: UInt32) throws {
+        let (bytes, position, frameOffset, frameHashes) = sealed
         do {
             try bytes.withUnsafeBytes { try file.write(at: written.offset, $0) }
         } catch {
@@ -502,12 +547,12 @@ public final class EventLog {
         if keyID == LogFormat.auditKeyID, !writtenAuditChain.isEmpty {
             for hash in frameHashes { writtenAuditChain = LogFormat.foldAudit(writtenAuditChain, hash) }
         }
-        transaction.clear(keyID)
     }
 
     /// After a failed write or sync nothing about the tail can be trusted: cut back to the last
     /// commit if possible, and refuse further writes either way (recovery cuts on reopen).
     private func abandonWrites() {
+        discardInFlight()
         failed = true
         try? file.truncate(to: committed.offset)
         written = committed
@@ -517,9 +562,10 @@ public final class EventLog {
 
     /// Seals a batch into consecutive frames following `start`. With `commit`, the last frame
     /// carries the commit flag; an empty batch then becomes one empty commit-marker frame.
-    private func seal(_ batch: EventBatch, keyID: UInt32, after start: LogPosition, lastFrameOffset: UInt64, commit: Bool)
+    private func seal(_ batch: EventBatch, keyID: UInt32, after start: LogPosition, lastFrameOffset: UInt64, commit: Bool,
+                      slices precomputed: [(range: Range<Int>, events: Int)]? = nil, compressed precompressed: [[UInt8]?]? = nil)
         -> (bytes: [UInt8], position: LogPosition, lastFrameOffset: UInt64, hashes: [[UInt8]]) {
-        var slices = batch.frameSlices(targetSize: targetFrameSize)
+        var slices = precomputed ?? batch.frameSlices(targetSize: targetFrameSize)
         if slices.isEmpty && commit { slices = [(0..<0, 0)] }
         let overhead = LogFormat.frameHeaderSize + LogFormat.tagSize
         var output = [UInt8]()
@@ -531,7 +577,8 @@ public final class EventLog {
         batch.payload.withUnsafeBytes { payload in
             for (index, slice) in slices.enumerated() {
                 let raw = slice.range.isEmpty ? UnsafeRawBufferPointer(start: nil, count: 0) : UnsafeRawBufferPointer(rebasing: payload[slice.range])
-                let compressed = formatVersion >= LogFormat.firstCompressedVersion ? FrameCompression.deflate(raw) : nil
+                let compressed = precompressed.map { $0[index] }
+                    ?? (formatVersion >= LogFormat.firstCompressedVersion ? FrameCompression.deflate(raw) : nil)
                 let flags = (commit && index == slices.count - 1 ? LogFormat.commitFlag : 0) | (compressed != nil ? LogFormat.deflateFlag : 0)
                 let sealedLength = compressed?.count ?? slice.range.count
                 let header = FrameHeader(

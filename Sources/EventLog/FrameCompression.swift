@@ -1,3 +1,4 @@
+import Dispatch
 import CZlibSystem
 
 /// Raw DEFLATE (zlib, no header) of a frame's plaintext before it is sealed, in log format 3
@@ -62,5 +63,38 @@ enum FrameCompression {
                 if stream.avail_in == 0 && produced < output.count { return nil }
             }
         }
+    }
+}
+
+/// One batch's slices, compressed on a background queue while the writer goes on; the writer
+/// waits for it before sealing the batch. Only `run` writes `compressed`, before it signals.
+final class CompressionJob: @unchecked Sendable {
+    let keyID: UInt32
+    let batch: EventBatch
+    let slices: [(range: Range<Int>, events: Int)]
+    private(set) var compressed: [[UInt8]?] = []
+    private let done = DispatchSemaphore(value: 0)
+    private var waited = false
+
+    init(keyID: UInt32, batch: EventBatch, slices: [(range: Range<Int>, events: Int)]) {
+        self.keyID = keyID
+        self.batch = batch
+        self.slices = slices
+    }
+
+    func run() {
+        compressed = batch.payload.withUnsafeBytes { payload in
+            slices.map { slice in
+                slice.range.isEmpty ? nil : FrameCompression.deflate(UnsafeRawBufferPointer(rebasing: payload[slice.range]))
+            }
+        }
+        done.signal()
+    }
+
+    /// Returns once `run` has finished (at once after the first wait).
+    func wait() {
+        guard !waited else { return }
+        done.wait()
+        waited = true
     }
 }
