@@ -12,32 +12,17 @@ final class SQLiteConnection {
     /// Opens the existing plain database file at `path` through the default VFS (the explicit
     /// plaintext copy's target).
     init(plainFile path: String) throws {
-        var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
-        guard rc == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close_v2(db)
-            throw ProjectionError.sqlite(code: rc, message: message)
-        }
-        handle = db
+        handle = try Self.open(path, flags: SQLITE_OPEN_READWRITE, vfs: nil)
         vfs = nil
     }
 
     /// Opens (creating it if missing) the database file at `path` through `vfs`.
     init(path: String, vfs: PageCipherVFS) throws {
-        var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let rc = sqlite3_open_v2(path, &db, flags, vfs.name)
-        guard rc == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close_v2(db)
-            throw ProjectionError.sqlite(code: vfs.metDamage ? SQLITE_IOERR | (32 << 8) : rc, message: message)
-        }
-        handle = db
+        handle = try Self.open(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE, vfs: vfs)
         self.vfs = vfs
-        sqlite3_extended_result_codes(db, 1)
+        sqlite3_extended_result_codes(handle, 1)
         // Another process catching the same file up holds the write lock for a moment.
-        sqlite3_busy_timeout(db, 10_000)
+        sqlite3_busy_timeout(handle, 10_000)
         try execute("PRAGMA temp_store = MEMORY")
         try execute("PRAGMA secure_delete = ON")
         try execute("PRAGMA cache_size = -16384")
@@ -45,20 +30,25 @@ final class SQLiteConnection {
 
     /// A new, empty in-memory database.
     init() throws {
-        var db: OpaquePointer?
         // ":memory:" alone, not SQLITE_OPEN_MEMORY: that flag would make VACUUM INTO's target
         // (the explicit plaintext copy) an in-memory database as well.
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(":memory:", &db, flags, nil)
-        guard rc == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close_v2(db)
-            throw ProjectionError.sqlite(code: rc, message: message)
-        }
-        handle = db
+        handle = try Self.open(":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs: nil)
         vfs = nil
         try execute("PRAGMA temp_store = MEMORY")
         try execute("PRAGMA journal_mode = MEMORY")
+    }
+
+    /// `sqlite3_open_v2` (never sharing a mutex: a connection is used by one thread at a time);
+    /// a page of `vfs` that failed authentication makes the error `SQLITE_IOERR_DATA`.
+    private static func open(_ path: String, flags: Int32, vfs: PageCipherVFS?) throws -> OpaquePointer {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, vfs?.name)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(db)
+            throw ProjectionError.sqlite(code: vfs?.metDamage == true ? SQLITE_IOERR | (32 << 8) : rc, message: message)
+        }
+        return db
     }
 
     deinit {

@@ -95,12 +95,7 @@ extension VaultBench {
                     throw ValidationError("SQLite: \(message.map { String(cString: $0) } ?? "?")")
                 }
             }
-            var f = Figures()
-            f.create = try measure { try session(createSQL) }.1
-            f.read = try measure { try session(readSQL) }.1
-            f.update = try measure { try session(updateSQL) }.1
-            f.bytes = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-            return f
+            return try figures(path: path, session)
         }
 
         private func shell(_ program: String, path: String, prefix: String) throws -> Figures {
@@ -118,6 +113,12 @@ extension VaultBench {
                 process.waitUntilExit()
                 guard process.terminationStatus == 0 else { throw ValidationError("\(program) failed") }
             }
+            return try figures(path: path, session)
+        }
+
+        /// Create, then a cold read and a one-row commit, each through `session` (a fresh connection
+        /// or process each), and the file's size.
+        private func figures(path: String, _ session: (String) throws -> Void) throws -> Figures {
             var f = Figures()
             f.create = try measure { try session(createSQL) }.1
             f.read = try measure { try session(readSQL) }.1
