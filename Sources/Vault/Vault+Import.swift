@@ -27,7 +27,16 @@ extension Vault {
             for path in paths {
                 let format = try ImportFormat.detect(path)
                 session.startFile(path: path, format: format.rawValue)
-                try Importer.importFile(path, format: format, into: session, timeZone: timeZone) { progress(path, $0, $1) }
+                // The parser on this thread, the session (identities, encoding, frames) on another.
+                let pipeline = PipelinedSink(target: session)
+                pipeline.start()
+                do {
+                    try Importer.importFile(path, format: format, into: pipeline, timeZone: timeZone) { progress(path, $0, $1) }
+                    try pipeline.finish()
+                } catch {
+                    pipeline.cancel()
+                    throw error
+                }
                 let file = try session.finishFile(displayName: (path as NSString).lastPathComponent)
                 report.files.append(file)
                 report.added += file.added
