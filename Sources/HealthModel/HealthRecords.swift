@@ -69,11 +69,14 @@ public struct HealthSample: Hashable, Sendable {
     public var value: SampleValue
     public var metadata: [MetadataEntry] = []
     public var beats: [HeartbeatEntry] = []
+    /// When HealthKit stored the sample (`creationDate`); absent in iOS 8 exports and in
+    /// companion JSON and CSV files.
+    public var creationDate: HealthTimestamp?
 
     /// The consent category of the sample's type.
     public var category: HealthCategory { HealthCategory.of(type: type) }
 
-    public init(type: String, source: HealthSource, start: HealthTimestamp, end: HealthTimestamp, value: SampleValue, metadata: [MetadataEntry] = [], beats: [HeartbeatEntry] = []) {
+    public init(type: String, source: HealthSource, start: HealthTimestamp, end: HealthTimestamp, value: SampleValue, metadata: [MetadataEntry] = [], beats: [HeartbeatEntry] = [], creationDate: HealthTimestamp? = nil) {
         self.type = type
         self.source = source
         self.start = start
@@ -81,6 +84,7 @@ public struct HealthSample: Hashable, Sendable {
         self.value = value
         self.metadata = metadata
         self.beats = beats
+        self.creationDate = creationDate
     }
 }
 
@@ -251,13 +255,16 @@ public struct Correlation: Hashable, Sendable {
     public var start: HealthTimestamp
     public var end: HealthTimestamp
     public var metadata: [MetadataEntry] = []
+    /// When HealthKit stored the correlation (`creationDate`), when the export gives it.
+    public var creationDate: HealthTimestamp?
 
-    public init(type: String, source: HealthSource, start: HealthTimestamp, end: HealthTimestamp, metadata: [MetadataEntry] = []) {
+    public init(type: String, source: HealthSource, start: HealthTimestamp, end: HealthTimestamp, metadata: [MetadataEntry] = [], creationDate: HealthTimestamp? = nil) {
         self.type = type
         self.source = source
         self.start = start
         self.end = end
         self.metadata = metadata
+        self.creationDate = creationDate
     }
 }
 

@@ -181,7 +181,8 @@ struct AppleHealthHandler: XMLTokenHandler {
             if let source = readSource(tag), let type = tag.value("type"),
                let start = tag.value("startDate").flatMap(HealthTimestamp.parseExportDate),
                let end = tag.value("endDate").flatMap(HealthTimestamp.parseExportDate) {
-                correlation = Correlation(type: pool.string(type), source: source, start: start, end: end)
+                correlation = Correlation(type: pool.string(type), source: source, start: start, end: end,
+                                          creationDate: tag.value("creationDate").flatMap(HealthTimestamp.parseExportDate))
             } else {
                 correlation = nil
                 rejectRecord(.missingAttribute, tokenizer)
@@ -263,7 +264,9 @@ struct AppleHealthHandler: XMLTokenHandler {
         } else {
             value = .none
         }
-        return .success(HealthSample(type: typeName, source: source, start: start, end: end, value: value))
+        // A creation date that cannot be read is left out, not a reason to lose the sample.
+        let created = tag.value("creationDate").flatMap(HealthTimestamp.parseExportDate)
+        return .success(HealthSample(type: typeName, source: source, start: start, end: end, value: value, creationDate: created))
     }
 
     private mutating func readWorkout(_ tag: Tag) -> Result<Workout, RejectReason> {

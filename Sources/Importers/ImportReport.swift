@@ -21,6 +21,10 @@ public struct FileImportReport: Codable, Equatable, Sendable {
     /// Records of a category and month that were erased, refused so that erased data does not
     /// come back (`import --allow-erased` takes them).
     public var erased = 0
+    /// Records the file gives twice as the same record: a correlation's member that the export
+    /// also lists at top level. Every record of a file is added, a duplicate, rejected, erased
+    /// or one of these.
+    public var repeats = 0
     /// Human-readable notes: rejected records by reason (with where the first one is), missing
     /// route files, repaired values. Never a sample value.
     public var warnings: [String] = []

@@ -33,6 +33,19 @@ package enum EventCoding {
         case identityRecorded = 19
         case masterKeyRotated = 20
         case erased = 21
+        /// A correlation whose whole event is its identity (with its creation date).
+        case correlationWhole = 22
+    }
+
+    /// The bits of a sample's extras field (after its value).
+    package enum SampleExtras {
+        package static let metadata: UInt64 = 1
+        package static let beats: UInt64 = 2
+        package static let creationDate: UInt64 = 4
+        /// Set by every sample written since identities cover every field (docs/event-encoding.md);
+        /// samples written before have the identity prefix of `EventIdentity.legacyPrefixLength`.
+        package static let wholeIdentity: UInt64 = 8
+        package static let known: UInt64 = 15
     }
 
     /// Seconds of 2001-01-01T00:00:00Z (Apple's reference date): timestamps are stored relative to it.

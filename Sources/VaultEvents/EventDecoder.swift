@@ -127,10 +127,18 @@ package final class EventDecoder {
                 exerciseTime: values[4], exerciseTimeGoal: values[5], standHours: values[6], standHoursGoal: values[7]))
         case .characteristics:
             event = .characteristics(try metadata(&r))
-        case .correlation:
+        case .correlation, .correlationWhole:
             let type = try string(&r), source = try self.source(&r)
             let (start, end) = try span(&r)
-            event = .correlation(Correlation(type: type, source: source, start: start, end: end, metadata: try metadata(&r)))
+            var created: HealthTimestamp?
+            if kind == .correlationWhole {
+                switch try r.varint() {
+                case 0: break
+                case 1: created = try r.timestamp()
+                default: throw r.fail("unknown correlation flags")
+                }
+            }
+            event = .correlation(Correlation(type: type, source: source, start: start, end: end, metadata: try metadata(&r), creationDate: created))
         case .genericRecord:
             event = .genericRecord(GenericRecord(element: try string(&r), attributes: try metadata(&r)))
         }
@@ -197,8 +205,10 @@ package final class EventDecoder {
         }
         var s = HealthSample(type: type, source: source, start: start, end: end, value: value)
         let extras = try r.varint()
-        if extras & 1 != 0 { s.metadata = try metadata(&r) }
-        if extras & 2 != 0 {
+        guard extras & ~EventCoding.SampleExtras.known == 0 else { throw r.fail("unknown sample fields (written by a newer build?)") }
+        if extras & EventCoding.SampleExtras.creationDate != 0 { s.creationDate = try r.timestamp() }
+        if extras & EventCoding.SampleExtras.metadata != 0 { s.metadata = try metadata(&r) }
+        if extras & EventCoding.SampleExtras.beats != 0 {
             let n = try r.count()
             for _ in 0..<n { s.beats.append(HeartbeatEntry(bpm: try r.decimal(), time: try r.string())) }
         }

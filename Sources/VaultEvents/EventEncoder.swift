@@ -73,21 +73,23 @@ package final class EventEncoder {
         return id
     }
 
-    /// The event's bytes and how many of them make its identity (all, unless noted).
+    /// The event's bytes and how many of them make its identity (`EventIdentity`).
     ///
-    /// A sample's identity is its type, source, start, end and value; a workout's or
-    /// correlation's, its type, source, start and end. Metadata is not part of it, so a later
-    /// export that adds a metadata key does not duplicate a sample.
+    /// A sample's and a correlation's identity is every field (metadata, creation date and beats
+    /// included: HealthKit samples are immutable, so a re-export repeats them exactly, and two
+    /// foods of one meal differ only in their metadata). A workout's is its type, source, start
+    /// and end: newer exports add statistics and events to the same workout.
     package func encode(_ event: VaultEvent) -> (bytes: [UInt8], identityLength: Int) {
-        var writer = encodeIdentity(event)
-        let identityLength = writer.bytes.count
+        var writer = encodeHead(event)
+        let headLength = writer.bytes.count
         encodeRest(event, into: &writer)
-        return (writer.bytes, identityLength)
+        if case .workout = event { return (writer.bytes, headLength) }
+        return (writer.bytes, writer.bytes.count)
     }
 
-    /// The identifying prefix of an event; `encodeRest` completes it. An importer checks the
-    /// prefix first and encodes the rest (metadata, beat lists) only for events it keeps.
-    package func encodeIdentity(_ event: VaultEvent) -> EventWriter {
+    /// An event's leading fields: type, source, span and value for records, everything for the
+    /// other kinds; `encodeRest` completes it.
+    private func encodeHead(_ event: VaultEvent) -> EventWriter {
         switch event {
         case .vaultCreated(let at, let kdf):
             var w = EventWriter(kind: .vaultCreated)
@@ -210,7 +212,8 @@ package final class EventEncoder {
             metadata(entries, into: &w)
             return w
         case .correlation(let c):
-            var w = EventWriter(kind: .correlation)
+            // Kind 22: the whole event is its identity (kind 11, written before, kept only the prefix).
+            var w = EventWriter(kind: .correlationWhole)
             w.varint(id(c.type))
             w.varint(id(c.source))
             span(c.start, c.end, into: &w)
@@ -225,11 +228,13 @@ package final class EventEncoder {
 
     /// Appends what follows the identity: a sample's metadata and beats, a workout's totals,
     /// events, statistics and routes, a correlation's metadata; nothing for other kinds.
-    package func encodeRest(_ event: VaultEvent, into w: inout EventWriter) {
+    private func encodeRest(_ event: VaultEvent, into w: inout EventWriter) {
         switch event {
         case .sample(let s):
-            w.varint((s.metadata.isEmpty ? 0 : 1) | (s.beats.isEmpty ? 0 : 2))
-            if !s.metadata.isEmpty { metadata(s.metadata, into: &w) }
+            w.varint(EventCoding.SampleExtras.wholeIdentity | (s.metadata.isEmpty ? 0 : EventCoding.SampleExtras.metadata)
+                     | (s.beats.isEmpty ? 0 : EventCoding.SampleExtras.beats) | (s.creationDate == nil ? 0 : EventCoding.SampleExtras.creationDate))
+            if let created = s.creationDate { w.timestamp(created) }
+            if !s.metadata.isEmpty { metadata(Self.canonicalOrder(s.metadata), into: &w) }
             if !s.beats.isEmpty {
                 w.varint(s.beats.count)
                 for beat in s.beats {
@@ -240,7 +245,9 @@ package final class EventEncoder {
         case .workout(let x):
             workoutRest(x, into: &w)
         case .correlation(let c):
-            metadata(c.metadata, into: &w)
+            w.varint(c.creationDate == nil ? 0 : 1)
+            if let created = c.creationDate { w.timestamp(created) }
+            metadata(Self.canonicalOrder(c.metadata), into: &w)
         default:
             break
         }
@@ -255,6 +262,19 @@ package final class EventEncoder {
             w.varint(1)
             w.utcOffset(end.utcOffset)
         }
+    }
+
+    /// Metadata is a dictionary (HealthKit's order means nothing and may change between
+    /// exports): stored by key, then value, so that the same sample always encodes the same.
+    package static func canonicalOrder(_ entries: [MetadataEntry]) -> [MetadataEntry] {
+        guard entries.count > 1 else { return entries }
+        var sorted = true
+        for i in 1..<entries.count where !Self.precedes(entries[i - 1], entries[i]) { sorted = false; break }
+        return sorted ? entries : entries.sorted(by: Self.precedes)
+    }
+
+    private static func precedes(_ a: MetadataEntry, _ b: MetadataEntry) -> Bool {
+        a.key != b.key ? a.key < b.key : a.value <= b.value
     }
 
     /// Values up to this many bytes are interned; longer ones (sync identifiers, UUIDs, links)

@@ -1,22 +1,76 @@
-/// Which events are data (deduplicated by content) and where their identity ends.
+/// Which events are data (deduplicated by content) and which of their bytes make their identity.
 ///
-/// The encoding puts a record's identifying fields first, so the identity of a stored event is
-/// a prefix of its bytes: found here by skipping fields, without decoding strings. It must
-/// agree with `EventEncoder.encode`'s `identityLength` (tested).
+/// The encoding puts a record's identifying fields first, so the identity of a stored event is a
+/// prefix of its bytes (all of them for most kinds), found here by skipping fields, without
+/// decoding strings. It must agree with `EventEncoder.encode`'s `identityLength` (tested).
+///
+/// Two schemes live side by side (docs/event-encoding.md, "Identity"):
+/// - **whole**: samples written since identities cover every field (their extras carry
+///   `SampleExtras.wholeIdentity`), kind-22 correlations, and every other data kind: the identity
+///   is the whole event. Workouts keep their type, source and span.
+/// - **legacy prefix**: samples and kind-11 correlations written before: type, source, span and
+///   value only. Such an event still matches a new import of the same record through
+///   `legacyPrefixLength`, which both kinds of event have.
 package enum EventIdentity {
-    /// nil for definitions and audit events; otherwise the length of the identifying prefix.
-    package static func length(of bytes: UnsafeRawBufferPointer) -> Int? {
+    /// The identifying bytes of a stored data event: `length` bytes from the start, `legacy` when
+    /// they are the old prefix scheme's.
+    package struct Span: Equatable, Sendable {
+        package var length: Int
+        package var legacy: Bool
+    }
+
+    /// nil for definitions and audit events; otherwise which bytes identify the event.
+    package static func span(of bytes: UnsafeRawBufferPointer) -> Span? {
+        guard let kind = dataKind(bytes) else { return nil }
+        switch kind {
+        case .sample:
+            guard let prefix = legacyPrefixLength(of: bytes) else { return Span(length: bytes.count, legacy: false) }
+            var r = EventReader(bytes, index: 0)
+            r.offset = prefix
+            let extras = (try? r.varint()) ?? 0
+            return extras & EventCoding.SampleExtras.wholeIdentity != 0 ? Span(length: bytes.count, legacy: false) : Span(length: prefix, legacy: true)
+        case .correlation:
+            return Span(length: legacyPrefixLength(of: bytes) ?? bytes.count, legacy: true)
+        case .workout:
+            return Span(length: prefixLength(of: bytes, kind: kind) ?? bytes.count, legacy: false)
+        default:
+            return Span(length: bytes.count, legacy: false)
+        }
+    }
+
+    /// The length of the prefix the legacy scheme identified a sample or correlation by (type,
+    /// source, span, and a sample's value), for events of either scheme; nil for other kinds.
+    package static func legacyPrefixLength(of bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let kind = dataKind(bytes) else { return nil }
+        switch kind {
+        case .sample, .correlation, .correlationWhole: return prefixLength(of: bytes, kind: kind)
+        default: return nil
+        }
+    }
+
+    /// The kind a legacy identity is compared under: a kind-22 correlation matches a kind-11 one.
+    package static func legacyKind(of bytes: UnsafeRawBufferPointer) -> UInt8 {
+        bytes[1] == UInt8(EventCoding.Kind.correlationWhole.rawValue) ? UInt8(EventCoding.Kind.correlation.rawValue) : bytes[1]
+    }
+
+    private static func dataKind(_ bytes: UnsafeRawBufferPointer) -> EventCoding.Kind? {
         guard bytes.count >= 2, bytes[0] == EventCoding.version, bytes[1] < 0x80,
               let kind = EventCoding.Kind(rawValue: UInt64(bytes[1])) else { return nil }
+        switch kind {
+        case .defineString, .defineSource, .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
+             .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased:
+            return nil
+        case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .correlationWhole, .genericRecord:
+            return kind
+        }
+    }
+
+    /// Type, source and span (and a sample's value); nil when the bytes end first.
+    private static func prefixLength(of bytes: UnsafeRawBufferPointer, kind: EventCoding.Kind) -> Int? {
         var r = EventReader(bytes, index: 0)
         r.offset = 2
         do {
             switch kind {
-            case .defineString, .defineSource, .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
-                 .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased:
-                return nil
-            case .route, .activitySummary, .characteristics, .genericRecord:
-                return bytes.count
             case .sample:
                 let valueKind = try r.varint()
                 _ = try r.varint()  // type
@@ -30,15 +84,14 @@ package enum EventIdentity {
                     _ = try r.varint()
                 default: break
                 }
-                return r.offset
-            case .workout, .correlation:
+            default:
                 _ = try r.varint()
                 _ = try r.varint()
                 try skipSpan(&r)
-                return r.offset
             }
+            return r.offset
         } catch {
-            return bytes.count
+            return nil
         }
     }
 

@@ -9,32 +9,108 @@ import VaultTestSupport
 /// Imports too large for the in-memory identity table deduplicate through sealed scratch files;
 /// they must give exactly what the in-memory path gives.
 @Suite struct ExternalDeduplicationTests {
-    @Test func theMergeKeepsExactlyTheFirstOfEachNewIdentity() throws {
-        let dir = TemporaryDirectory()
-        var generator = SystemRandomNumberGenerator()
-        let existing = (0..<3000).map { _ in UInt64.random(in: 1...5000, using: &generator) }
-        let dedup = try ExternalDeduplicator(directory: dir.path, existing: Array(Set(existing.prefix(1000))).sorted(), runLength: 97)
-        for h in existing.dropFirst(1000) { try dedup.addExisting(hash: h) }
-        var known = Set(existing)
-        var expected: [(UInt32, [UInt8])] = []
-        var expectedDuplicates = 0
-        for i in 0..<4000 {
-            let h = UInt64.random(in: 1...9000, using: &generator)
-            let nested = i % 13 == 0
-            let bytes = withUnsafeBytes(of: UInt64(i)) { Array($0) }
-            // Each event keeps the key it was set aside with.
-            let keyID = UInt32(2 + i % 5)
-            try dedup.add(hash: h, nested: nested, keyID: keyID, bytes: bytes)
-            if known.insert(h).inserted { expected.append((keyID, bytes)) } else if !nested { expectedDuplicates += 1 }
+    /// The rule in its plainest form: each copy the vault holds matches one record of a file;
+    /// a nested record is the same as any record of the file that used its copy.
+    private struct MultisetModel {
+        enum Use { case unused, topLevel, nested }
+        var copies: [UInt64: [Use]] = [:]
+
+        mutating func top(_ h: UInt64, legacy: UInt64?) -> IdentitySet.Outcome {
+            for key in [h] + (legacy.map { [$0] } ?? []) {
+                if let i = copies[key, default: []].firstIndex(where: { $0 != .topLevel }) {
+                    let was = copies[key]![i]
+                    copies[key]![i] = .topLevel
+                    return was == .unused ? .duplicate : .copy
+                }
+            }
+            copies[h, default: []].append(.topLevel)
+            return .added
         }
-        var appended: [(UInt32, [UInt8])] = []
-        let (added, duplicates) = try dedup.resolve { appended.append(($0, $1)) }
-        #expect(appended.map(\.0) == expected.map(\.0) && appended.map(\.1) == expected.map(\.1))
-        #expect(added == expected.count && duplicates == expectedDuplicates)
-        // What was added now counts as existing for the next file.
-        try dedup.add(hash: known.first!, nested: false, keyID: 2, bytes: [1])
-        var again: [[UInt8]] = []
-        #expect(try dedup.resolve { again.append($1) } == (0, 1))
+
+        mutating func nested(_ h: UInt64) -> IdentitySet.Outcome {
+            if let first = copies[h]?.first {
+                if first == .unused { copies[h]![0] = .nested; return .duplicate }
+                return .copy
+            }
+            copies[h] = [.nested]
+            return .added
+        }
+
+        mutating func endFile() { copies = copies.mapValues { $0.map { _ in .unused } } }
+    }
+
+    /// Random files over a small range of identities, so that copies repeat in the vault and in
+    /// files; nested records come after their top-level copies, as in Apple's exports.
+    private func randomFile(_ count: Int, legacy: Bool, using generator: inout some RandomNumberGenerator) -> [(hash: UInt64, legacy: UInt64?, nested: Bool)] {
+        // A record's legacy identity is a function of its whole one, shared by several.
+        var file = (0..<count).map { _ in
+            let hash = UInt64.random(in: 1...300, using: &generator)
+            return (hash: hash, legacy: legacy ? 1001 + hash % 100 : nil, nested: !legacy && Int.random(in: 0..<8, using: &generator) == 0)
+        }
+        for i in file.indices where file[i].nested && file[(i + 1)...].contains(where: { $0.hash == file[i].hash && !$0.nested }) {
+            file[i].nested = false
+        }
+        return file
+    }
+
+    @Test(arguments: [false, true]) func memoryAndScratchFilesFollowTheMultisetRule(legacy: Bool) throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<10 {
+            let dir = TemporaryDirectory()
+            var model = MultisetModel()
+            var table = IdentitySet()
+            let existing = (0..<200).map { i in legacy && i % 2 == 0 ? UInt64.random(in: 1001...1100, using: &generator) : UInt64.random(in: 1...300, using: &generator) }
+            for h in existing {
+                model.copies[h, default: []].append(.unused)
+                table.addExisting(hash: h)
+            }
+            let dedup = try ExternalDeduplicator(directory: dir.path, existing: Array(existing.prefix(50)).sorted(), runLength: 97)
+            for h in existing.dropFirst(50) { try dedup.addExisting(hash: h) }
+            let file = randomFile(400, legacy: legacy, using: &generator)
+            // The same file twice: the second time adds nothing.
+            for pass in 0..<2 {
+                var expected: [(UInt32, [UInt8])] = []
+                var counts = (duplicates: 0, repeats: 0)
+                for (i, record) in file.enumerated() {
+                    let outcome = record.nested ? model.nested(record.hash) : model.top(record.hash, legacy: record.legacy)
+                    let inMemory = record.nested ? table.matchNested(record.hash, legacy: record.legacy) : table.matchTopLevel(record.hash, legacy: record.legacy)
+                    #expect(inMemory == outcome, "record \(i), pass \(pass)")
+                    let bytes = withUnsafeBytes(of: UInt64(i)) { Array($0) }
+                    switch outcome {
+                    case .added: expected.append((UInt32(2 + i % 5), bytes))
+                    case .duplicate: counts.duplicates += 1
+                    case .copy: counts.repeats += 1
+                    }
+                    try dedup.add(hash: record.hash, legacyHash: record.legacy, nested: record.nested, keyID: UInt32(2 + i % 5), bytes: bytes)
+                }
+                model.endFile()
+                table.endFile()
+                var appended: [(UInt32, [UInt8])] = []
+                let result = try dedup.resolve { appended.append(($0, $1)) }
+                // In file order, each with the key it was set aside with.
+                #expect(appended.map(\.1) == expected.map(\.1) && appended.map(\.0) == expected.map(\.0), "pass \(pass)")
+                #expect(result.added == expected.count && result.duplicates == counts.duplicates && result.repeats == counts.repeats)
+                if pass == 1 { #expect(expected.isEmpty) }
+            }
+        }
+    }
+
+    @Test func identitiesMovedOutOfMemoryInTheMiddleOfAFileKeepWhatTheFileUsed() throws {
+        let dir = TemporaryDirectory()
+        var table = IdentitySet()
+        for h: UInt64 in [7, 7, 9] { table.addExisting(hash: h) }
+        // Decided in memory: one copy of 7 used, 11 added, 9 untouched.
+        #expect(table.matchTopLevel(7, legacy: nil) == .duplicate)
+        #expect(table.matchTopLevel(11, legacy: nil) == .added)
+        let dedup = try ExternalDeduplicator(directory: dir.path, existing: table.sortedHashes(), inUse: table.copiesInUse(), runLength: 3)
+        // The rest of the file: 7 has one copy left, 11 none (this file made it), 9 one.
+        for (i, h) in ([7, 7, 11, 9, 9] as [UInt64]).enumerated() {
+            try dedup.add(hash: h, legacyHash: nil, nested: false, keyID: 2, bytes: [UInt8(i)])
+        }
+        var appended: [[UInt8]] = []
+        let result = try dedup.resolve { appended.append($1) }
+        #expect(appended == [[1], [2], [4]])
+        #expect(result.added == 3 && result.duplicates == 2 && result.repeats == 0)
     }
 
     private func importAll(_ files: [String], budget: Int?) throws -> (reports: [ImportReport], events: [VaultEvent], external: Bool) {
@@ -54,7 +130,7 @@ import VaultTestSupport
         let files = [small, Fixtures.path("dogsheep/export.xml"), zip, zip, Fixtures.path("jshrake/export.zip")]
         let inMemory = try importAll(files, budget: nil)
         let external = try importAll(files, budget: 1024)
-        #expect(external.reports.map { [$0.added, $0.duplicates, $0.rejected] } == inMemory.reports.map { [$0.added, $0.duplicates, $0.rejected] })
+        #expect(external.reports.map { [$0.added, $0.duplicates, $0.rejected, $0.files[0].repeats] } == inMemory.reports.map { [$0.added, $0.duplicates, $0.rejected, $0.files[0].repeats] })
         #expect(external.events == inMemory.events)
         // The overlap is real: the two-day export is inside the four-day one.
         #expect(inMemory.reports[2].duplicates > 0 && inMemory.reports[3].added == 0)

@@ -6,34 +6,55 @@ import EventLog
 /// the hashes are sorted in runs of at most `runLength`, merged with the sorted identities of what
 /// the vault already holds, and the events that are new are replayed in their original order.
 ///
-/// Memory: one run buffer (16 bytes a hash), one block per run while merging, and two bits per
-/// spilled event. The scratch files hold only sealed bytes and are unlinked from the start.
+/// The rule is `IdentitySet`'s, counted instead of marked: for one identity the vault holds `e`
+/// copies, so the file's first `e` top-level records with it are duplicates and the rest are new;
+/// a nested record is the same record as any top-level one of the file, else a duplicate of a
+/// copy, else new. Records still new are then matched by their legacy-scheme identity against
+/// the vault's legacy copies, when it has any.
+///
+/// Memory: one run buffer (16 bytes a hash; two when legacy identities are kept), one block per
+/// run while merging, and a few bits per spilled event. The scratch files hold only sealed bytes
+/// and are unlinked from the start.
 final class ExternalDeduplicator {
     /// Runs are merged side by side, one block of each in memory: 64 KiB keeps that small.
     static let runBlockSize = 64 << 10
 
     let directory: String
     let runLength: Int
-    /// Sorted runs of hashes already in the vault (or kept earlier in this command).
+    /// Sorted runs of hashes already in the vault (or kept earlier in this command), one per copy.
     private var existingRuns: [ScratchFile] = []
     /// Sorted runs of (hash, sequence) of the events spilled since the last `resolve`.
-    private var pendingRuns: [ScratchFile] = []
-    private var buffer: [(hash: UInt64, sequence: UInt64)] = []
+    private var pendingRuns = SequencedRuns()
+    /// The same for the events' legacy-scheme hashes, when the vault holds legacy identities.
+    private var legacyRuns = SequencedRuns()
     private var spill: ScratchFile
     private var nested = BitSet()
+    /// Sequences of records decided in memory before identities moved here, in this file: they
+    /// used copies (or added them), which later records of the file must not use again.
+    private var predecided = BitSet()
+    /// The sequence of the spill file's first record (the number of predecided records).
+    private var firstSpilled: UInt64 = 0
     private var spilled: UInt64 = 0
 
     private var existingBuffer: [UInt64] = []
 
-    init(directory: String, existing sortedHashes: [UInt64], runLength: Int = 1 << 19) throws {
+    /// Starts from the copies the vault holds (`sortedHashes`) and, when identities move out of
+    /// memory in the middle of a file, the copies that file's records already used.
+    init(directory: String, existing sortedHashes: [UInt64], inUse: [(hash: UInt64, nested: Bool)] = [], runLength: Int = 1 << 19) throws {
         self.directory = directory
         self.runLength = runLength
         spill = try ScratchFile(in: directory)
         try writeExistingRun(sortedHashes)
-        buffer.reserveCapacity(runLength)
+        for (hash, isNested) in inUse {
+            try pendingRuns.add(hash: hash, sequence: spilled, runLength: runLength, directory: directory)
+            predecided.insert(Int(spilled))
+            if isNested { nested.insert(Int(spilled)) }
+            spilled += 1
+        }
+        firstSpilled = spilled
     }
 
-    /// Adds the identity of something the vault already holds (read from the log).
+    /// Adds one copy of something the vault already holds (read from the log).
     func addExisting(hash: UInt64) throws {
         existingBuffer.append(hash)
         if existingBuffer.count >= runLength * 2 { try flushExisting() }
@@ -58,10 +79,11 @@ final class ExternalDeduplicator {
         existingRuns.append(run)
     }
 
-    /// Sets an event aside, with its identity hash and the key it is to be sealed with, until
-    /// `resolve`.
-    func add(hash: UInt64, nested isNested: Bool, keyID: UInt32, bytes: [UInt8]) throws {
-        buffer.append((hash, spilled))
+    /// Sets an event aside, with its identity hash (and legacy-scheme hash, when the vault holds
+    /// legacy identities) and the key it is to be sealed with, until `resolve`.
+    func add(hash: UInt64, legacyHash: UInt64?, nested isNested: Bool, keyID: UInt32, bytes: [UInt8]) throws {
+        try pendingRuns.add(hash: hash, sequence: spilled, runLength: runLength, directory: directory)
+        if let legacyHash { try legacyRuns.add(hash: legacyHash, sequence: spilled, runLength: runLength, directory: directory) }
         if isNested { nested.insert(Int(spilled)) }
         var record = [UInt8]()
         record.reserveCapacity(4 + bytes.count)
@@ -69,13 +91,117 @@ final class ExternalDeduplicator {
         record.append(contentsOf: bytes)
         try spill.append(record)
         spilled += 1
-        if buffer.count >= runLength { try writeRun() }
     }
 
-    private func writeRun() throws {
+    /// Decides which spilled events are new and hands those to `append` in their original order.
+    /// Returns the counts; copies (a correlation's member and its top-level record) count as
+    /// neither.
+    func resolve(append: (UInt32, [UInt8]) throws -> Void) throws -> (added: Int, duplicates: Int, repeats: Int) {
+        try flushExisting()
+        var candidates = BitSet()
+        var duplicates = 0
+        // Candidates in hash order, to become an existing run once the legacy pass has spoken.
+        let candidateRun = try ScratchFile(in: directory, blockSize: Self.runBlockSize)
+        var record = [UInt8](repeating: 0, count: 16)
+        try forEachGroup(pending: pendingRuns) { hash, existing, sequences in
+            let tops = sequences.filter { !nested.contains(Int($0)) }
+            // Predecided records come first and each holds one of the `existing` copies.
+            let topsPredecided = tops.count { predecided.contains(Int($0)) }
+            var chosen: [UInt64] = Array(tops.dropFirst(existing))
+            duplicates += min(existing, tops.count) - topsPredecided
+            if tops.isEmpty, let first = sequences.first, !predecided.contains(Int(first)) {
+                if existing > 0 { duplicates += 1 } else { chosen = [first] }
+            }
+            for sequence in chosen {
+                candidates.insert(Int(sequence))
+                withUnsafeBytes(of: hash.littleEndian) { record.replaceSubrange(0..<8, with: $0) }
+                withUnsafeBytes(of: sequence.littleEndian) { record.replaceSubrange(8..<16, with: $0) }
+                try candidateRun.append(record)
+            }
+        }
+        try candidateRun.finishWriting()
+        var demoted = BitSet()
+        if !legacyRuns.isEmpty {
+            try forEachGroup(pending: legacyRuns) { _, existing, sequences in
+                guard existing > 0 else { return }
+                for sequence in sequences.lazy.filter({ candidates.contains(Int($0)) }).prefix(existing) {
+                    demoted.insert(Int(sequence))
+                    duplicates += 1
+                }
+            }
+        }
+        // What this command added is now part of what exists, one copy each.
+        let keptRun = try ScratchFile(in: directory, blockSize: Self.runBlockSize)
+        var keptAny = false
+        try candidateRun.forEachRecord { entry in
+            let sequence = UInt64(littleEndian: entry.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            if !demoted.contains(Int(sequence)) {
+                try keptRun.append(UnsafeRawBufferPointer(rebasing: entry[0..<8]))
+                keptAny = true
+            }
+        }
+        try keptRun.finishWriting()
+        if keptAny { existingRuns.append(keptRun) }
+        var added = 0
+        var sequence = Int(firstSpilled)
+        try spill.forEachRecord { bytes in
+            if candidates.contains(sequence) && !demoted.contains(sequence) {
+                try append(UInt32(littleEndianBytes: bytes.prefix(4))!, Array(bytes.dropFirst(4)))
+                added += 1
+            }
+            sequence += 1
+        }
+        let repeats = sequence - Int(firstSpilled) - added - duplicates
+        pendingRuns = SequencedRuns()
+        legacyRuns = SequencedRuns()
+        spill = try ScratchFile(in: directory)
+        nested = BitSet()
+        predecided = BitSet()
+        firstSpilled = 0
+        spilled = 0
+        return (added, duplicates, repeats)
+    }
+
+    /// Merges `pending` with the existing runs and calls `body` once per hash that pending runs
+    /// hold: the hash, how many copies exist, and the pending sequences in file order.
+    private func forEachGroup(pending: SequencedRuns, _ body: (UInt64, Int, [UInt64]) throws -> Void) throws {
+        var runs = pending
+        try runs.flush(runLength: runLength, directory: directory)
+        var merge = RunMerger(existing: existingRuns.map { $0.makeReader() }, pending: runs.runs.map { $0.makeReader() })
+        var groupHash: UInt64?
+        var existing = 0
+        var sequences: [UInt64] = []
+        while let entry = try merge.next() {
+            if entry.hash != groupHash {
+                if let groupHash, !sequences.isEmpty { try body(groupHash, existing, sequences) }
+                groupHash = entry.hash
+                existing = 0
+                sequences.removeAll(keepingCapacity: true)
+            }
+            // Existing runs sort before pending ones for the same hash, and pending by sequence.
+            if let sequence = entry.sequence { sequences.append(sequence) } else { existing += 1 }
+        }
+        if let groupHash, !sequences.isEmpty { try body(groupHash, existing, sequences) }
+    }
+}
+
+/// Sorted runs of (hash, sequence), written `runLength` entries at a time.
+private struct SequencedRuns {
+    private(set) var runs: [ScratchFile] = []
+    private var buffer: [(hash: UInt64, sequence: UInt64)] = []
+
+    var isEmpty: Bool { runs.isEmpty && buffer.isEmpty }
+
+    mutating func add(hash: UInt64, sequence: UInt64, runLength: Int, directory: String) throws {
+        if buffer.isEmpty { buffer.reserveCapacity(runLength) }
+        buffer.append((hash, sequence))
+        if buffer.count >= runLength { try flush(runLength: runLength, directory: directory) }
+    }
+
+    mutating func flush(runLength: Int, directory: String) throws {
         guard !buffer.isEmpty else { return }
         buffer.sort { $0.hash != $1.hash ? $0.hash < $1.hash : $0.sequence < $1.sequence }
-        let run = try ScratchFile(in: directory, blockSize: Self.runBlockSize)
+        let run = try ScratchFile(in: directory, blockSize: ExternalDeduplicator.runBlockSize)
         var record = [UInt8](repeating: 0, count: 16)
         for entry in buffer {
             withUnsafeBytes(of: entry.hash.littleEndian) { record.replaceSubrange(0..<8, with: $0) }
@@ -83,55 +209,8 @@ final class ExternalDeduplicator {
             try run.append(record)
         }
         try run.finishWriting()
-        pendingRuns.append(run)
+        runs.append(run)
         buffer.removeAll(keepingCapacity: true)
-    }
-
-    /// Decides which spilled events are new (not in the vault, first of their identity in this
-    /// command) and hands those to `append` in their original order. Returns the counts; nested
-    /// duplicates (records repeated inside correlations) are not counted.
-    func resolve(append: (UInt32, [UInt8]) throws -> Void) throws -> (added: Int, duplicates: Int) {
-        try flushExisting()
-        try writeRun()
-        var keep = BitSet()
-        var merge = RunMerger(existing: existingRuns.map { $0.makeReader() }, pending: pendingRuns.map { $0.makeReader() })
-        var groupHash: UInt64?
-        var groupExists = false
-        var groupKept = false
-        while let entry = try merge.next() {
-            if entry.hash != groupHash {
-                groupHash = entry.hash
-                groupExists = false
-                groupKept = false
-            }
-            guard let sequence = entry.sequence else {
-                groupExists = true
-                continue
-            }
-            // Existing runs sort before pending ones for the same hash, and pending by sequence.
-            if !groupExists && !groupKept {
-                keep.insert(Int(sequence))
-                groupKept = true
-            }
-        }
-        var added = 0, duplicates = 0
-        var sequence = 0
-        try spill.forEachRecord { bytes in
-            if keep.contains(sequence) {
-                try append(UInt32(littleEndianBytes: bytes.prefix(4))!, Array(bytes.dropFirst(4)))
-                added += 1
-            } else if !nested.contains(sequence) {
-                duplicates += 1
-            }
-            sequence += 1
-        }
-        // What this command added is now part of what exists; the rest was there already.
-        existingRuns += pendingRuns
-        pendingRuns = []
-        spill = try ScratchFile(in: directory)
-        nested = BitSet()
-        spilled = 0
-        return (added, duplicates)
     }
 }
 

@@ -1,11 +1,36 @@
-/// The identities of the data events in a vault: 64-bit hashes in an open-addressing table
-/// (linear probing, at most 70% full), 8 bytes a slot. A `Set<Int>` cost twice the memory and
-/// hashed every identity twice (docs/benchmarks.md).
+/// The identities of the data events in a vault, as a multiset: 62-bit hashes in an
+/// open-addressing table (linear probing, at most 70% full), 8 bytes a slot, one slot per copy.
+/// A `Set<Int>` cost twice the memory and hashed every identity twice (docs/benchmarks.md).
+///
+/// Records identical in every field are distinct samples when one file holds them twice (two
+/// glasses of water logged at once), and the same samples when a later export repeats them.
+/// So each copy the vault holds matches at most one record of a file: the two high bits of a
+/// slot say whether the file being imported has used that copy, and `endFile()` clears them.
 ///
 /// The hash is keyed with a random seed per table, so two vaults' identities are unrelated and
 /// inputs cannot be crafted to collide; two different events share a hash with probability
-/// about n²/2⁶⁵ (10⁻⁶ at six million events).
+/// about n²/2⁶³ (2·10⁻⁶ at four and a half million events).
 struct IdentitySet {
+    /// What a record of the file being imported turned out to be.
+    enum Outcome: Equatable {
+        /// Not in the vault: to be written.
+        case added
+        /// A copy the vault held before this file.
+        case duplicate
+        /// The same record as one this file already gave (a correlation's member and its
+        /// top-level copy): neither written nor counted again.
+        case copy
+    }
+
+    /// How the file being imported has used a copy (the slot's two high bits).
+    private enum Use: UInt64 {
+        case unused = 0
+        case topLevel = 1
+        case nested = 2
+    }
+
+    private static let keyBits: UInt64 = (1 << 62) - 1
+
     private var slots: [UInt64]
     private var mask: Int
     private(set) var count = 0
@@ -19,46 +44,120 @@ struct IdentitySet {
         seed = UInt64.random(in: 1...UInt64.max)
     }
 
-    /// Adds the identity of `prefix`; false when it was already there.
-    mutating func insert(_ prefix: UnsafeRawBufferPointer) -> Bool {
-        insert(hash: hash(prefix))
+    // MARK: Copies the vault holds
+
+    /// Adds one copy of an identity hash (from `hash(_:)` or `legacyHash`), unused by this file.
+    mutating func addExisting(hash key: UInt64) {
+        insert(key, .unused)
     }
 
-    /// Adds an identity hash (from `hash(_:)`); false when it was already there.
-    mutating func insert(hash value: UInt64) -> Bool {
-        let h = value == 0 ? 1 : value  // 0 marks an empty slot
-        if (count + 1) * 10 > slots.count * 7 { grow() }
-        var i = Int(truncatingIfNeeded: h) & mask
+    // MARK: Records of the file being imported
+
+    /// Decides a top-level record: the first copy this file has not used yet is its duplicate; a
+    /// copy a correlation of this file added is the same record; otherwise a legacy-scheme copy
+    /// (`legacy`, when the vault has any) can be its duplicate; else it is new and its identity
+    /// is added.
+    mutating func matchTopLevel(_ key: UInt64, legacy: UInt64?) -> Outcome {
+        if let outcome = useCopy(of: key) { return outcome }
+        if let legacy, let outcome = useCopy(of: legacy) { return outcome }
+        insert(key, .topLevel)
+        return .added
+    }
+
+    /// Decides a record nested in a correlation (the export lists it at top level too): any copy
+    /// this file used is the same record; an unused copy makes it a duplicate; else it is new.
+    mutating func matchNested(_ key: UInt64, legacy: UInt64?) -> Outcome {
+        if let outcome = touchCopy(of: key) { return outcome }
+        if let legacy, let outcome = touchCopy(of: legacy) { return outcome }
+        insert(key, .nested)
+        return .added
+    }
+
+    /// Ends a file: what it used is held by the vault, for the next file to match again.
+    mutating func endFile() {
+        for i in slots.indices where slots[i] > Self.keyBits { slots[i] &= Self.keyBits }
+    }
+
+    /// The first copy of `key` a top-level record can take: unused (a duplicate) or taken by a
+    /// nested record (a copy). Copies already taken by top-level records are skipped.
+    private mutating func useCopy(of key: UInt64) -> Outcome? {
+        var i = Int(truncatingIfNeeded: key) & mask
         while true {
             let slot = slots[i]
-            if slot == 0 {
-                slots[i] = h
-                count += 1
-                return true
+            if slot == 0 { return nil }
+            if slot & Self.keyBits == key {
+                switch Use(rawValue: slot >> 62) {
+                case .unused:
+                    slots[i] = key | Use.topLevel.rawValue << 62
+                    return .duplicate
+                case .nested:
+                    slots[i] = key | Use.topLevel.rawValue << 62
+                    return .copy
+                case .topLevel, .none:
+                    break
+                }
             }
-            if slot == h { return false }
             i = (i + 1) & mask
         }
+    }
+
+    /// The first copy of `key` for a nested record: unused (a duplicate, now taken) or taken by
+    /// this file (a copy).
+    private mutating func touchCopy(of key: UInt64) -> Outcome? {
+        var i = Int(truncatingIfNeeded: key) & mask
+        while true {
+            let slot = slots[i]
+            if slot == 0 { return nil }
+            if slot & Self.keyBits == key {
+                if slot >> 62 == Use.unused.rawValue {
+                    slots[i] = key | Use.nested.rawValue << 62
+                    return .duplicate
+                }
+                return .copy
+            }
+            i = (i + 1) & mask
+        }
+    }
+
+    private mutating func insert(_ key: UInt64, _ use: Use) {
+        if (count + 1) * 10 > slots.count * 7 { grow() }
+        var i = Int(truncatingIfNeeded: key) & mask
+        while slots[i] != 0 { i = (i + 1) & mask }
+        slots[i] = key | use.rawValue << 62
+        count += 1
     }
 
     private mutating func grow() {
         let old = slots
         slots = [UInt64](repeating: 0, count: old.count * 2)
         mask = slots.count - 1
-        for h in old where h != 0 {
-            var i = Int(truncatingIfNeeded: h) & mask
+        // Copies of one key keep their order: the probe sequence is stable for equal keys.
+        for slot in old where slot != 0 {
+            var i = Int(truncatingIfNeeded: slot & Self.keyBits) & mask
             while slots[i] != 0 { i = (i + 1) & mask }
-            slots[i] = h
+            slots[i] = slot
         }
     }
 
-    /// Every identity in the table, sorted: where the external deduplication starts from.
+    // MARK: Memory
+
+    /// Every identity in the table, one per copy, sorted: where the external deduplication
+    /// starts from.
     func sortedHashes() -> [UInt64] {
         var all = [UInt64]()
         all.reserveCapacity(count)
-        for h in slots where h != 0 { all.append(h) }
+        for slot in slots where slot != 0 { all.append(slot & Self.keyBits) }
         all.sort()
         return all
+    }
+
+    /// The copies the file being imported has used so far (its records decided in memory),
+    /// with whether a nested record used them: handed on when identities move out of memory
+    /// in the middle of a file.
+    func copiesInUse() -> [(hash: UInt64, nested: Bool)] {
+        slots.compactMap { slot in
+            slot > Self.keyBits ? (slot & Self.keyBits, slot >> 62 == Use.nested.rawValue) : nil
+        }
     }
 
     /// Slots the table has now (8 bytes each).
@@ -76,14 +175,26 @@ struct IdentitySet {
         count = 0
     }
 
-    /// A 64-bit multiply-xorshift hash over 8-byte words (wyhash-style mixing), seeded.
-    /// Never 0 (that marks an empty slot), so hashes compare the same inside and outside the table.
+    // MARK: Hashing
+
+    /// The identity hash of an event's identifying bytes: 62 bits, never 0 (that marks an empty
+    /// slot), so hashes compare the same inside and outside the table.
     func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        let h = rawHash(bytes)
+        let h = rawHash(bytes, seed: seed) & Self.keyBits
         return h == 0 ? 1 : h
     }
 
-    private func rawHash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    /// The hash of the legacy scheme's identity (`EventIdentity.legacyPrefixLength`), in its own
+    /// domain: `kind` stands for the encoding's kind byte, so that a kind-22 correlation
+    /// compares with a kind-11 one.
+    func legacyHash(kind: UInt8, prefix bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let body = UnsafeRawBufferPointer(rebasing: bytes[2...])
+        let h = rawHash(body, seed: seed ^ (0x5851_F42D_4C95_7F2D &* UInt64(kind))) & Self.keyBits
+        return h == 0 ? 1 : h
+    }
+
+    /// A 64-bit multiply-xorshift hash over 8-byte words (wyhash-style mixing), seeded.
+    private func rawHash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
         var h = seed ^ (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15)
         var i = 0
         while i + 8 <= bytes.count {

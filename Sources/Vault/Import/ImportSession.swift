@@ -37,6 +37,9 @@ final class ImportSession: ImportSink {
     /// erased) unless `allowErased`, so that importing an old export again does not bring it back.
     var erasedLabels: Set<DataLabel> = []
     var allowErased = false
+    /// Whether the vault holds events identified by the legacy scheme (written before identities
+    /// covered every field): new records are then matched against those too.
+    private var hasLegacyIdentities = false
 
     init(log: EventLog, tables: KeyScopedTables, expected: Int, scratchDirectory: String, memoryBudgetSlots: Int) throws {
         self.log = log
@@ -50,19 +53,27 @@ final class ImportSession: ImportSink {
     /// Whether identities have moved out of memory.
     var isExternal: Bool { external != nil }
 
-    /// Records the identity of an event already in the vault.
-    func addExisting(identity prefix: UnsafeRawBufferPointer) throws {
-        let hash = identities.hash(prefix)
+    /// Records the identity of an event already in the vault (one copy).
+    func addExisting(event bytes: UnsafeRawBufferPointer) throws {
+        guard let span = EventIdentity.span(of: bytes) else { return }
+        let identity = UnsafeRawBufferPointer(rebasing: bytes.prefix(span.length))
+        let hash: UInt64
+        if span.legacy {
+            hasLegacyIdentities = true
+            hash = identities.legacyHash(kind: EventIdentity.legacyKind(of: bytes), prefix: identity)
+        } else {
+            hash = identities.hash(identity)
+        }
         if let external {
             try external.addExisting(hash: hash)
             return
         }
         if identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
-        if let external { try external.addExisting(hash: hash) } else { _ = identities.insert(hash: hash) }
+        if let external { try external.addExisting(hash: hash) } else { identities.addExisting(hash: hash) }
     }
 
     private func moveIdentitiesOutOfMemory() throws {
-        external = try ExternalDeduplicator(directory: scratchDirectory, existing: identities.sortedHashes())
+        external = try ExternalDeduplicator(directory: scratchDirectory, existing: identities.sortedHashes(), inUse: identities.copiesInUse())
         identities.releaseStorage()
     }
 
@@ -99,30 +110,37 @@ final class ImportSession: ImportSink {
             lastSampleKey = (lastType.category, sampleDay, label, keyID)
         }
         let encoder = try tables.encoder(for: keyID)
-        var writer = encoder.encodeIdentity(event)
-        if !event.isAudit {
-            if external == nil && identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
-            if let external {
-                // Decided when the file ends; definitions go out now, ahead of the event.
-                let hash = writer.bytes.withUnsafeBytes { identities.hash($0) }
-                encoder.encodeRest(event, into: &writer)
-                try flushDefinitions(encoder, keyID: keyID)
-                try external.add(hash: hash, nested: nested, keyID: keyID, bytes: writer.bytes)
-                return
-            }
-            let isNew = writer.bytes.withUnsafeBytes { identities.insert($0) }
-            guard isNew else {
-                if !nested { file.duplicates += 1 }
-                try flushDefinitions(encoder, keyID: keyID)
-                return
-            }
-            file.added += 1
-        }
-        encoder.encodeRest(event, into: &writer)
+        let (bytes, identityLength) = encoder.encode(event)
         // Definitions go out before the event that needs them, and whatever happens to it:
         // the encoder has assigned their ids.
         try flushDefinitions(encoder, keyID: keyID)
-        try writer.bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
+        if !event.isAudit {
+            let (hash, legacy) = bytes.withUnsafeBytes { raw in
+                (identities.hash(UnsafeRawBufferPointer(rebasing: raw.prefix(identityLength))), hasLegacyIdentities ? legacyHash(raw) : nil)
+            }
+            if external == nil && identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
+            if let external {
+                // Decided when the file ends.
+                try external.add(hash: hash, legacyHash: legacy, nested: nested, keyID: keyID, bytes: bytes)
+                return
+            }
+            switch nested ? identities.matchNested(hash, legacy: legacy) : identities.matchTopLevel(hash, legacy: legacy) {
+            case .added: file.added += 1
+            case .duplicate:
+                file.duplicates += 1
+                return
+            case .copy:
+                file.repeats += 1
+                return
+            }
+        }
+        try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
+    }
+
+    /// The legacy-scheme hash of a sample or correlation (nil for other kinds).
+    private func legacyHash(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+        guard let length = EventIdentity.legacyPrefixLength(of: bytes) else { return nil }
+        return identities.legacyHash(kind: EventIdentity.legacyKind(of: bytes), prefix: UnsafeRawBufferPointer(rebasing: bytes.prefix(length)))
     }
 
     private func keyID(for label: DataLabel) throws -> UInt32 {
@@ -132,7 +150,7 @@ final class ImportSession: ImportSink {
         // The first time a category-month comes up, what the vault holds of it is read: its
         // tables, and the identities of its events.
         _ = try tables.encoder(for: id) { bytes in
-            if let length = EventIdentity.length(of: bytes) { try self.addExisting(identity: UnsafeRawBufferPointer(rebasing: bytes.prefix(length))) }
+            try self.addExisting(event: bytes)
         }
         return id
     }
@@ -150,11 +168,14 @@ final class ImportSession: ImportSink {
     /// Records the file in the audit trail and returns its report.
     func finishFile(displayName: String) throws -> FileImportReport {
         if let external {
-            let (added, duplicates) = try external.resolve { keyID, bytes in
+            let counts = try external.resolve { keyID, bytes in
                 try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
             }
-            file.added += added
-            file.duplicates += duplicates
+            file.added += counts.added
+            file.duplicates += counts.duplicates
+            file.repeats += counts.repeats
+        } else {
+            identities.endFile()
         }
         if !otherTypes.isEmpty {
             let listed = otherTypes.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
