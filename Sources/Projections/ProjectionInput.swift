@@ -17,18 +17,25 @@ public enum ProjectionInput: Sendable {
     case sourceOrder([SourceKey])
     /// Categories and months whose samples were erased: what they brought goes.
     case erased([ErasedMonth])
+    /// Something held that no figure is computed from (a sleep stage, a workout, a route, an
+    /// ECG, `Me`): counted per type and day, for `types`. Quantity samples, stand hours and
+    /// Apple's summaries are counted from their own inputs.
+    case recorded(RecordedItem)
 
     /// The HealthKit type of Apple's stand-hour records, whose category the stand hours and
     /// Apple's ring summaries are erased with.
     public static let standHourType = "HKCategoryTypeIdentifierAppleStandHour"
+    /// The type `types` lists Apple's daily ring summaries under.
+    public static let activitySummaryType = "HKActivitySummaryTypeIdentifier"
 }
 
-/// One category's samples that started in one local month, erased.
+/// One category's samples that started in one local month, erased; a nil month is the
+/// category's undated records (`Me`).
 public struct ErasedMonth: Sendable, Equatable {
     public var category: HealthCategory
-    public var month: LocalMonth
+    public var month: LocalMonth?
 
-    public init(category: HealthCategory, month: LocalMonth) {
+    public init(category: HealthCategory, month: LocalMonth?) {
         self.category = category
         self.month = month
     }
@@ -92,5 +99,22 @@ public struct AppleRings: Sendable, Equatable {
         self.exerciseGoal = exerciseGoal
         self.stand = stand
         self.standGoal = standGoal
+    }
+}
+
+/// A record counted for `types`: its type (a HealthKit identifier, a workout activity type, an
+/// export element), the unit its values are read in, its consent category and the local day it
+/// starts on (nil for undated records).
+public struct RecordedItem: Sendable, Equatable {
+    public var type: String
+    public var unit: String?
+    public var category: HealthCategory
+    public var day: LocalDay?
+
+    public init(type: String, unit: String? = nil, category: HealthCategory, day: LocalDay?) {
+        self.type = type
+        self.unit = unit
+        self.category = category
+        self.day = day
     }
 }

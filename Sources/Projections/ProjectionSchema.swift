@@ -2,7 +2,7 @@
 /// 1970-01-01 in the sample's own UTC offset); values are in each metric's canonical unit.
 enum ProjectionSchema {
     /// Raised whenever a table changes shape or meaning; an image of another format is rebuilt.
-    static let format = 2
+    static let format = 3
 
     static let statements = """
         CREATE TABLE projection_meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -24,6 +24,12 @@ enum ProjectionSchema {
         CREATE TABLE apple_rings(
             day INTEGER PRIMARY KEY, move REAL, move_goal REAL, exercise REAL, exercise_goal REAL,
             stand REAL, stand_goal REAL);
+        CREATE TABLE held_types(
+            id INTEGER PRIMARY KEY, type TEXT NOT NULL, unit TEXT NOT NULL, category TEXT NOT NULL,
+            undated INTEGER NOT NULL DEFAULT 0, UNIQUE(type, unit));
+        CREATE TABLE held_days(
+            type_id INTEGER NOT NULL, day INTEGER NOT NULL, count INTEGER NOT NULL,
+            PRIMARY KEY(type_id, day)) WITHOUT ROWID;
         CREATE TABLE goal_changes(id INTEGER PRIMARY KEY, ring TEXT NOT NULL, value REAL NOT NULL, from_day INTEGER NOT NULL);
         CREATE TABLE rings(
             day INTEGER PRIMARY KEY, move REAL NOT NULL, move_goal REAL NOT NULL,

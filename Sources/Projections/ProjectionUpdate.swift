@@ -22,6 +22,13 @@ public struct ProjectionUpdate {
     var pendingDiscrete: [DayKey: DiscreteStats] = [:]
     var pendingStand: [Int64: Set<Int64>] = [:]
     var pendingAppleRings: [Int64: AppleRings] = [:]
+    /// What `types` counts: held type ids by type and unit, and counts per type and day pending
+    /// (day `undatedDay` for undated records).
+    var heldTypes: HeldTypeTable
+    var pendingHeld: [DayKey: Int64] = [:]
+    /// The held type of each metric id, so a quantity sample finds its type without hashing.
+    private var heldTypeOfMetric: [Int64: Int64] = [:]
+    private var lastHeld: (metric: Int64, day: Int64)?
     var pendingCount = 0
     var orderChanged = false
     /// The metrics of the last inputs, compared before any hashing: a frame holds one category's
@@ -48,6 +55,19 @@ public struct ProjectionUpdate {
             metrics[MetricKey(identifier: statement.text(1) ?? "", unit: statement.text(2) ?? "")] = (statement.int64(0), statement.int64(3) != 0)
         }
         sources = try SourceTable(db: db)
+        heldTypes = try HeldTypeTable(db: db)
+    }
+
+    /// Counts one record of a metric on a day, for `types`.
+    private mutating func countMetric(_ metric: Int64, identifier: String, unit: String, day: Int64) throws {
+        let held: Int64
+        if let known = heldTypeOfMetric[metric] {
+            held = known
+        } else {
+            held = try heldTypes.id(type: identifier, unit: unit, category: HealthCategory.of(type: identifier))
+            heldTypeOfMetric[metric] = held
+        }
+        pendingHeld[DayKey(metric: held, day: day), default: 0] += 1
     }
 
     /// Adds what one event teaches.
@@ -57,6 +77,7 @@ public struct ProjectionUpdate {
             let metric = try metricID(s.metric, unit: s.unit, cumulative: true)
             let source = try sources.id(for: s.source)
             let firstDay = LocalDay(instant: s.start, utcOffset: s.utcOffset)
+            try countMetric(metric, identifier: s.metric, unit: s.unit, day: firstDay.dayNumber)
             if s.end <= s.start || s.end <= firstDay.startInstant(utcOffset: s.utcOffset) + 86_400 {
                 pendingIntervals[DayKey(metric: metric, day: firstDay.dayNumber), default: []]
                     .append(Interval(start: s.start, end: max(s.start, s.end), value: s.value, source: source))
@@ -74,13 +95,17 @@ public struct ProjectionUpdate {
         case .discrete(let s):
             let metric = try metricID(s.metric, unit: s.unit, cumulative: false)
             let day = LocalDay(instant: s.start, utcOffset: s.utcOffset).dayNumber
+            try countMetric(metric, identifier: s.metric, unit: s.unit, day: day)
             pendingDiscrete[DayKey(metric: metric, day: day), default: DiscreteStats()].add(s)
         case .standHour(let start, let offset, let stood):
             let day = LocalDay(instant: start, utcOffset: offset).dayNumber
+            try count(RecordedItem(type: ProjectionInput.standHourType, category: HealthCategory.of(type: ProjectionInput.standHourType),
+                                   day: LocalDay(dayNumber: day)))
             ringsChanged(day)
             // An idle hour still makes a day with ring data.
             pendingStand[day, default: []].formUnion(stood ? [LocalDay.floorDivide(start, 3600)] : [])
         case .appleRings(let rings):
+            try count(RecordedItem(type: ProjectionInput.activitySummaryType, category: .activity, day: rings.day))
             pendingAppleRings[rings.day.dayNumber] = rings
             ringsChanged(rings.day.dayNumber)
         case .goalSet(let ring, let value, let from):
@@ -96,8 +121,15 @@ public struct ProjectionUpdate {
             orderChanged = true
         case .erased(let months):
             try flush()
-            for erased in months { try purge(erased) }
+            for erased in months {
+                try heldTypes.purge(erased)
+                if erased.month != nil { try purge(erased) }
+            }
+            try heldTypes.removeEmpty()
+            heldTypeOfMetric = [:]
             try sources.removeUnused()
+        case .recorded(let item):
+            try count(item)
         }
         pendingCount += 1
         if pendingCount >= Self.flushThreshold { try flush() }
@@ -107,8 +139,14 @@ public struct ProjectionUpdate {
     /// intervals (later parts across the month's end too) and the totals recomputed without them,
     /// their discrete days, and for activity the stand hours and Apple's summaries of the month.
     /// The result is what a rebuild without those samples gives.
+    private mutating func count(_ item: RecordedItem) throws {
+        let held = try heldTypes.id(type: item.type, unit: item.unit ?? "", category: item.category)
+        pendingHeld[DayKey(metric: held, day: item.day?.dayNumber ?? HeldTypeTable.undatedDay), default: 0] += 1
+    }
+
     private mutating func purge(_ erased: ErasedMonth) throws {
-        let first = erased.month.days.lowerBound.dayNumber, last = erased.month.days.upperBound.dayNumber
+        guard let month = erased.month else { return }
+        let first = month.days.lowerBound.dayNumber, last = month.days.upperBound.dayNumber
         let rank = sources.ranks()
         let readDays = try db.prepare("SELECT day, data FROM day_intervals WHERE metric_id = ? AND day BETWEEN ? AND ?")
         let writeIntervals = try db.prepare("UPDATE day_intervals SET data = ? WHERE metric_id = ? AND day = ?")
@@ -279,6 +317,8 @@ public struct ProjectionUpdate {
             try writeApple.run()
         }
         pendingAppleRings = [:]
+        try heldTypes.add(pendingHeld)
+        pendingHeld = [:]
         try sources.saveSampleCounts()
         pendingCount = 0
     }

@@ -122,3 +122,24 @@ public struct SQLResult: Equatable, Sendable {
     public var columns: [String]
     public var rows: [[SQLValue]]
 }
+
+/// One type the vault holds (`types`): how many records, from which day to which.
+public struct HeldTypeRow: Equatable, Sendable {
+    public var type: String
+    /// The unit its values are read in; nil for records without a quantity.
+    public var unit: String?
+    public var category: HealthCategory
+    public var count: Int
+    /// Local days of the first and last record; nil when it has only undated records.
+    public var first: LocalDay?
+    public var last: LocalDay?
+
+    public init(type: String, unit: String?, category: HealthCategory, count: Int, first: LocalDay?, last: LocalDay?) {
+        self.type = type
+        self.unit = unit
+        self.category = category
+        self.count = count
+        self.first = first
+        self.last = last
+    }
+}

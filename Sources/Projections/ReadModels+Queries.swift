@@ -118,6 +118,25 @@ extension ReadModels {
         return result
     }
 
+    /// Every type the vault holds (and unit it is read in), with its count and first and last
+    /// local day, by category, then type.
+    public func heldTypes() throws -> [HeldTypeRow] {
+        let statement = try db.prepare("""
+            SELECT t.type, t.unit, t.category, t.undated + COALESCE(SUM(d.count), 0), MIN(d.day), MAX(d.day)
+            FROM held_types t LEFT JOIN held_days d ON d.type_id = t.id
+            GROUP BY t.id ORDER BY t.category, t.type, t.unit
+            """)
+        var rows: [HeldTypeRow] = []
+        while try statement.step() {
+            rows.append(HeldTypeRow(
+                type: statement.text(0) ?? "", unit: (statement.text(1) ?? "").isEmpty ? nil : statement.text(1),
+                category: HealthCategory(rawValue: statement.text(2) ?? "") ?? .other, count: Int(statement.int64(3)),
+                first: statement.isNull(4) ? nil : LocalDay(dayNumber: statement.int64(4)),
+                last: statement.isNull(5) ? nil : LocalDay(dayNumber: statement.int64(5))))
+        }
+        return rows
+    }
+
     /// Every source, in the order that decides which counts.
     public func sources() throws -> [SourceRow] {
         let table = try SourceTable(db: db)

@@ -42,6 +42,7 @@
 @_exported import struct Projections.AppleRings
 @_exported import enum Projections.SummaryPeriod
 @_exported import struct Projections.SummaryRow
+@_exported import struct Projections.HeldTypeRow
 @_exported import struct Projections.Streak
 @_exported import struct Projections.Streaks
 @_exported import struct Projections.GoalChange

@@ -52,7 +52,7 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         case .emptyPassphrase:
             "the passphrase is empty"
         case .unknownMetric(let name, let known):
-            "unknown metric '\(name)'; use a HealthKit identifier (HKQuantityTypeIdentifier...) or one of: \(known.joined(separator: ", "))"
+            "unknown metric '\(name)'; use a HealthKit identifier (HKQuantityTypeIdentifier...), a short name `vaultctl types` prints, or one of: \(known.joined(separator: ", "))"
         case .invalidGoal(let ring, let limit):
             "a \(ring) goal must be a number above 0 and at most \(Int(limit))"
         case .unknownSource(let name):

@@ -134,7 +134,7 @@ package final class EventDecoder {
             if kind == .correlationWhole {
                 switch try r.varint() {
                 case 0: break
-                case 1: created = try r.timestamp()
+                case 1: created = try creationDate(&r, after: end)
                 default: throw r.fail("unknown correlation flags")
                 }
             }
@@ -172,6 +172,15 @@ package final class EventDecoder {
         return (start, HealthTimestamp(seconds: try r.sum(start.seconds, duration), utcOffset: endOffset))
     }
 
+    /// Seconds after the record's end, and the UTC offset when it differs from the end's.
+    private func creationDate(_ r: inout EventReader, after end: HealthTimestamp) throws -> HealthTimestamp {
+        let code = try r.varint()
+        let zigzag = code >> 1
+        let delta = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+        let offset = code & 1 == 1 ? try r.utcOffset() : end.utcOffset
+        return HealthTimestamp(seconds: try r.sum(end.seconds, delta), utcOffset: offset)
+    }
+
     private func metadata(_ r: inout EventReader) throws -> [MetadataEntry] {
         let n = try r.count()
         var entries: [MetadataEntry] = []
@@ -206,7 +215,7 @@ package final class EventDecoder {
         var s = HealthSample(type: type, source: source, start: start, end: end, value: value)
         let extras = try r.varint()
         guard extras & ~EventCoding.SampleExtras.known == 0 else { throw r.fail("unknown sample fields (written by a newer build?)") }
-        if extras & EventCoding.SampleExtras.creationDate != 0 { s.creationDate = try r.timestamp() }
+        if extras & EventCoding.SampleExtras.creationDate != 0 { s.creationDate = try creationDate(&r, after: end) }
         if extras & EventCoding.SampleExtras.metadata != 0 { s.metadata = try metadata(&r) }
         if extras & EventCoding.SampleExtras.beats != 0 {
             let n = try r.count()

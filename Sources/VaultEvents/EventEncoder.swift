@@ -233,7 +233,7 @@ package final class EventEncoder {
         case .sample(let s):
             w.varint(EventCoding.SampleExtras.wholeIdentity | (s.metadata.isEmpty ? 0 : EventCoding.SampleExtras.metadata)
                      | (s.beats.isEmpty ? 0 : EventCoding.SampleExtras.beats) | (s.creationDate == nil ? 0 : EventCoding.SampleExtras.creationDate))
-            if let created = s.creationDate { w.timestamp(created) }
+            if let created = s.creationDate { creationDate(created, after: s.end, into: &w) }
             if !s.metadata.isEmpty { metadata(Self.canonicalOrder(s.metadata), into: &w) }
             if !s.beats.isEmpty {
                 w.varint(s.beats.count)
@@ -246,10 +246,23 @@ package final class EventEncoder {
             workoutRest(x, into: &w)
         case .correlation(let c):
             w.varint(c.creationDate == nil ? 0 : 1)
-            if let created = c.creationDate { w.timestamp(created) }
+            if let created = c.creationDate { creationDate(created, after: c.end, into: &w) }
             metadata(Self.canonicalOrder(c.metadata), into: &w)
         default:
             break
+        }
+    }
+
+    /// A creation date as seconds after the record's end (usually a few: one or two bytes), and
+    /// its UTC offset only when it differs from the end's.
+    private func creationDate(_ created: HealthTimestamp, after end: HealthTimestamp, into w: inout EventWriter) {
+        let delta = created.seconds &- end.seconds
+        let zigzag = UInt64(bitPattern: (delta << 1) ^ (delta >> 63))
+        if created.utcOffset == end.utcOffset {
+            w.varint(zigzag << 1)
+        } else {
+            w.varint(zigzag << 1 | 1)
+            w.utcOffset(created.utcOffset)
         }
     }
 

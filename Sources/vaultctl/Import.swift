@@ -46,7 +46,8 @@ extension Vaultctl {
             }
             for file in report.files {
                 let erased = file.erased > 0 ? ", erased \(file.erased) (of erased months; --allow-erased takes them)" : ""
-                Console.print("\(file.path): added \(file.added), duplicates \(file.duplicates), rejected \(file.rejected)\(erased) (\(file.format))")
+                let repeats = file.repeats > 0 ? ", \(file.repeats) correlation member(s) also listed at top level" : ""
+                Console.print("\(file.path): added \(file.added), duplicates \(file.duplicates), rejected \(file.rejected)\(erased)\(repeats) (\(file.format))")
                 for warning in file.warnings { Console.note("warning: \(file.path): \(warning)") }
             }
             if report.files.count > 1 {

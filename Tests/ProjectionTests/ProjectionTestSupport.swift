@@ -65,5 +65,6 @@ func readModelAnswers(_ models: ReadModels, metrics: [String]) throws -> [String
     lines.append("\(try models.streaks())")
     lines += try models.goalChanges().map { "\($0)" }
     lines += try models.sources().map { "\($0)" }
+    lines += try models.heldTypes().map { "\($0)" }
     return lines
 }

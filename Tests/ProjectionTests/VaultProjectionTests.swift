@@ -173,6 +173,8 @@ import TestSupport
         let before = try Self.answers(vault)
         _ = try vault.erase(categories: [.activity], from: january, to: january)
         _ = try vault.erase(categories: [.heart], from: february, to: february)
+        // Records no figure comes from (sleep stages, workouts, routes) are counted for `types`.
+        _ = try vault.erase(categories: [.sleep, .workouts, .location], from: january, to: january)
         let purged = try Self.answers(vault)
         #expect(purged != before)
         #expect(try vault.sources().contains { $0.key.name == "Long Counter" } == false)

@@ -136,3 +136,36 @@ import Testing
         #expect(document["file"] == broken && document["error"]?.contains("\(broken):2:2") == true)
     }
 }
+
+/// `types` and short names on the command line (issue 16).
+@Suite struct TypesCommandTests {
+    let cli = CLIRunner()
+
+    @Test func typesPrintsEveryHeldTypeAsTheSpecShapesIt() throws {
+        let dir = TemporaryDirectory()
+        let vault = dir.path + "/vault", pass = dir.passphraseFile("pass", "correct horse battery")
+        #expect(try cli.run(["init", "--vault", vault, "--passphrase-file", pass, "--kdf", "interactive"]).status == 0)
+        let xml = dir.path + "/export.xml"
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <Me HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexMale"/>
+             <Record type="HKQuantityTypeIdentifierBloodGlucose" sourceName="Meter" unit="mg/dL" startDate="2024-05-03 07:00:00 +0200" endDate="2024-05-03 07:00:00 +0200" value="101"/>
+             <Record type="HKQuantityTypeIdentifierBloodGlucose" sourceName="Meter" unit="mg/dL" startDate="2024-05-05 07:00:00 +0200" endDate="2024-05-05 07:00:00 +0200" value="97"/>
+            </HealthData>
+            """.utf8).write(to: URL(fileURLWithPath: xml))
+        #expect(try cli.run(["import", xml, "--vault", vault, "--passphrase-file", pass]).status == 0)
+        let result = try cli.run(["types", "--vault", vault, "--passphrase-file", pass, "--json"])
+        #expect(result.status == 0)
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.count == 2)
+        #expect(rows[0]["type"] as? String == "Me" && rows[0]["short"] is NSNull && rows[0]["category"] as? String == "profile"
+                && rows[0]["unit"] is NSNull && rows[0]["count"] as? Int == 1 && rows[0]["first"] is NSNull && rows[0]["last"] is NSNull)
+        #expect(rows[1]["type"] as? String == "HKQuantityTypeIdentifierBloodGlucose" && rows[1]["short"] as? String == "blood-glucose"
+                && rows[1]["category"] as? String == "vitals" && rows[1]["unit"] as? String == "mg/dL" && rows[1]["count"] as? Int == 2
+                && rows[1]["first"] as? String == "2024-05-03" && rows[1]["last"] as? String == "2024-05-05")
+        // The short name works where a metric is asked for.
+        let summary = try cli.run(["summary", "blood-glucose", "--by", "month", "--vault", vault, "--passphrase-file", pass, "--json"])
+        #expect(summary.status == 0 && summary.stdout.contains("\"value\":99"))
+    }
+}

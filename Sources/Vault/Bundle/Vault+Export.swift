@@ -120,8 +120,11 @@ extension Vault {
                     let value: BundleLines.RawValue
                     var unit: String?
                     switch s.value {
-                    case .quantity(let v, let u):
-                        unit = u
+                    case .quantity(let stored, let u):
+                        // In the unit people read (g of protein, mg/dL of glucose), exact when stored exact.
+                        let reading = ReadingUnits.reading(type: s.type, unit: u)
+                        unit = reading?.unit ?? u
+                        let v = reading.map { stored.scaled(by: $0.factor) } ?? stored
                         if clip.clipped, AggregationStyle.of(type: s.type) == .cumulative {
                             value = .decimal(DecimalValue(double: BundleLines.micro(v.double * clip.fraction)))
                         } else {

@@ -65,10 +65,15 @@ struct DataLabel: Hashable, Comparable, CustomStringConvertible {
 
     /// The month of a record's `startDate` (or `date`, `receivedDate`) attribute, when it has one.
     private static func month(of record: GenericRecord) -> LocalMonth? {
+        day(of: record).map(LocalMonth.init)
+    }
+
+    /// The local day of a record's `startDate` (or `date`, `receivedDate`) attribute, when it has one.
+    static func day(of record: GenericRecord) -> LocalDay? {
         for key in ["startDate", "date", "receivedDate"] {
             guard let value = record.attributes.first(where: { $0.key == key })?.value else { continue }
             let parsed = Array(value.utf8).withUnsafeBytes { HealthTimestamp.parseExportDate($0) ?? HealthTimestamp.parseISO8601($0) }
-            if let parsed { return month(of: parsed) }
+            if let parsed { return LocalDay(instant: parsed.seconds, utcOffset: parsed.utcOffset) }
         }
         return nil
     }

@@ -3,8 +3,8 @@ import Projections
 import VaultEvents
 
 /// Maps vault events to the read models' inputs: cumulative and discrete quantity samples, stand
-/// hours, Apple's ring summaries, goals and the source order. Other events teach the read models
-/// nothing (yet) and map to nil.
+/// hours, Apple's ring summaries, goals and the source order; every other data event is counted
+/// for `types`. Audit events teach the read models nothing and map to nil.
 struct ProjectionFeed {
     private var sourceKeys: [HealthSource: SourceKey] = [:]
     private var styles: [String: AggregationStyle] = [:]
@@ -20,20 +20,37 @@ struct ProjectionFeed {
         switch event {
         case .sample(let s):
             switch s.value {
-            case .quantity(let value, let unit):
-                guard value.double.isFinite else { return nil }
+            case .quantity(let stored, let storedUnit):
+                var (value, unit) = (stored.double, storedUnit)
+                guard value.isFinite else { return nil }
+                // Read models hold the units people read: g of protein, mg/dL of glucose.
+                if unit == "kg" || unit.hasPrefix("mmol<"), let reading = ReadingUnits.reading(type: s.type, unit: unit) {
+                    (value, unit) = (value * reading.multiplier, reading.unit)
+                }
                 if style(of: s.type) == .cumulative {
                     return .cumulative(CumulativeSample(
                         metric: s.type, unit: unit, source: sourceKey(s.source), start: s.start.seconds,
-                        end: s.end.seconds, utcOffset: s.start.utcOffset, value: value.double))
+                        end: s.end.seconds, utcOffset: s.start.utcOffset, value: value))
                 }
                 return .discrete(DiscreteSample(metric: s.type, unit: unit, start: s.start.seconds,
-                                                utcOffset: s.start.utcOffset, value: value.double))
+                                                utcOffset: s.start.utcOffset, value: value))
             case .category(let value) where s.type == Self.standHour:
                 return .standHour(start: s.start.seconds, utcOffset: s.start.utcOffset, stood: value == Self.stood)
             default:
-                return nil
+                return .recorded(RecordedItem(type: s.type, category: s.category, day: Self.day(s.start)))
             }
+        case .workout(let w):
+            return .recorded(RecordedItem(type: w.activityType, category: .workouts, day: Self.day(w.start)))
+        case .route(let r):
+            return .recorded(RecordedItem(type: Self.routeType, category: .location, day: Self.day(r.workoutStart)))
+        case .characteristics:
+            return .recorded(RecordedItem(type: "Me", category: .profile, day: nil))
+        case .correlation(let c):
+            return .recorded(RecordedItem(type: c.type, category: HealthCategory.of(type: c.type), day: Self.day(c.start)))
+        case .genericRecord(let g):
+            guard let label = DataLabel.of(event) else { return nil }
+            let type = g.attributes.first { $0.key == "type" }?.value ?? g.element
+            return .recorded(RecordedItem(type: type, category: label.category, day: DataLabel.day(of: g)))
         case .activitySummary(let a):
             return .appleRings(AppleRings(
                 day: LocalDay(dayNumber: a.day), move: a.activeEnergy?.double, moveGoal: a.activeEnergyGoal?.double,
@@ -50,14 +67,20 @@ struct ProjectionFeed {
         }
     }
 
-    /// The dated category-months among erased keys' labels (`heart/2024-03`); undated ones (the
-    /// `Me` characteristics) fed no read model.
+    /// The category-months of erased keys' labels (`heart/2024-03`, `profile/undated`).
     static func erasedMonths(labels: [String]) -> [ErasedMonth] {
         labels.compactMap { text in
-            guard let label = DataLabel(bytes: Array(text.utf8)), let month = label.month else { return nil }
-            return ErasedMonth(category: label.category, month: month)
+            guard let label = DataLabel(bytes: Array(text.utf8)) else { return nil }
+            return ErasedMonth(category: label.category, month: label.month)
         }
     }
+
+    /// The type `types` lists workout routes under.
+    static let routeType = "HKWorkoutRouteTypeIdentifier"
+
+    /// The local day an instant starts, in the offset it was recorded with (the day its data
+    /// key's month is taken from).
+    static func day(_ t: HealthTimestamp) -> LocalDay { LocalDay(instant: t.seconds, utcOffset: t.utcOffset) }
 
     /// The priority key of a source: its name, and its class from the device model.
     mutating func sourceKey(_ source: HealthSource) -> SourceKey {

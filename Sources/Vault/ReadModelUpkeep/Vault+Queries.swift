@@ -15,11 +15,18 @@ extension Vault {
         return try withReadModels { try $0.summary(metric: metric, by: period, from: from, to: to) }
     }
 
-    /// The HealthKit identifier a metric name stands for.
+    /// The HealthKit identifier a metric name stands for: a metric name (`steps`), any type's
+    /// short name (`blood-glucose`, as `types` prints them) or an identifier.
     public static func metricIdentifier(_ name: String) throws -> String {
         if let known = MetricNames.metric(name) { return known.identifier }
+        if let identifier = ShortNames.identifier(for: name) { return identifier }
         if name.hasPrefix("HK"), name.count < 200 { return name }
         throw VaultError.unknownMetric(name: name, known: MetricNames.table.keys.sorted())
+    }
+
+    /// Every type the vault holds, with its count and first and last day (`types`).
+    public func heldTypes() throws -> [HeldTypeRow] {
+        try withReadModels { try $0.heldTypes() }
     }
 
     /// Current and longest streaks per ring and for all three.
