@@ -62,7 +62,7 @@ public enum ShortNames {
     private static let byName: [String: String] = Dictionary(byIdentifier.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
 
     /// `BloodGlucose` → `blood-glucose`; runs of capitals stay one word (`SDNN`, `UV`).
-    static func words(_ camel: String) -> String {
+    public static func words(_ camel: String) -> String {
         var out = ""
         let chars = Array(camel)
         for (i, c) in chars.enumerated() {

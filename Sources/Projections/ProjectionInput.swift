@@ -21,6 +21,8 @@ public enum ProjectionInput: Sendable {
     /// ECG, `Me`): counted per type and day, for `types`. Quantity samples, stand hours and
     /// Apple's summaries are counted from their own inputs.
     case recorded(RecordedItem)
+    /// A workout, for `workouts` (and counted for `types` under its activity type).
+    case workout(WorkoutItem)
 
     /// The HealthKit type of Apple's stand-hour records, whose category the stand hours and
     /// Apple's ring summaries are erased with.
@@ -116,5 +118,25 @@ public struct RecordedItem: Sendable, Equatable {
         self.unit = unit
         self.category = category
         self.day = day
+    }
+}
+
+/// A workout's figures: its activity type, start (seconds since 1970, UTC, with the offset it was
+/// recorded in), minutes, kcal and metres (nil when it has none).
+public struct WorkoutItem: Sendable, Equatable {
+    public var type: String
+    public var start: Int64
+    public var utcOffset: Int32
+    public var minutes: Double
+    public var energy: Double?
+    public var distance: Double?
+
+    public init(type: String, start: Int64, utcOffset: Int32, minutes: Double, energy: Double?, distance: Double?) {
+        self.type = type
+        self.start = start
+        self.utcOffset = utcOffset
+        self.minutes = minutes
+        self.energy = energy
+        self.distance = distance
     }
 }

@@ -30,6 +30,10 @@ enum ProjectionSchema {
         CREATE TABLE held_days(
             type_id INTEGER NOT NULL, day INTEGER NOT NULL, count INTEGER NOT NULL,
             PRIMARY KEY(type_id, day)) WITHOUT ROWID;
+        CREATE TABLE workouts(
+            day INTEGER NOT NULL, start INTEGER NOT NULL, type TEXT NOT NULL, minutes REAL NOT NULL,
+            energy REAL, distance REAL);
+        CREATE INDEX workouts_by_day ON workouts(day);
         CREATE TABLE goal_changes(id INTEGER PRIMARY KEY, ring TEXT NOT NULL, value REAL NOT NULL, from_day INTEGER NOT NULL);
         CREATE TABLE rings(
             day INTEGER PRIMARY KEY, move REAL NOT NULL, move_goal REAL NOT NULL,

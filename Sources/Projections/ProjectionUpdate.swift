@@ -130,6 +130,17 @@ public struct ProjectionUpdate {
             try sources.removeUnused()
         case .recorded(let item):
             try count(item)
+        case .workout(let w):
+            let day = LocalDay(instant: w.start, utcOffset: w.utcOffset)
+            try count(RecordedItem(type: w.type, category: .workouts, day: day))
+            let insert = try db.prepare("INSERT INTO workouts(day, start, type, minutes, energy, distance) VALUES (?, ?, ?, ?, ?, ?)")
+            try insert.bind(1, day.dayNumber)
+            try insert.bind(2, w.start)
+            try insert.bind(3, w.type)
+            try insert.bind(4, w.minutes)
+            try insert.bind(5, w.energy)
+            try insert.bind(6, w.distance)
+            try insert.run()
         }
         pendingCount += 1
         if pendingCount >= Self.flushThreshold { try flush() }
@@ -210,6 +221,12 @@ public struct ProjectionUpdate {
                     break
                 }
             }
+        }
+        if erased.category == .workouts {
+            let remove = try db.prepare("DELETE FROM workouts WHERE day BETWEEN ? AND ?")
+            try remove.bind(1, first)
+            try remove.bind(2, last)
+            try remove.run()
         }
         if erased.category == HealthCategory.of(type: ProjectionInput.standHourType) {
             for table in ["stand_hours", "apple_rings"] {

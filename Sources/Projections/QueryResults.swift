@@ -27,16 +27,25 @@ public struct RingDay: Equatable, Sendable {
 
 /// How `summary` groups days.
 public enum SummaryPeriod: String, CaseIterable, Sendable {
-    case day, week, month
+    case day, week
+    /// Fourteen days, counted back from the last day of the range.
+    case twoWeeks = "2weeks"
+    case month
 
-    /// The period key of a day: `2024-01-01`, `2024-W01` (ISO 8601 week) or `2024-01`.
-    public func key(of day: LocalDay) -> String {
+    /// The period key of a day: `2024-01-01`, `2024-W01` (ISO 8601 week), `2024-01`, or for two
+    /// weeks `2024-01-01..2024-01-14`, periods ending on `rangeEnd` (the range's last day) and
+    /// every fourteen days before it.
+    public func key(of day: LocalDay, rangeEnd: LocalDay) -> String {
         switch self {
         case .day:
             return day.description
         case .week:
             let (year, week) = day.isoWeek
             return "\(year)-W\(week < 10 ? "0" : "")\(week)"
+        case .twoWeeks:
+            let back = LocalDay.floorDivide(rangeEnd.dayNumber - day.dayNumber, 14)
+            let end = rangeEnd.dayNumber - 14 * back
+            return "\(LocalDay(dayNumber: end - 13))..\(LocalDay(dayNumber: end))"
         case .month:
             let (y, m, _) = day.date
             return "\(y)-\(m < 10 ? "0" : "")\(m)"
@@ -141,5 +150,25 @@ public struct HeldTypeRow: Equatable, Sendable {
         self.count = count
         self.first = first
         self.last = last
+    }
+}
+
+/// Workouts of one kind in one period (`workouts`): how many, minutes, kcal and metres.
+public struct WorkoutRow: Equatable, Sendable {
+    public var period: String
+    /// The activity type as HealthKit names it (`HKWorkoutActivityTypeRunning`).
+    public var type: String
+    public var count: Int
+    public var minutes: Double
+    public var energy: Double
+    public var distance: Double
+
+    public init(period: String, type: String, count: Int, minutes: Double, energy: Double, distance: Double) {
+        self.period = period
+        self.type = type
+        self.count = count
+        self.minutes = minutes
+        self.energy = energy
+        self.distance = distance
     }
 }

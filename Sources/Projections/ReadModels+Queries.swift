@@ -35,6 +35,7 @@ extension ReadModels {
         try statement.bind(1, metric)
         try statement.bind(2, from?.dayNumber ?? Int64.min)
         try statement.bind(3, to?.dayNumber ?? Int64.max)
+        let rangeEnd = try to ?? lastDay("SELECT MAX(d.day) FROM daily d JOIN metrics m ON m.id = d.metric_id WHERE m.identifier = ?", metric)
         struct Accumulator {
             var total = 0.0, microSum = 0.0, samples = 0, min = Double.infinity, max = -Double.infinity
             var cumulative = true
@@ -42,7 +43,7 @@ extension ReadModels {
         var order: [(String, String)] = []
         var groups: [String: [String: Accumulator]] = [:]
         while try statement.step() {
-            let key = period.key(of: LocalDay(dayNumber: statement.int64(0)))
+            let key = period.key(of: LocalDay(dayNumber: statement.int64(0)), rangeEnd: rangeEnd)
             let unit = statement.text(1) ?? ""
             if groups[key]?[unit] == nil { order.append((key, unit)) }
             var a = groups[key]?[unit] ?? Accumulator()
@@ -65,6 +66,41 @@ extension ReadModels {
             return SummaryRow(period: key, value: a.microSum / 1e6 / Double(max(a.samples, 1)), unit: unit,
                               samples: a.samples, min: a.min, max: a.max)
         }
+    }
+
+    /// The last day a query over all days gives (`SELECT MAX(day) ... WHERE x = ?`), the end of
+    /// a range without one; any day when there is none (nothing is grouped then).
+    private func lastDay(_ sql: String, _ argument: String?) throws -> LocalDay {
+        let statement = try db.prepare(sql)
+        if let argument { try statement.bind(1, argument) }
+        return try statement.step() && !statement.isNull(0) ? LocalDay(dayNumber: statement.int64(0)) : LocalDay(dayNumber: 0)
+    }
+
+    /// Workouts per period and activity type, from `from` to `to` (inclusive, either open).
+    public func workouts(by period: SummaryPeriod, from: LocalDay? = nil, to: LocalDay? = nil) throws -> [WorkoutRow] {
+        let statement = try db.prepare("""
+            SELECT day, type, minutes, energy, distance FROM workouts WHERE day BETWEEN ? AND ? ORDER BY day, start, type
+            """)
+        try statement.bind(1, from?.dayNumber ?? Int64.min)
+        try statement.bind(2, to?.dayNumber ?? Int64.max)
+        let rangeEnd = try to ?? lastDay("SELECT MAX(day) FROM workouts", nil)
+        var rows: [WorkoutRow] = []
+        var index: [String: Int] = [:]
+        while try statement.step() {
+            let period = period.key(of: LocalDay(dayNumber: statement.int64(0)), rangeEnd: rangeEnd)
+            let type = statement.text(1) ?? ""
+            let key = period + "\u{0}" + type
+            if index[key] == nil {
+                index[key] = rows.count
+                rows.append(WorkoutRow(period: period, type: type, count: 0, minutes: 0, energy: 0, distance: 0))
+            }
+            let i = index[key]!
+            rows[i].count += 1
+            rows[i].minutes += statement.double(2)
+            rows[i].energy += statement.optionalDouble(3) ?? 0
+            rows[i].distance += statement.optionalDouble(4) ?? 0
+        }
+        return rows
     }
 
     /// Current and longest streaks per ring and for all three.

@@ -275,6 +275,10 @@ struct Generator {
         }
         t.activeEnergy += kcalTotal
         t.exerciseMinutes += minutes
+        t.workouts += 1
+        t.workoutMinutes += minutes
+        t.workoutEnergy += Double(String(format: "%.3f", kcalTotal))!
+        t.workoutDistance += Double(String(format: "%.4f", meters / 1000))! * 1000
         let offset = zones.offset(at: start)
         let fileName = "route_\(ExportWriter.day(day))_\(second / 3600).\(second / 60 % 60)pm.gpx"
         try? writeRoute(fileName: fileName, start: start, seconds: minutes * 60)

@@ -41,6 +41,12 @@ public enum SyntheticExport {
         public var exerciseMinutes: Int = 0
         public var standHours: Int = 0
         public var moveGoal: Int = 0
+        /// Runs that started this day, their minutes, and kcal and metres as their statistics
+        /// give them (the Workout element carries no totals, as in recent exports).
+        public var workouts: Int = 0
+        public var workoutMinutes: Int = 0
+        public var workoutEnergy: Double = 0
+        public var workoutDistance: Double = 0
     }
 
     /// What was written.

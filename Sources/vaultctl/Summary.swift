@@ -16,7 +16,7 @@ extension Vaultctl {
 
         @OptionGroup var range: DayRange
 
-        @Option(help: "Group by day, ISO week or month.")
+        @Option(help: "Group by day, ISO week, two weeks (ending on the range's last day) or month.")
         var by: SummaryPeriod = .day
 
         @Flag(help: "Print one JSON document on stdout.")

@@ -151,6 +151,44 @@ import TestSupport
         #expect(foreign.projectionNotice != nil)
     }
 
+    /// `workouts` adds up what the generator wrote: runs whose element has no totals, so energy
+    /// and distance come from their statistics; by day, two weeks (ending on the range's last
+    /// day) and month.
+    @Test func workoutsMatchTheGeneratorsTruth() throws {
+        let f = Fixture()
+        let vault = try f.create()
+        let (zip, summary) = try f.export(days: 30, firstDay: (2024, 3, 1))
+        _ = try vault.importFiles([zip])
+        let truth = summary.days.filter { $0.value.workouts > 0 }
+        #expect(!truth.isEmpty)
+        let byDay = try vault.workouts(by: .day)
+        #expect(byDay.map(\.period) == truth.keys.sorted().map { LocalDay(dayNumber: $0).description })
+        for row in byDay {
+            let t = truth[LocalDay(parsing: row.period)!.dayNumber]!
+            #expect(row.type == "HKWorkoutActivityTypeRunning" && row.count == t.workouts && row.minutes == Double(t.workoutMinutes), "\(row.period)")
+            #expect(abs(row.energy - t.workoutEnergy) < 1e-6 && abs(row.distance - t.workoutDistance) < 1e-6, "\(row.period)")
+        }
+        // Two weeks back from 2024-03-30: 03-17..03-30, 03-03..03-16, and 02-18..03-02 holds the first two days.
+        let end = LocalDay(year: 2024, month: 3, day: 30)
+        let twoWeeks = try vault.workouts(by: .twoWeeks, to: end)
+        #expect(twoWeeks.map(\.period) == ["2024-02-18..2024-03-02", "2024-03-03..2024-03-16", "2024-03-17..2024-03-30"]
+            .filter { period in truth.keys.contains { day in SummaryPeriod.twoWeeks.key(of: LocalDay(dayNumber: day), rangeEnd: end) == period } })
+        for row in twoWeeks {
+            let days = truth.filter { SummaryPeriod.twoWeeks.key(of: LocalDay(dayNumber: $0.key), rangeEnd: end) == row.period }.values
+            #expect(row.count == days.map(\.workouts).reduce(0, +) && abs(row.energy - days.map(\.workoutEnergy).reduce(0, +)) < 1e-6)
+        }
+        #expect(try vault.workouts(by: .month).map(\.count) == [truth.values.map(\.workouts).reduce(0, +)])
+    }
+
+    @Test func twoWeekPeriodsEndOnTheRangesLastDay() {
+        let end = LocalDay(year: 2024, month: 1, day: 14)
+        #expect(SummaryPeriod.twoWeeks.key(of: LocalDay(year: 2024, month: 1, day: 1), rangeEnd: end) == "2024-01-01..2024-01-14")
+        #expect(SummaryPeriod.twoWeeks.key(of: end, rangeEnd: end) == "2024-01-01..2024-01-14")
+        #expect(SummaryPeriod.twoWeeks.key(of: LocalDay(year: 2023, month: 12, day: 31), rangeEnd: end) == "2023-12-18..2023-12-31")
+        #expect(SummaryPeriod.twoWeeks.key(of: LocalDay(year: 2023, month: 12, day: 18), rangeEnd: end) == "2023-12-18..2023-12-31")
+        #expect(SummaryPeriod.twoWeeks.key(of: LocalDay(year: 2023, month: 12, day: 17), rangeEnd: end) == "2023-12-04..2023-12-17")
+    }
+
     /// Erasing a category's months removes exactly what their samples brought, in place: the
     /// read models after the erase answer what a rebuild from the log answers, with samples
     /// across a month's end and over several days, a source only erased samples named, discrete

@@ -168,4 +168,30 @@ import Testing
         let summary = try cli.run(["summary", "blood-glucose", "--by", "month", "--vault", vault, "--passphrase-file", pass, "--json"])
         #expect(summary.status == 0 && summary.stdout.contains("\"value\":99"))
     }
+
+    @Test func workoutsGroupsByPeriodAndKind() throws {
+        let dir = TemporaryDirectory()
+        let vault = dir.path + "/vault", pass = dir.passphraseFile("pass", "correct horse battery")
+        #expect(try cli.run(["init", "--vault", vault, "--passphrase-file", pass, "--kdf", "interactive"]).status == 0)
+        let xml = dir.path + "/export.xml"
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" totalDistance="5" totalDistanceUnit="km" totalEnergyBurned="300" totalEnergyBurnedUnit="kcal" sourceName="Watch" startDate="2024-05-02 08:00:00 +0200" endDate="2024-05-02 08:30:00 +0200"/>
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="20" durationUnit="min" totalDistance="3" totalDistanceUnit="km" totalEnergyBurned="200" totalEnergyBurnedUnit="kcal" sourceName="Watch" startDate="2024-05-09 08:00:00 +0200" endDate="2024-05-09 08:20:00 +0200"/>
+             <Workout workoutActivityType="HKWorkoutActivityTypeTraditionalStrengthTraining" duration="45" durationUnit="min" sourceName="Watch" startDate="2024-04-29 18:00:00 +0200" endDate="2024-04-29 18:45:00 +0200"/>
+            </HealthData>
+            """.utf8).write(to: URL(fileURLWithPath: xml))
+        #expect(try cli.run(["import", xml, "--vault", vault, "--passphrase-file", pass]).status == 0)
+        let result = try cli.run(["workouts", "--by", "2weeks", "--to", "2024-05-14", "--vault", vault, "--passphrase-file", pass, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.count == 2)
+        // Oldest period first.
+        #expect(rows[1]["period"] as? String == "2024-05-01..2024-05-14" && rows[1]["type"] as? String == "running"
+                && rows[1]["count"] as? Int == 2 && rows[1]["minutes"] as? Double == 50 && rows[1]["energy"] as? Double == 500
+                && rows[1]["distance"] as? Double == 8000)
+        #expect(rows[0]["period"] as? String == "2024-04-17..2024-04-30" && rows[0]["type"] as? String == "traditional-strength-training"
+                && rows[0]["count"] as? Int == 1 && rows[0]["minutes"] as? Double == 45 && rows[0]["distance"] as? Double == 0)
+    }
 }

@@ -40,7 +40,7 @@ struct ProjectionFeed {
                 return .recorded(RecordedItem(type: s.type, category: s.category, day: Self.day(s.start)))
             }
         case .workout(let w):
-            return .recorded(RecordedItem(type: w.activityType, category: .workouts, day: Self.day(w.start)))
+            return .workout(Self.item(w))
         case .route(let r):
             return .recorded(RecordedItem(type: Self.routeType, category: .location, day: Self.day(r.workoutStart)))
         case .characteristics:
@@ -73,6 +73,21 @@ struct ProjectionFeed {
             guard let label = DataLabel(bytes: Array(text.utf8)) else { return nil }
             return ErasedMonth(category: label.category, month: label.month)
         }
+    }
+
+    /// A workout's figures: its own totals, else what Apple's statistics of it add up to (newer
+    /// exports give energy and distance only there); minutes from its span when it has no duration.
+    static func item(_ w: Workout) -> WorkoutItem {
+        func statisticsSum(_ matches: (String) -> Bool, unit: String) -> Double? {
+            let sums = w.statistics.filter { matches($0.type) && $0.unit == unit }.compactMap { $0.sum?.double }
+            return sums.isEmpty ? nil : sums.reduce(0, +)
+        }
+        let minutes = w.duration?.double ?? Double(w.end.seconds - w.start.seconds) / 60
+        let energy = w.totalEnergy?.double ?? statisticsSum({ $0 == "HKQuantityTypeIdentifierActiveEnergyBurned" }, unit: "kcal")
+        let distance = w.totalDistance?.double ?? statisticsSum({ $0.hasPrefix("HKQuantityTypeIdentifierDistance") }, unit: "m")
+        return WorkoutItem(type: w.activityType, start: w.start.seconds, utcOffset: w.start.utcOffset,
+                           minutes: minutes.isFinite ? minutes : 0, energy: energy.flatMap { $0.isFinite ? $0 : nil },
+                           distance: distance.flatMap { $0.isFinite ? $0 : nil })
     }
 
     /// The type `types` lists workout routes under.

@@ -24,6 +24,11 @@ extension Vault {
         throw VaultError.unknownMetric(name: name, known: MetricNames.table.keys.sorted())
     }
 
+    /// Workouts per period and activity type (`workouts`).
+    public func workouts(by period: SummaryPeriod, from: LocalDay? = nil, to: LocalDay? = nil) throws -> [WorkoutRow] {
+        try withReadModels { try $0.workouts(by: period, from: from, to: to) }
+    }
+
     /// Every type the vault holds, with its count and first and last day (`types`).
     public func heldTypes() throws -> [HeldTypeRow] {
         try withReadModels { try $0.heldTypes() }
