@@ -29,7 +29,7 @@ public enum HealthCategory: String, CaseIterable, Sendable, Codable {
     /// Export elements kept as events of their own (docs/health-model.md, "Events").
     private static let elements: [String: HealthCategory] = [
         "Me": .profile, "Workout": .workouts, "WorkoutEvent": .workouts, "WorkoutStatistics": .workouts,
-        "WorkoutRoute": .location, "ActivitySummary": .activity, "ClinicalRecord": .clinical,
+        "WorkoutRoute": .location, "HKWorkoutRouteTypeIdentifier": .location, "ActivitySummary": .activity, "ClinicalRecord": .clinical,
         "VisionPrescription": .clinical, "Audiogram": .other, "Electrocardiogram": .heart,
     ]
 

@@ -91,4 +91,35 @@ public struct HealthTimestamp: Equatable, Hashable, Sendable {
     public static func daysInMonth(_ year: Int64, _ month: Int64) -> Int64 { LocalDay.daysInMonth(year, month) }
 
     public static func daysFromCivil(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 { LocalDay.daysFromCivil(year, month, day) }
+
+    /// `2024-01-01T08:00:00+01:00`, in the timestamp's own offset.
+    public var iso8601: String {
+        var out: [UInt8] = []
+        appendISO8601(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `iso8601`'s bytes (bundles write millions of them).
+    public func appendISO8601(to out: inout [UInt8]) {
+        let local = seconds + Int64(utcOffset)
+        let dayNumber = LocalDay.floorDivide(local, 86_400)
+        let (y, m, d) = LocalDay.civil(fromDays: dayNumber)
+        let second = local - dayNumber * 86_400
+        func put(_ v: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = v
+            while divisor > 0 {
+                out.append(0x30 + UInt8(rest / divisor % 10))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        if y < 0 || y > 9999 { out += Array(String(y).utf8) } else { put(y, 4) }
+        out.append(0x2D); put(m, 2); out.append(0x2D); put(d, 2)
+        out.append(0x54); put(second / 3600, 2); out.append(0x3A); put(second / 60 % 60, 2); out.append(0x3A); put(second % 60, 2)
+        let offset = Int64(utcOffset)
+        out.append(offset < 0 ? 0x2D : 0x2B)
+        put(abs(offset) / 3600, 2); out.append(0x3A); put(abs(offset) / 60 % 60, 2)
+    }
 }

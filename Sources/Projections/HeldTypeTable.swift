@@ -42,22 +42,29 @@ struct HeldTypeTable {
         return id
     }
 
-    /// Adds counts per (type id, day).
-    func add(_ counts: [ProjectionUpdate.DayKey: Int64]) throws {
+    /// What is pending for one type and day: records and the minutes they last.
+    struct Tally {
+        var count: Int64 = 0
+        var minutes: Double = 0
+    }
+
+    /// Adds counts (and minutes) per (type id, day).
+    func add(_ counts: [ProjectionUpdate.DayKey: Tally]) throws {
         let dated = try db.prepare("""
-            INSERT INTO held_days(type_id, day, count) VALUES (?, ?, ?)
-            ON CONFLICT(type_id, day) DO UPDATE SET count = count + excluded.count
+            INSERT INTO held_days(type_id, day, count, minutes) VALUES (?, ?, ?, ?)
+            ON CONFLICT(type_id, day) DO UPDATE SET count = count + excluded.count, minutes = minutes + excluded.minutes
             """)
         let undated = try db.prepare("UPDATE held_types SET undated = undated + ? WHERE id = ?")
-        for (key, n) in counts {
+        for (key, tally) in counts {
             if key.day == Self.undatedDay {
-                try undated.bind(1, n)
+                try undated.bind(1, tally.count)
                 try undated.bind(2, key.metric)
                 try undated.run()
             } else {
                 try dated.bind(1, key.metric)
                 try dated.bind(2, key.day)
-                try dated.bind(3, n)
+                try dated.bind(3, tally.count)
+                try dated.bind(4, tally.minutes)
                 try dated.run()
             }
         }

@@ -23,10 +23,14 @@ public enum ProjectionInput: Sendable {
     case recorded(RecordedItem)
     /// A workout, for `workouts` (and counted for `types` under its activity type).
     case workout(WorkoutItem)
+    /// A sleep-analysis sample, for `sleep` (and counted for `types`).
+    case sleep(SleepSegment)
 
     /// The HealthKit type of Apple's stand-hour records, whose category the stand hours and
     /// Apple's ring summaries are erased with.
     public static let standHourType = "HKCategoryTypeIdentifierAppleStandHour"
+    /// HealthKit's sleep-analysis type.
+    public static let sleepType = "HKCategoryTypeIdentifierSleepAnalysis"
     /// The type `types` lists Apple's daily ring summaries under.
     public static let activitySummaryType = "HKActivitySummaryTypeIdentifier"
 }
@@ -112,12 +116,16 @@ public struct RecordedItem: Sendable, Equatable {
     public var unit: String?
     public var category: HealthCategory
     public var day: LocalDay?
+    /// How long it lasted (a mindful session), 0 for an event; `summary` of a category type
+    /// gives minutes when its records last, counts when they do not.
+    public var minutes: Double
 
-    public init(type: String, unit: String? = nil, category: HealthCategory, day: LocalDay?) {
+    public init(type: String, unit: String? = nil, category: HealthCategory, day: LocalDay?, minutes: Double = 0) {
         self.type = type
         self.unit = unit
         self.category = category
         self.day = day
+        self.minutes = minutes
     }
 }
 

@@ -28,8 +28,13 @@ enum ProjectionSchema {
             id INTEGER PRIMARY KEY, type TEXT NOT NULL, unit TEXT NOT NULL, category TEXT NOT NULL,
             undated INTEGER NOT NULL DEFAULT 0, UNIQUE(type, unit));
         CREATE TABLE held_days(
-            type_id INTEGER NOT NULL, day INTEGER NOT NULL, count INTEGER NOT NULL,
+            type_id INTEGER NOT NULL, day INTEGER NOT NULL, count INTEGER NOT NULL, minutes REAL NOT NULL DEFAULT 0,
             PRIMARY KEY(type_id, day)) WITHOUT ROWID;
+        CREATE TABLE sleep_segments(
+            night INTEGER NOT NULL, start_day INTEGER NOT NULL, start INTEGER NOT NULL, start_offset INTEGER NOT NULL,
+            end INTEGER NOT NULL, end_offset INTEGER NOT NULL, stage INTEGER NOT NULL, source_id INTEGER NOT NULL);
+        CREATE INDEX sleep_by_night ON sleep_segments(night);
+        CREATE INDEX sleep_by_start_day ON sleep_segments(start_day);
         CREATE TABLE workouts(
             day INTEGER NOT NULL, start INTEGER NOT NULL, type TEXT NOT NULL, minutes REAL NOT NULL,
             energy REAL, distance REAL);

@@ -25,7 +25,7 @@ public struct ProjectionUpdate {
     /// What `types` counts: held type ids by type and unit, and counts per type and day pending
     /// (day `undatedDay` for undated records).
     var heldTypes: HeldTypeTable
-    var pendingHeld: [DayKey: Int64] = [:]
+    var pendingHeld: [DayKey: HeldTypeTable.Tally] = [:]
     /// The held type of each metric id, so a quantity sample finds its type without hashing.
     private var heldTypeOfMetric: [Int64: Int64] = [:]
     private var lastHeld: (metric: Int64, day: Int64)?
@@ -67,7 +67,7 @@ public struct ProjectionUpdate {
             held = try heldTypes.id(type: identifier, unit: unit, category: HealthCategory.of(type: identifier))
             heldTypeOfMetric[metric] = held
         }
-        pendingHeld[DayKey(metric: held, day: day), default: 0] += 1
+        pendingHeld[DayKey(metric: held, day: day), default: HeldTypeTable.Tally()].count += 1
     }
 
     /// Adds what one event teaches.
@@ -130,6 +130,20 @@ public struct ProjectionUpdate {
             try sources.removeUnused()
         case .recorded(let item):
             try count(item)
+        case .sleep(let segment):
+            let startDay = LocalDay(instant: segment.start.seconds, utcOffset: segment.start.utcOffset)
+            try count(RecordedItem(type: ProjectionInput.sleepType, category: .sleep, day: startDay,
+                                   minutes: Double(segment.end.seconds - segment.start.seconds) / 60))
+            let insert = try db.prepare("""
+                INSERT INTO sleep_segments(night, start_day, start, start_offset, end, end_offset, stage, source_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for (i, value) in [segment.night.dayNumber, startDay.dayNumber, segment.start.seconds, Int64(segment.start.utcOffset),
+                               segment.end.seconds, Int64(segment.end.utcOffset), Int64(segment.stage.rawValue),
+                               Int64(try sources.id(for: segment.source))].enumerated() {
+                try insert.bind(Int32(i + 1), value)
+            }
+            try insert.run()
         case .workout(let w):
             let day = LocalDay(instant: w.start, utcOffset: w.utcOffset)
             try count(RecordedItem(type: w.type, category: .workouts, day: day))
@@ -152,7 +166,9 @@ public struct ProjectionUpdate {
     /// The result is what a rebuild without those samples gives.
     private mutating func count(_ item: RecordedItem) throws {
         let held = try heldTypes.id(type: item.type, unit: item.unit ?? "", category: item.category)
-        pendingHeld[DayKey(metric: held, day: item.day?.dayNumber ?? HeldTypeTable.undatedDay), default: 0] += 1
+        let key = DayKey(metric: held, day: item.day?.dayNumber ?? HeldTypeTable.undatedDay)
+        pendingHeld[key, default: HeldTypeTable.Tally()].count += 1
+        pendingHeld[key, default: HeldTypeTable.Tally()].minutes += item.minutes
     }
 
     private mutating func purge(_ erased: ErasedMonth) throws {
@@ -221,6 +237,16 @@ public struct ProjectionUpdate {
                     break
                 }
             }
+        }
+        if erased.category == .sleep {
+            let removed = try db.prepare("SELECT source_id FROM sleep_segments WHERE start_day BETWEEN ? AND ?")
+            try removed.bind(1, first)
+            try removed.bind(2, last)
+            while try removed.step() { sources.uncount(Int32(removed.int64(0))) }
+            let remove = try db.prepare("DELETE FROM sleep_segments WHERE start_day BETWEEN ? AND ?")
+            try remove.bind(1, first)
+            try remove.bind(2, last)
+            try remove.run()
         }
         if erased.category == .workouts {
             let remove = try db.prepare("DELETE FROM workouts WHERE day BETWEEN ? AND ?")

@@ -73,6 +73,7 @@ extension LocalDay {
 /// average, with minimum and maximum.
 public struct SummaryRow: Equatable, Sendable {
     public var period: String
+    /// The sum (cumulative metrics, category types) or the average (discrete metrics).
     public var value: Double
     public var unit: String
     public var samples: Int

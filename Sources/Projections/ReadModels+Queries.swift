@@ -26,7 +26,94 @@ extension ReadModels {
     }
 
     /// Per-period figures of a metric (a HealthKit identifier), in every unit it was recorded in.
+    /// Category types give minutes per period when their records last (mindful sessions; sleep:
+    /// minutes asleep per night, by the night's day), counts when they do not (stand hours: hours
+    /// stood).
     public func summary(metric: String, by period: SummaryPeriod, from: LocalDay? = nil, to: LocalDay? = nil) throws -> [SummaryRow] {
+        switch metric {
+        case ProjectionInput.sleepType:
+            let nights = try sleep(from: from, to: to)
+            return Self.sums(nights.map { ($0.night, $0.asleep, 1) }, by: period, rangeEnd: to ?? nights.last?.night, unit: "min")
+        case ProjectionInput.standHourType:
+            let statement = try db.prepare("SELECT day, hours FROM stand_hours WHERE day BETWEEN ? AND ? ORDER BY day")
+            try statement.bind(1, from?.dayNumber ?? Int64.min)
+            try statement.bind(2, to?.dayNumber ?? Int64.max)
+            var days: [(LocalDay, Double, Int)] = []
+            while try statement.step() { days.append((LocalDay(dayNumber: statement.int64(0)), Double(statement.int64(1)), 1)) }
+            return Self.sums(days, by: period, rangeEnd: to ?? days.last?.0, unit: "count")
+        default:
+            let quantities = try quantitySummary(metric: metric, by: period, from: from, to: to)
+            return quantities.isEmpty ? try categorySummary(type: metric, by: period, from: from, to: to) : quantities
+        }
+    }
+
+    /// Minutes (or counts, for records that do not last) of a category type per period.
+    private func categorySummary(type: String, by period: SummaryPeriod, from: LocalDay?, to: LocalDay?) throws -> [SummaryRow] {
+        let statement = try db.prepare("""
+            SELECT d.day, d.count, d.minutes FROM held_days d JOIN held_types t ON t.id = d.type_id
+            WHERE t.type = ? AND t.unit = '' AND d.day BETWEEN ? AND ? ORDER BY d.day
+            """)
+        try statement.bind(1, type)
+        try statement.bind(2, from?.dayNumber ?? Int64.min)
+        try statement.bind(3, to?.dayNumber ?? Int64.max)
+        var days: [(day: LocalDay, count: Int, minutes: Double)] = []
+        while try statement.step() { days.append((LocalDay(dayNumber: statement.int64(0)), Int(statement.int64(1)), statement.double(2))) }
+        let lasts = days.contains { $0.minutes > 0 }
+        return Self.sums(days.map { ($0.day, lasts ? $0.minutes : Double($0.count), $0.count) }, by: period,
+                         rangeEnd: to ?? days.last?.day, unit: lasts ? "min" : "count")
+    }
+
+    /// Sums of per-day values (with how many records each holds) per period.
+    private static func sums(_ days: [(LocalDay, Double, Int)], by period: SummaryPeriod, rangeEnd: LocalDay?, unit: String) -> [SummaryRow] {
+        var rows: [SummaryRow] = []
+        for (day, value, samples) in days {
+            let key = period.key(of: day, rangeEnd: rangeEnd ?? day)
+            if rows.last?.period == key {
+                rows[rows.count - 1].value += value
+                rows[rows.count - 1].samples += samples
+            } else {
+                rows.append(SummaryRow(period: key, value: value, unit: unit, samples: samples, min: nil, max: nil))
+            }
+        }
+        return rows
+    }
+
+    /// Nights from `from` to `to` (by the day each night ends), with minutes per stage.
+    public func sleep(from: LocalDay? = nil, to: LocalDay? = nil) throws -> [SleepNight] {
+        let table = try SourceTable(db: db)
+        let rank = table.ranks()
+        let statement = try db.prepare("""
+            SELECT night, start, start_offset, end, end_offset, stage, source_id FROM sleep_segments
+            WHERE night BETWEEN ? AND ? ORDER BY night, start, end, stage, source_id
+            """)
+        try statement.bind(1, from?.dayNumber ?? Int64.min)
+        try statement.bind(2, to?.dayNumber ?? Int64.max)
+        var nights: [SleepNight] = []
+        var current: (night: Int64, segments: [(segment: SleepSegment, source: Int32)])?
+        func close() {
+            guard let c = current else { return }
+            nights.append(SleepFigures.night(LocalDay(dayNumber: c.night), c.segments, rank: { rank[Int($0)] },
+                                             names: { table.keys[$0]?.name ?? "" }))
+        }
+        while try statement.step() {
+            let night = statement.int64(0)
+            if current?.night != night {
+                close()
+                current = (night, [])
+            }
+            let source = Int32(statement.int64(6))
+            let segment = SleepSegment(
+                start: HealthTimestamp(seconds: statement.int64(1), utcOffset: Int32(statement.int64(2))),
+                end: HealthTimestamp(seconds: statement.int64(3), utcOffset: Int32(statement.int64(4))),
+                stage: SleepStage(rawValue: Int(statement.int64(5))) ?? .asleepUnspecified,
+                source: table.keys[source] ?? SourceKey(name: "", deviceClass: .other))
+            current!.segments.append((segment, source))
+        }
+        close()
+        return nights
+    }
+
+    private func quantitySummary(metric: String, by period: SummaryPeriod, from: LocalDay?, to: LocalDay?) throws -> [SummaryRow] {
         let statement = try db.prepare("""
             SELECT d.day, m.unit, m.cumulative, d.samples, d.total, d.micro_sum, d.min, d.max
             FROM daily d JOIN metrics m ON m.id = d.metric_id

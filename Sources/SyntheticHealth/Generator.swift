@@ -76,7 +76,7 @@ struct Generator {
         let chargeStart = wake + 600, chargeEnd = wake + 600 + 3600
         func worn(_ s: Int) -> Bool { s >= wake && s < bedtime && !(s >= chargeStart && s < chargeEnd) }
 
-        sleep(day: day, wake: wake, out: out)
+        sleep(day: day, wake: wake, out: out, truth: &t)
 
         // Walking bouts (local seconds, minutes, phone carried?).
         var bouts: [(start: Int, minutes: Int, phone: Bool)] = [
@@ -189,11 +189,12 @@ struct Generator {
 
     // MARK: Pieces
 
-    mutating func sleep(day: Int64, wake: Int, out: ExportWriter) {
+    mutating func sleep(day: Int64, wake: Int, out: ExportWriter, truth t: inout SyntheticExport.DayTruth) {
         // From the previous evening to this morning: crosses midnight.
         let start = zones.instant(day: day - 1, secondOfDay: Int64(23 * 3600 + random(-1200...1200)))
         let end = zones.instant(day: day, secondOfDay: Int64(wake - 600))
         write(out, "HKCategoryTypeIdentifierSleepAnalysis", Self.phone, start, end, unit: nil, value: "HKCategoryValueSleepAnalysisInBed")
+        t.sleepInBed += Double(end - start) / 60
         var s = start + 600
         let stages = ["HKCategoryValueSleepAnalysisAsleepCore", "HKCategoryValueSleepAnalysisAsleepDeep",
                       "HKCategoryValueSleepAnalysisAsleepCore", "HKCategoryValueSleepAnalysisAsleepREM", "HKCategoryValueSleepAnalysisAwake"]
@@ -202,6 +203,13 @@ struct Generator {
             let length = Int64(random(900...3600))
             let e = min(s + length, end)
             write(out, "HKCategoryTypeIdentifierSleepAnalysis", Self.watch, s, e, unit: nil, value: stages[i % stages.count])
+            let minutes = Double(e - s) / 60
+            switch i % stages.count {
+            case 0, 2: t.sleepCore += minutes
+            case 1: t.sleepDeep += minutes
+            case 3: t.sleepREM += minutes
+            default: t.sleepAwake += minutes
+            }
             s = e
             i += 1
         }

@@ -47,6 +47,12 @@ public enum SyntheticExport {
         public var workoutMinutes: Int = 0
         public var workoutEnergy: Double = 0
         public var workoutDistance: Double = 0
+        /// The night that ended this morning, in minutes: in bed (the phone), and the Watch's stages.
+        public var sleepInBed: Double = 0
+        public var sleepCore: Double = 0
+        public var sleepDeep: Double = 0
+        public var sleepREM: Double = 0
+        public var sleepAwake: Double = 0
     }
 
     /// What was written.

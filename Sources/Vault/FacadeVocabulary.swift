@@ -44,6 +44,7 @@
 @_exported import struct Projections.SummaryRow
 @_exported import struct Projections.HeldTypeRow
 @_exported import struct Projections.WorkoutRow
+@_exported import struct Projections.SleepNight
 @_exported import struct Projections.Streak
 @_exported import struct Projections.Streaks
 @_exported import struct Projections.GoalChange

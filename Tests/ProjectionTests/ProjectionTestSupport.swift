@@ -66,6 +66,7 @@ func readModelAnswers(_ models: ReadModels, metrics: [String]) throws -> [String
     lines += try models.goalChanges().map { "\($0)" }
     lines += try models.sources().map { "\($0)" }
     lines += try models.heldTypes().map { "\($0)" }
+    lines += try models.sleep().map { "\($0)" }
     for period in SummaryPeriod.allCases {
         lines += try models.workouts(by: period).map { "\($0.period) \($0.type) \($0.count) \(($0.minutes * 1e3).rounded()) \(($0.energy * 1e3).rounded()) \(($0.distance * 1e3).rounded())" }
     }

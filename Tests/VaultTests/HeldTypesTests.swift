@@ -78,3 +78,31 @@ import VaultTestSupport
         #expect(Set(names).count == names.count)
     }
 }
+
+/// Nothing imported is invisible (issue 16): routes, `Me`, clinical records and correlations
+/// leave the vault in a raw bundle under their categories, and only inside the grant's period.
+@Suite struct RecordExportTests {
+    @Test func routesProfileClinicalRecordsAndCorrelationsAreExportedUnderTheirCategories() throws {
+        let t = try ImportTestVault()
+        let food = SampleIdentityTests.food("Pasta")
+        _ = try t.vault.importFiles([t.write("export.xml", export(HeldTypesTests.body + "\n" + food))])
+        let shared = try SharedLines(t)
+        let opened = try shared.export([.location, .profile, .clinical, .nutrition], from: nil, to: nil)
+        let route = opened.lines(.location)
+        #expect(route.count == 1)
+        #expect(route[0]["type"] as? String == "HKWorkoutRouteTypeIdentifier" && route[0]["start"] as? String == "2024-05-04T08:00:00+02:00"
+                && route[0]["latitude"] as? Double == 52.5 && route[0]["longitude"] as? Double == 13.4 && route[0]["value"] is NSNull)
+        let profile = opened.lines(.profile).map { "\($0["type"]!) \($0["value"]!) \($0["start"]!)" }
+        #expect(profile == ["HKCharacteristicTypeIdentifierDateOfBirth 1980-05-01 <null>", "HKCharacteristicTypeIdentifierBiologicalSex HKBiologicalSexFemale <null>"])
+        let clinical = opened.lines(.clinical)
+        #expect(clinical.count == 1 && clinical[0]["type"] as? String == "HKClinicalTypeIdentifierLabResultRecord"
+                && clinical[0]["element"] as? String == "ClinicalRecord" && clinical[0]["start"] as? String == "2024-05-05T09:00:00+02:00")
+        #expect((clinical[0]["attributes"] as? [String: String])?["resourceFilePath"] == "/clinical-records/a1.json")
+        let correlations = opened.lines(.nutrition).filter { $0["type"] as? String == "HKCorrelationTypeIdentifierFood" }
+        #expect(correlations.count == 1 && (correlations[0]["metadata"] as? [String: String]) == ["HKFoodType": "Pasta"])
+        // A period before the route, the clinical record and the meal keeps them out; Me has no date and stays.
+        let april = try shared.export([.location, .profile, .clinical, .nutrition], from: LocalDay(year: 2024, month: 4, day: 1), to: LocalDay(year: 2024, month: 4, day: 30))
+        #expect(april.lines(.location).isEmpty && april.lines(.clinical).isEmpty && april.lines(.nutrition).isEmpty)
+        #expect(april.lines(.profile).count == 2)
+    }
+}

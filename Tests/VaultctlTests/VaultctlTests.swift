@@ -194,4 +194,25 @@ import Testing
         #expect(rows[0]["period"] as? String == "2024-04-17..2024-04-30" && rows[0]["type"] as? String == "traditional-strength-training"
                 && rows[0]["count"] as? Int == 1 && rows[0]["minutes"] as? Double == 45 && rows[0]["distance"] as? Double == 0)
     }
+
+    @Test func sleepPrintsOneObjectPerNight() throws {
+        let dir = TemporaryDirectory()
+        let vault = dir.path + "/vault", pass = dir.passphraseFile("pass", "correct horse battery")
+        #expect(try cli.run(["init", "--vault", vault, "--passphrase-file", pass, "--kdf", "interactive"]).status == 0)
+        let xml = dir.path + "/export.xml"
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Watch" startDate="2024-05-01 23:00:00 +0200" endDate="2024-05-02 02:00:00 +0200" value="HKCategoryValueSleepAnalysisAsleepCore"/>
+             <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Watch" startDate="2024-05-02 02:00:00 +0200" endDate="2024-05-02 03:00:00 +0200" value="HKCategoryValueSleepAnalysisAsleepDeep"/>
+            </HealthData>
+            """.utf8).write(to: URL(fileURLWithPath: xml))
+        #expect(try cli.run(["import", xml, "--vault", vault, "--passphrase-file", pass]).status == 0)
+        let result = try cli.run(["sleep", "--vault", vault, "--passphrase-file", pass, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == """
+            [{"asleep":240,"awake":0,"core":180,"deep":60,"end":"2024-05-02T03:00:00+02:00","inBed":0,"night":"2024-05-02","rem":0,"source":"Watch","start":"2024-05-01T23:00:00+02:00"}]
+
+            """)
+    }
 }

@@ -20,17 +20,26 @@ struct BundleLines {
 
     /// A raw line: one sample or record as recorded, or its part inside the data period with
     /// `"clipped":true`. Written byte by byte: a year of samples is hundreds of thousands of lines.
-    mutating func raw(category: String, type: String, start: HealthTimestamp, end: HealthTimestamp, value: RawValue, unit: String?,
-                      clipped: Bool = false) {
+    /// A record without a quantity of its own (a route point, a `Me` characteristic, a clinical
+    /// record, a correlation) carries what it holds in `fields`, after the common ones; undated
+    /// records have null `start` and `end`.
+    mutating func raw(category: String, type: String, start: HealthTimestamp?, end: HealthTimestamp?, value: RawValue, unit: String?,
+                      clipped: Bool = false, fields: [(String, Field)] = []) {
         ndjson += Self.literal("{\"category\":")
         appendJSON(category)
         ndjson += Self.literal(",\"type\":")
         appendJSON(type)
-        ndjson += Self.literal(",\"start\":\"")
-        Self.appendISODate(start, to: &ndjson)
-        ndjson += Self.literal("\",\"end\":\"")
-        Self.appendISODate(end, to: &ndjson)
-        ndjson += Self.literal("\",\"value\":")
+        for (name, t) in [("start", start), ("end", end)] {
+            ndjson += Array(",\"\(name)\":".utf8)
+            if let t {
+                ndjson.append(0x22)
+                t.appendISO8601(to: &ndjson)
+                ndjson.append(0x22)
+            } else {
+                ndjson += Self.literal("null")
+            }
+        }
+        ndjson += Self.literal(",\"value\":")
         switch value {
         case .decimal(let d): Self.appendDecimal(d, to: &ndjson)
         case .text(let text): appendJSON(text)
@@ -39,6 +48,24 @@ struct BundleLines {
         ndjson += Self.literal(",\"unit\":")
         if let unit { appendJSON(unit) } else { ndjson += Self.literal("null") }
         if clipped { ndjson += Self.literal(",\"clipped\":true") }
+        for (name, field) in fields {
+            ndjson.append(0x2C)
+            appendJSON(name)
+            ndjson.append(0x3A)
+            switch field {
+            case .number(let v): ndjson += Array(Self.number(v).utf8)
+            case .text(let text): appendJSON(text)
+            case .object(let entries):
+                ndjson.append(0x7B)
+                for (i, entry) in entries.enumerated() {
+                    if i > 0 { ndjson.append(0x2C) }
+                    ndjson += Array(Self.json(entry.key).utf8)
+                    ndjson.append(0x3A)
+                    ndjson += Array(Self.json(entry.value).utf8)
+                }
+                ndjson.append(0x7D)
+            }
+        }
         ndjson += Self.literal("}\n")
         if withCSV {
             let valueText: String
@@ -50,7 +77,8 @@ struct BundleLines {
                 valueText = String(decoding: bytes, as: UTF8.self)
             case .none: valueText = ""
             }
-            csv += Array(([category, type, Self.isoDate(start), Self.isoDate(end), valueText, unit ?? "", clipped ? "true" : ""].map(Self.csvField).joined(separator: ",") + "\n").utf8)
+            let columns = [category, type, start.map(Self.isoDate) ?? "", end.map(Self.isoDate) ?? "", valueText, unit ?? "", clipped ? "true" : ""]
+            csv += Array((columns.map(Self.csvField).joined(separator: ",") + "\n").utf8)
         }
         count += 1
     }
@@ -82,34 +110,18 @@ struct BundleLines {
         out += digits[(digits.count - scale)...]
     }
 
-    /// `2024-01-01T08:00:00+01:00`, appended.
-    static func appendISODate(_ t: HealthTimestamp, to out: inout [UInt8]) {
-        let local = t.seconds + Int64(t.utcOffset)
-        let dayNumber = LocalDay.floorDivide(local, 86_400)
-        let (y, m, d) = LocalDay.civil(fromDays: dayNumber)
-        let second = local - dayNumber * 86_400
-        func put(_ v: Int64, _ width: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor *= 10 }
-            var rest = v
-            while divisor > 0 {
-                out.append(0x30 + UInt8(rest / divisor % 10))
-                rest %= divisor
-                divisor /= 10
-            }
-        }
-        if y < 0 || y > 9999 { out += Array(String(y).utf8) } else { put(y, 4) }
-        out.append(0x2D); put(m, 2); out.append(0x2D); put(d, 2)
-        out.append(0x54); put(second / 3600, 2); out.append(0x3A); put(second / 60 % 60, 2); out.append(0x3A); put(second % 60, 2)
-        let offset = Int64(t.utcOffset)
-        out.append(offset < 0 ? 0x2D : 0x2B)
-        put(abs(offset) / 3600, 2); out.append(0x3A); put(abs(offset) / 60 % 60, 2)
-    }
-
     enum RawValue {
         case decimal(DecimalValue)
         case text(String)
         case none
+    }
+
+    /// A field a record adds to the common ones (NDJSON only; CSV keeps the common columns).
+    enum Field {
+        case number(Double)
+        case text(String)
+        /// Keys and values as the record holds them (attributes, metadata).
+        case object([MetadataEntry])
     }
 
     /// Fewer readings than this in a period and a discrete metric's line carries no `min` and
@@ -142,11 +154,7 @@ struct BundleLines {
     }
 
     /// `2024-01-01T08:00:00+01:00` in the sample's own offset.
-    static func isoDate(_ t: HealthTimestamp) -> String {
-        var out: [UInt8] = []
-        appendISODate(t, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
+    static func isoDate(_ t: HealthTimestamp) -> String { t.iso8601 }
 
 
     /// A JSON string literal.

@@ -70,10 +70,15 @@ struct DataLabel: Hashable, Comparable, CustomStringConvertible {
 
     /// The local day of a record's `startDate` (or `date`, `receivedDate`) attribute, when it has one.
     static func day(of record: GenericRecord) -> LocalDay? {
+        timestamp(of: record).map { LocalDay(instant: $0.seconds, utcOffset: $0.utcOffset) }
+    }
+
+    /// A record's `startDate` (or `date`, `receivedDate`) attribute, when it has a readable one.
+    static func timestamp(of record: GenericRecord) -> HealthTimestamp? {
         for key in ["startDate", "date", "receivedDate"] {
             guard let value = record.attributes.first(where: { $0.key == key })?.value else { continue }
             let parsed = Array(value.utf8).withUnsafeBytes { HealthTimestamp.parseExportDate($0) ?? HealthTimestamp.parseISO8601($0) }
-            if let parsed { return LocalDay(instant: parsed.seconds, utcOffset: parsed.utcOffset) }
+            if let parsed { return parsed }
         }
         return nil
     }

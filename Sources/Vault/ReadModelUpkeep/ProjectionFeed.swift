@@ -36,8 +36,14 @@ struct ProjectionFeed {
                                                 utcOffset: s.start.utcOffset, value: value))
             case .category(let value) where s.type == Self.standHour:
                 return .standHour(start: s.start.seconds, utcOffset: s.start.utcOffset, stood: value == Self.stood)
-            default:
+            case .category(let value) where s.type == ProjectionInput.sleepType:
+                if let stage = SleepStage(value: value) {
+                    return .sleep(SleepSegment(start: s.start, end: s.end, stage: stage, source: sourceKey(s.source)))
+                }
                 return .recorded(RecordedItem(type: s.type, category: s.category, day: Self.day(s.start)))
+            default:
+                let minutes = Double(max(0, s.end.seconds - s.start.seconds)) / 60
+                return .recorded(RecordedItem(type: s.type, category: s.category, day: Self.day(s.start), minutes: minutes))
             }
         case .workout(let w):
             return .workout(Self.item(w))

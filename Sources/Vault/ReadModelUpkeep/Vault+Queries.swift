@@ -24,6 +24,11 @@ extension Vault {
         throw VaultError.unknownMetric(name: name, known: MetricNames.table.keys.sorted())
     }
 
+    /// Nights, by the local day each ends, with minutes per sleep stage (`sleep`).
+    public func sleep(from: LocalDay? = nil, to: LocalDay? = nil) throws -> [SleepNight] {
+        try withReadModels { try $0.sleep(from: from, to: to) }
+    }
+
     /// Workouts per period and activity type (`workouts`).
     public func workouts(by period: SummaryPeriod, from: LocalDay? = nil, to: LocalDay? = nil) throws -> [WorkoutRow] {
         try withReadModels { try $0.workouts(by: period, from: from, to: to) }

@@ -1,0 +1,42 @@
+import HealthModel
+import Projections
+import VaultEvents
+
+/// Raw bundle lines of records that are not samples or workouts, so that everything the vault
+/// keeps can be shared under its category (docs/bundle-format.md, "Records"): a route's points
+/// (location), the `Me` characteristics (profile), correlations (blood pressure, food) and kept
+/// elements such as clinical records. Only raw grants carry them: they have no figure to
+/// aggregate.
+enum RecordLines {
+    static func append(_ event: VaultEvent, category: HealthCategory, grant: ConsentGrant, to lines: inout BundleLines) {
+        switch event {
+        case .route(let route):
+            for p in route.points {
+                let t = HealthTimestamp(seconds: p.time, utcOffset: route.workoutStart.utcOffset)
+                guard PeriodClip(start: t, end: t, from: grant.from, to: grant.to) != nil else { continue }
+                var fields: [(String, BundleLines.Field)] = [("latitude", .number(p.latitude)), ("longitude", .number(p.longitude))]
+                let optional: [(String, Double?)] = [("altitude", p.altitude), ("speed", p.speed), ("course", p.course),
+                                                     ("horizontalAccuracy", p.horizontalAccuracy), ("verticalAccuracy", p.verticalAccuracy)]
+                for (name, value) in optional { if let value { fields.append((name, .number(value))) } }
+                lines.raw(category: category.rawValue, type: ProjectionFeed.routeType, start: t, end: t, value: .none, unit: nil, fields: fields)
+            }
+        case .characteristics(let entries):
+            // Undated: a grant's period does not select them.
+            for entry in entries {
+                lines.raw(category: category.rawValue, type: entry.key, start: nil, end: nil, value: .text(entry.value), unit: nil)
+            }
+        case .correlation(let c):
+            guard let clip = PeriodClip(start: c.start, end: c.end, from: grant.from, to: grant.to) else { return }
+            lines.raw(category: category.rawValue, type: c.type, start: clip.start, end: clip.end, value: .none, unit: nil,
+                      clipped: clip.clipped, fields: c.metadata.isEmpty ? [] : [("metadata", .object(c.metadata))])
+        case .genericRecord(let g):
+            let type = g.attributes.first { $0.key == "type" }?.value ?? g.element
+            let date = DataLabel.timestamp(of: g)
+            if let date, PeriodClip(start: date, end: date, from: grant.from, to: grant.to) == nil { return }
+            lines.raw(category: category.rawValue, type: type, start: date, end: date, value: .none, unit: nil,
+                      fields: [("element", .text(g.element)), ("attributes", .object(g.attributes))])
+        default:
+            return
+        }
+    }
+}
