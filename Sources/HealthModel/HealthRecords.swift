@@ -280,3 +280,37 @@ public struct GenericRecord: Hashable, Sendable {
     }
 }
 
+
+/// An ECG recording (`electrocardiograms/ecg_2024-05-01.csv` in an export): when it was
+/// recorded, its header fields as written (classification, symptoms, software version, device,
+/// sample rate, lead, unit; not the person's name or birth date, which are no health data and
+/// repeat the profile), and its voltage series.
+public struct Electrocardiogram: Hashable, Sendable {
+    public var recorded: HealthTimestamp
+    public var fields: [MetadataEntry]
+    /// Voltages in thousandths of `unit` (µV as Apple writes them: nanovolts), in order.
+    public var millivoltages: [Int64]
+    public var unit: String
+    /// Samples per second, from the `Sample Rate` field (`512 hertz`); nil when unreadable.
+    public var sampleRate: Double?
+
+    public init(recorded: HealthTimestamp, fields: [MetadataEntry], millivoltages: [Int64], unit: String, sampleRate: Double?) {
+        self.recorded = recorded
+        self.fields = fields
+        self.millivoltages = millivoltages
+        self.unit = unit
+        self.sampleRate = sampleRate
+    }
+
+    /// The HealthKit type ECG recordings are listed and shared under.
+    public static let type = "HKElectrocardiogramType"
+
+    /// When the recording ended: its start plus samples over rate (the start when the rate is unknown).
+    public var end: HealthTimestamp {
+        guard let rate = sampleRate, rate > 0 else { return recorded }
+        return HealthTimestamp(seconds: recorded.seconds + Int64((Double(millivoltages.count) / rate).rounded()), utcOffset: recorded.utcOffset)
+    }
+
+    /// A header field by its name as written (`Classification`).
+    public func field(_ name: String) -> String? { fields.first { $0.key == name }?.value }
+}

@@ -8,7 +8,11 @@
 public enum ShortNames {
     /// The short name of an identifier; nil for one the catalog does not list.
     public static func short(for identifier: String) -> String? {
-        byIdentifier[identifier]
+        if let known = byIdentifier[identifier] { return known }
+        // Workouts by their activity: `HKWorkoutActivityTypeTraditionalStrengthTraining` → `traditional-strength-training`.
+        let workout = "HKWorkoutActivityType"
+        if identifier.hasPrefix(workout), identifier.count > workout.count { return words(String(identifier.dropFirst(workout.count))) }
+        return nil
     }
 
     /// The identifier a short name stands for (case ignored); nil when none.
@@ -35,6 +39,7 @@ public enum ShortNames {
         "HKCategoryTypeIdentifierLowHeartRateEvent": "low-heart-rate-event",
         "HKCategoryTypeIdentifierIrregularHeartRhythmEvent": "irregular-rhythm-event",
         "HKDataTypeSleepDurationGoal": "sleep-duration-goal",
+        "HKActivitySummaryTypeIdentifier": "activity-summary",
     ]
 
     private static let byIdentifier: [String: String] = {

@@ -42,8 +42,6 @@ struct AppleHealthImporter {
         // skipped without a word.
         let cda = entries.filter { ($0.path as NSString).lastPathComponent.lowercased().hasSuffix("_cda.xml") }.count
         if cda > 0 { sink.warn("\(cda) CDA document(s) (export_cda.xml) not imported: they repeat the export's records in another format") }
-        let ecgs = entries.filter { $0.path.lowercased().contains("electrocardiograms/") }.count
-        if ecgs > 0 { sink.warn("\(ecgs) ECG recording(s) in electrocardiograms/ not imported: this build does not read them yet") }
         let name = "\(path):\(export.path)"
         let total = Int64(clamping: export.uncompressedSize)
         var done: Int64 = 0
@@ -78,6 +76,18 @@ struct AppleHealthImporter {
             throw Self.translate(error, name: name)
         }
         finish(handler: handler, tally: tally, entry: export.path)
+
+        // ECG recordings, each read whole (a few hundred kilobytes).
+        for entry in entries where entry.path.lowercased().contains("electrocardiograms/") && entry.path.lowercased().hasSuffix(".csv") {
+            let entryName = "\(path):\(entry.path)"
+            try ECGReader.importECG(ImportInput(name: entryName, size: Int64(clamping: entry.uncompressedSize)) { feed in
+                var limit = InflationLimit(entry: entry, name: entryName)
+                _ = try archive.extract(entry, bufferSize: Self.chunkSize, skipCRC32: false) {
+                    try limit.add($0.count)
+                    try feed($0)
+                }
+            }, into: sink)
+        }
 
         // Route files sit beside the XML: `<export dir>/workout-routes/...`.
         try importRoutes(routes, base: (export.path as NSString).deletingLastPathComponent, missing: "from the zip") { wanted in

@@ -6,6 +6,8 @@ public enum ImportFormat: String, Sendable {
     case appleHealthXML = "apple-health-xml"
     case companionJSON = "companion-json"
     case csv = "csv"
+    /// An ECG recording's CSV (`electrocardiograms/ecg_….csv` of an export).
+    case ecgCSV = "apple-health-ecg"
 
     /// The format of the file at `path`, from its first bytes and, for CSV, its name.
     public static func detect(_ path: String) throws -> ImportFormat {
@@ -33,6 +35,7 @@ public enum ImportFormat: String, Sendable {
         let trimmed = text.drop(while: { $0.isWhitespace })
         if trimmed.hasPrefix("<") { return .appleHealthXML }
         if trimmed.hasPrefix("{") || trimmed.hasPrefix("[") { return .companionJSON }
+        if !trimmed.lowercased().hasPrefix("type,"), ECGReader.looksLikeECG(head) { return .ecgCSV }
         if path.lowercased().hasSuffix(".csv") || trimmed.lowercased().hasPrefix("type,") { return .csv }
         if head.isEmpty { throw ImportError.notAnExport(path: path, reason: "the file is empty") }
         throw ImportError.unsupportedFormat(path: path)

@@ -88,6 +88,7 @@ public enum Importer {
             case .appleHealthXML: try AppleHealthImporter(sink: sink, progress: progress).importXML(input, routeDirectory: nil)
             case .companionJSON: try CompanionJSONImporter(sink: sink, timeZone: timeZone).importJSON(input)
             case .csv: try CSVImporter(sink: sink, timeZone: timeZone, progress: progress).importCSV(input)
+            case .ecgCSV: try ECGReader.importECG(input, into: sink)
             }
         }
     }

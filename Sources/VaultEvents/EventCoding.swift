@@ -35,6 +35,8 @@ package enum EventCoding {
         case erased = 21
         /// A correlation whose whole event is its identity (with its creation date).
         case correlationWhole = 22
+        /// An ECG recording.
+        case electrocardiogram = 23
     }
 
     /// The bits of a sample's extras field (after its value).

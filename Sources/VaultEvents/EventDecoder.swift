@@ -141,6 +141,24 @@ package final class EventDecoder {
             event = .correlation(Correlation(type: type, source: source, start: start, end: end, metadata: try metadata(&r), creationDate: created))
         case .genericRecord:
             event = .genericRecord(GenericRecord(element: try string(&r), attributes: try metadata(&r)))
+        case .electrocardiogram:
+            let recorded = try r.timestamp(), unit = try string(&r)
+            let rate: Double?
+            switch try r.varint() {
+            case 0: rate = nil
+            case 1: rate = try r.decimal().double
+            default: throw r.fail("unknown ECG flags")
+            }
+            let fields = try metadata(&r)
+            let n = try r.count()
+            var values: [Int64] = []
+            values.reserveCapacity(n)
+            var previous: Int64 = 0
+            for _ in 0..<n {
+                previous = try r.sum(previous, try r.signed())
+                values.append(previous)
+            }
+            event = .electrocardiogram(Electrocardiogram(recorded: recorded, fields: fields, millivoltages: values, unit: unit, sampleRate: rate))
         }
         guard r.isAtEnd else { throw r.fail("trailing bytes") }
         return event

@@ -223,6 +223,20 @@ package final class EventEncoder {
             w.varint(id(g.element))
             metadata(g.attributes, into: &w)
             return w
+        case .electrocardiogram(let ecg):
+            var w = EventWriter(kind: .electrocardiogram)
+            w.timestamp(ecg.recorded)
+            w.varint(id(ecg.unit))
+            w.varint(ecg.sampleRate == nil ? 0 : 1)
+            if let rate = ecg.sampleRate { w.decimal(DecimalValue(double: rate)) }
+            metadata(ecg.fields, into: &w)
+            w.varint(ecg.millivoltages.count)
+            var previous: Int64 = 0
+            for v in ecg.millivoltages {
+                w.signed(v &- previous)
+                previous = v
+            }
+            return w
         }
     }
 

@@ -6,7 +6,7 @@
 ///
 /// Two schemes live side by side (docs/event-encoding.md, "Identity"):
 /// - **whole**: samples written since identities cover every field (their extras carry
-///   `SampleExtras.wholeIdentity`), kind-22 correlations, and every other data kind: the identity
+///   `SampleExtras.wholeIdentity`), kind-22 correlations, ECGs, and every other data kind: the identity
 ///   is the whole event. Workouts keep their type, source and span.
 /// - **legacy prefix**: samples and kind-11 correlations written before: type, source, span and
 ///   value only. Such an event still matches a new import of the same record through
@@ -60,7 +60,7 @@ package enum EventIdentity {
         case .defineString, .defineSource, .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
              .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased:
             return nil
-        case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .correlationWhole, .genericRecord:
+        case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .correlationWhole, .genericRecord, .electrocardiogram:
             return kind
         }
     }

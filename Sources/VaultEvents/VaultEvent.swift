@@ -22,6 +22,8 @@ public enum VaultEvent: Equatable, Sendable {
     case correlation(Correlation)
     /// An element kept without a model of its own.
     case genericRecord(GenericRecord)
+    /// An ECG recording with its voltage series.
+    case electrocardiogram(Electrocardiogram)
     /// A file was imported.
     case importRecorded(at: Date, ImportRecord)
     /// The person set a ring goal, in force from a day on.
@@ -58,7 +60,7 @@ public enum VaultEvent: Equatable, Sendable {
         case .identityRecorded: "identity"
         case .masterKeyRotated: "rekey"
         case .erased: "erase"
-        case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .genericRecord: "data"
+        case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .genericRecord, .electrocardiogram: "data"
         }
     }
 

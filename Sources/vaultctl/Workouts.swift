@@ -28,11 +28,7 @@ extension Vaultctl {
         }
 
         /// `HKWorkoutActivityTypeTraditionalStrengthTraining` → `traditional-strength-training`.
-        static func kind(_ activityType: String) -> String {
-            let prefix = "HKWorkoutActivityType"
-            guard activityType.hasPrefix(prefix), activityType.count > prefix.count else { return activityType }
-            return ShortNames.words(String(activityType.dropFirst(prefix.count)))
-        }
+        static func kind(_ activityType: String) -> String { ShortNames.short(for: activityType) ?? activityType }
 
         func execute() throws {
             let rows = try vault.openWithProjections().workouts(by: by, from: range.from, to: range.to).map {

@@ -64,6 +64,13 @@ struct BundleLines {
                     ndjson += Array(Self.json(entry.value).utf8)
                 }
                 ndjson.append(0x7D)
+            case .thousandths(let values):
+                ndjson.append(0x5B)
+                for (i, v) in values.enumerated() {
+                    if i > 0 { ndjson.append(0x2C) }
+                    Self.appendDecimal(DecimalValue(mantissa: v, scale: 3), to: &ndjson)
+                }
+                ndjson.append(0x5D)
             }
         }
         ndjson += Self.literal("}\n")
@@ -122,6 +129,8 @@ struct BundleLines {
         case text(String)
         /// Keys and values as the record holds them (attributes, metadata).
         case object([MetadataEntry])
+        /// Exact thousandths, written as decimals (an ECG's voltages).
+        case thousandths([Int64])
     }
 
     /// Fewer readings than this in a period and a discrete metric's line carries no `min` and

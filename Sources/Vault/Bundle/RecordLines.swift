@@ -4,8 +4,8 @@ import VaultEvents
 
 /// Raw bundle lines of records that are not samples or workouts, so that everything the vault
 /// keeps can be shared under its category (docs/bundle-format.md, "Records"): a route's points
-/// (location), the `Me` characteristics (profile), correlations (blood pressure, food) and kept
-/// elements such as clinical records. Only raw grants carry them: they have no figure to
+/// (location), the `Me` characteristics (profile), correlations (blood pressure, food), ECG
+/// recordings (heart) and kept elements such as clinical records. Only raw grants carry them: they have no figure to
 /// aggregate.
 enum RecordLines {
     static func append(_ event: VaultEvent, category: HealthCategory, grant: ConsentGrant, to lines: inout BundleLines) {
@@ -29,6 +29,12 @@ enum RecordLines {
             guard let clip = PeriodClip(start: c.start, end: c.end, from: grant.from, to: grant.to) else { return }
             lines.raw(category: category.rawValue, type: c.type, start: clip.start, end: clip.end, value: .none, unit: nil,
                       clipped: clip.clipped, fields: c.metadata.isEmpty ? [] : [("metadata", .object(c.metadata))])
+        case .electrocardiogram(let e):
+            guard PeriodClip(start: e.recorded, end: e.recorded, from: grant.from, to: grant.to) != nil else { return }
+            var fields: [(String, BundleLines.Field)] = [("fields", .object(e.fields)), ("voltages", .thousandths(e.millivoltages))]
+            if let rate = e.sampleRate { fields.insert(("sampleRate", .number(rate)), at: 0) }
+            lines.raw(category: category.rawValue, type: Electrocardiogram.type, start: e.recorded, end: e.end,
+                      value: e.field("Classification").map { .text($0) } ?? .none, unit: e.unit, fields: fields)
         case .genericRecord(let g):
             let type = g.attributes.first { $0.key == "type" }?.value ?? g.element
             let date = DataLabel.timestamp(of: g)

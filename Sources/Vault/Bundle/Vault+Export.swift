@@ -146,7 +146,7 @@ extension Vault {
                 files[.workouts]!.raw(category: "workouts", type: w.activityType, start: clip.start, end: clip.end,
                                       value: duration.map { .decimal($0) } ?? .none,
                                       unit: duration == nil ? nil : "min", clipped: clip.clipped)
-            case .route, .characteristics, .correlation, .genericRecord:
+            case .route, .characteristics, .correlation, .genericRecord, .electrocardiogram:
                 guard let label = DataLabel.of(event), let grant = inForce[label.category], grant.granularity == .raw else { return }
                 RecordLines.append(event, category: label.category, grant: grant, to: &files[label.category]!)
             default:

@@ -45,6 +45,7 @@ struct DataLabel: Hashable, Comparable, CustomStringConvertible {
         case .characteristics: DataLabel(category: .profile, month: nil)
         case .correlation(let c): DataLabel(category: HealthCategory.of(type: c.type), month: month(of: c.start))
         case .genericRecord(let g): DataLabel(category: category(of: g), month: month(of: g))
+        case .electrocardiogram(let e): DataLabel(category: .heart, month: month(of: e.recorded))
         case .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet, .recipientAdded,
              .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased:
             nil

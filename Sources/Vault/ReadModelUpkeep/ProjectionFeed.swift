@@ -53,6 +53,9 @@ struct ProjectionFeed {
             return .recorded(RecordedItem(type: "Me", category: .profile, day: nil))
         case .correlation(let c):
             return .recorded(RecordedItem(type: c.type, category: HealthCategory.of(type: c.type), day: Self.day(c.start)))
+        case .electrocardiogram(let e):
+            return .recorded(RecordedItem(type: Electrocardiogram.type, category: .heart, day: Self.day(e.recorded),
+                                          minutes: Double(e.end.seconds - e.recorded.seconds) / 60))
         case .genericRecord(let g):
             guard let label = DataLabel.of(event) else { return nil }
             let type = g.attributes.first { $0.key == "type" }?.value ?? g.element

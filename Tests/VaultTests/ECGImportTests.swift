@@ -1,0 +1,78 @@
+import Foundation
+@testable import HealthModel
+import Testing
+import VaultTestSupport
+@testable import Vault
+
+/// ECG recordings (issue 16): read from an export's `electrocardiograms/` or given alone, kept with
+/// their header and exact voltages under heart, listed by `types`, shared under heart, erased
+/// with heart's month.
+@Suite struct ECGImportTests {
+    /// Apple's layout, as real recordings have it: a bare `Name` when there is none, a quoted
+    /// birth date with a comma, blank lines inside the header.
+    static let recording = """
+        Name
+        Date of Birth,"Jan 1, 1980"
+        Recorded Date,2024-05-01 08:12:03 +0200
+        Classification,Sinus Rhythm
+        Symptoms,
+        Software Version,2
+        Device,"Watch6,2"
+        Sample Rate,512 hertz
+
+
+        Lead,Lead I
+        Unit,µV
+
+        -93.456
+        -94.1
+        12
+        0.005
+
+        """
+
+    @Test func aRecordingInAZipIsKeptWithItsHeaderAndExactVoltages() throws {
+        let t = try ImportTestVault()
+        let zip = try t.zip("export.zip", [
+            ("apple_health_export/export.xml", export(stepRecord("2024-05-01 10:00:00 +0200", "2024-05-01 10:10:00 +0200", "500"))),
+            ("apple_health_export/electrocardiograms/ecg_2024-05-01.csv", Self.recording),
+        ])
+        let first = try t.vault.importFiles([zip])
+        #expect(first.added == 2 && first.rejected == 0)
+        #expect(try t.vault.importFiles([zip]).added == 0)
+        let ecgs = try t.dataEvents().compactMap { if case .electrocardiogram(let e) = $0 { e } else { nil } }
+        #expect(ecgs.count == 1)
+        let e = ecgs[0]
+        #expect(e.recorded.iso8601 == "2024-05-01T08:12:03+02:00" && e.sampleRate == 512 && e.unit == "µV")
+        #expect(e.millivoltages == [-93456, -94100, 12000, 5])
+        #expect(e.fields.map(\.key) == ["Recorded Date", "Classification", "Symptoms", "Software Version", "Device", "Sample Rate", "Lead", "Unit"])
+        #expect(e.field("Device") == "Watch6,2" && e.field("Classification") == "Sinus Rhythm")
+        // The person's name and birth date are not kept.
+        #expect(!"\(e)".contains("Jane") && !"\(e)".contains("1980"))
+        #expect(try t.vault.heldTypes().contains { $0.type == "HKElectrocardiogramType" && $0.category == .heart && $0.count == 1 })
+
+        let shared = try SharedLines(t)
+        let lines = try shared.export([.heart], from: nil, to: nil).lines(.heart)
+        #expect(lines.count == 1)
+        #expect(lines[0]["type"] as? String == "HKElectrocardiogramType" && lines[0]["value"] as? String == "Sinus Rhythm"
+                && lines[0]["unit"] as? String == "µV" && lines[0]["sampleRate"] as? Double == 512
+                && lines[0]["start"] as? String == "2024-05-01T08:12:03+02:00")
+        #expect((lines[0]["voltages"] as? [Double]) == [-93.456, -94.1, 12, 0.005])
+
+        _ = try t.vault.erase(categories: [.heart], from: LocalMonth(year: 2024, month: 5), to: LocalMonth(year: 2024, month: 5))
+        #expect(try t.dataEvents().allSatisfy { if case .electrocardiogram = $0 { false } else { true } })
+        #expect(try !t.vault.heldTypes().contains { $0.type == "HKElectrocardiogramType" })
+    }
+
+    @Test func aRecordingGivenAloneIsReadAndABrokenOneIsRejectedWithItsLine() throws {
+        let t = try ImportTestVault()
+        let alone = t.write("ecg_2024-05-01.csv", Self.recording)
+        let report = try t.vault.importFiles([alone])
+        #expect(report.files[0].format == "apple-health-ecg" && report.added == 1)
+        let broken = t.write("ecg_2024-05-02.csv", Self.recording.replacingOccurrences(of: "2024-05-01 08", with: "2024-05-02 08")
+            .replacingOccurrences(of: "12\n", with: "twelve\n"))
+        let refused = try t.vault.importFiles([broken])
+        #expect(refused.added == 0 && refused.rejected == 1)
+        #expect(refused.files[0].warnings == ["ECG recording \(broken) rejected: not a voltage (line 16)"])
+    }
+}

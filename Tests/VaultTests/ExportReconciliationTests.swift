@@ -1,0 +1,135 @@
+import Foundation
+@testable import HealthModel
+import Testing
+import VaultTestSupport
+@testable import Vault
+
+/// Every real export in `Tests/Fixtures/apple-health` reconciles (issue 16): each of its records is
+/// added, a duplicate, rejected (with a named reason) or a repeat of a correlation's member, and
+/// the records per type the vault holds match a count made without the importer, by a scan of
+/// the tags with regular expressions. (Foundation's `XMLParser` crashes on these files on Linux.)
+@Suite struct ExportReconciliationTests {
+    /// Counted from the tags: top-level records per type (HealthKit type, workout activity type,
+    /// or element) and correlation members that repeat no top-level record.
+    final class IndependentCount {
+        var perType: [String: Int] = [:]
+        var records = 0
+        var repeats = 0
+        private var depth = 0
+        private var inCorrelation = false
+        private var topLevel = Set<String>()
+        private var nested: [String] = []
+        private var current: (key: String, type: String, nested: Bool)?
+        private var routeHasPoints = false
+
+        init(text: String) {
+            // The DOCTYPE's internal subset and comments hold declarations, not elements.
+            var body = text.replacingOccurrences(of: "<!--[\\s\\S]*?-->", with: "", options: .regularExpression)
+            body = body.replacingOccurrences(of: "<!DOCTYPE[\\s\\S]*?\\]>", with: "", options: .regularExpression)
+            let tag = try! NSRegularExpression(pattern: "<(/?)([A-Za-z][\\w.-]*)([^>]*?)(/?)>")
+            let attribute = try! NSRegularExpression(pattern: "([A-Za-z_][\\w:.-]*)\\s*=\\s*\"([^\"]*)\"")
+            let ns = body as NSString
+            for m in tag.matches(in: body, range: NSRange(location: 0, length: ns.length)) {
+                let name = ns.substring(with: m.range(at: 2))
+                if m.range(at: 1).length > 0 {
+                    end(name)
+                    continue
+                }
+                let rest = ns.substring(with: m.range(at: 3)) as NSString
+                var attributes: [String: String] = [:]
+                for a in attribute.matches(in: rest as String, range: NSRange(location: 0, length: rest.length)) {
+                    attributes[rest.substring(with: a.range(at: 1))] = rest.substring(with: a.range(at: 2))
+                }
+                start(name, attributes)
+                if m.range(at: 4).length > 0 { end(name) }
+            }
+            finish()
+        }
+
+        private func start(_ name: String, _ attributes: [String: String]) {
+            depth += 1
+            let attributeKey = attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "|")
+            switch (depth, name) {
+            case (2, "Record"):
+                current = (attributeKey, attributes["type"] ?? "", false)
+            case (3, "Record") where inCorrelation:
+                current = (attributeKey, attributes["type"] ?? "", true)
+            case (2, "Correlation"):
+                inCorrelation = true
+                count(attributes["type"] ?? name)
+            case (2, "Workout"):
+                count(attributes["workoutActivityType"] ?? name)
+            case (2, "ActivitySummary"):
+                count("HKActivitySummaryTypeIdentifier")
+            case (2, "Me"):
+                count("Me")
+            case (2, "ExportDate"):
+                break
+            case (2, _):
+                count(attributes["type"] ?? name)
+            case (4, "Location"):
+                routeHasPoints = true
+            case (_, "MetadataEntry") where current != nil:
+                current!.key += "|\(attributes["key"] ?? "")=\(attributes["value"] ?? "")"
+            default:
+                break
+            }
+        }
+
+        private func end(_ name: String) {
+            if name == "Record", let c = current, depth == (c.nested ? 3 : 2) {
+                if c.nested { nested.append(c.key + "#" + c.type) } else {
+                    topLevel.insert(c.key)
+                    count(c.type)
+                }
+                current = nil
+            }
+            if depth == 2, name == "Correlation" { inCorrelation = false }
+            // A route written inline (exports before iOS 12) is a record of its own.
+            if depth == 3, name == "WorkoutRoute", routeHasPoints {
+                records += 1
+                routeHasPoints = false
+            }
+            depth -= 1
+        }
+
+        private func finish() {
+            var seen = Set<String>()
+            for entry in nested {
+                let key = String(entry[..<entry.lastIndex(of: "#")!]), type = String(entry[entry.index(after: entry.lastIndex(of: "#")!)...])
+                records += 1
+                if topLevel.contains(key) || !seen.insert(key).inserted { repeats += 1 } else { perType[type, default: 0] += 1 }
+            }
+        }
+
+        private func count(_ type: String) {
+            records += 1
+            perType[type, default: 0] += 1
+        }
+    }
+
+    static let files = ["dogsheep/export.xml", "alxdrcirilo/export.xml", "y-yu/export.xml", "opendroid/sampleexport.xml", "opendroid/sampleexport-2.xml"]
+
+    @Test(arguments: files) func everyRecordIsAccountedForAndTheTypesMatchAnIndependentCount(file: String) throws {
+        let path = Fixtures.path(file)
+        let counter = IndependentCount(text: try String(contentsOfFile: path, encoding: .utf8))
+        #expect(counter.records > 0)
+
+        let t = try ImportTestVault()
+        let report = try t.vault.importFiles([path]).files[0]
+        #expect(report.added + report.duplicates + report.rejected + report.repeats == counter.records, "\(report)")
+        #expect(report.duplicates == 0, "\(report)")
+        // A rejected record is named in a warning with its reason and place.
+        if report.rejected > 0 { #expect(report.warnings.contains { $0.contains("rejected:") && $0.contains("first at") }) }
+        var held: [String: Int] = [:]
+        for row in try t.vault.heldTypes() where row.type != "HKWorkoutRouteTypeIdentifier" { held[row.type, default: 0] += row.count }
+        if report.rejected == 0 {
+            #expect(held == counter.perType)
+        } else {
+            #expect(held.values.reduce(0, +) + report.rejected == counter.perType.values.reduce(0, +))
+        }
+        // Importing it again adds nothing, and counts the same records as duplicates.
+        let again = try t.vault.importFiles([path]).files[0]
+        #expect(again.added == 0 && again.duplicates == report.added && again.repeats == report.repeats, "\(again)")
+    }
+}
