@@ -47,7 +47,8 @@ struct AppleHealthImporter {
         var done: Int64 = 0
         var routes: [RouteReference] = []
         var tally = RejectionTally()
-        var handler = makeHandler(routes: { routes.append($0) }, tally: { tally.add($0, at: $1) })
+        let clinical = ClinicalRecordQueue()
+        var handler = makeHandler(routes: { routes.append($0) }, clinical: clinical, tally: { tally.add($0, at: $1) })
         // Inflate (and check the CRC) on another thread while this one parses.
         let pipe = ChunkPipe()
         let shared = UncheckedBox(value: (archive, export))
@@ -76,6 +77,21 @@ struct AppleHealthImporter {
             throw Self.translate(error, name: name)
         }
         finish(handler: handler, tally: tally, entry: export.path)
+
+        // FHIR resources of clinical records, beside the XML in `clinical-records/`.
+        let exportBase = (export.path as NSString).deletingLastPathComponent
+        try clinical.emit(into: sink, missing: "from the zip") { wanted in
+            guard let entry = entries.first(where: { $0.path == Self.join(exportBase, wanted) }) else { return nil }
+            let entryName = "\(path):\(entry.path)"
+            var data = Data()
+            var limit = InflationLimit(entry: entry, name: entryName)
+            _ = try archive.extract(entry, bufferSize: Self.chunkSize, skipCRC32: false) {
+                try limit.add($0.count)
+                data.append($0)
+                guard data.count <= ClinicalRecordQueue.maximumResourceBytes else { throw ClinicalRecordQueue.TooLarge() }
+            }
+            return data
+        }
 
         // ECG recordings, each read whole (a few hundred kilobytes).
         for entry in entries where entry.path.lowercased().contains("electrocardiograms/") && entry.path.lowercased().hasSuffix(".csv") {
@@ -127,7 +143,8 @@ struct AppleHealthImporter {
         var done: Int64 = 0
         var routes: [RouteReference] = []
         var tally = RejectionTally()
-        var handler = makeHandler(routes: { routes.append($0) }, tally: { tally.add($0, at: $1) })
+        let clinical = ClinicalRecordQueue()
+        var handler = makeHandler(routes: { routes.append($0) }, clinical: clinical, tally: { tally.add($0, at: $1) })
         do {
             try Self.parse(into: &handler) { feed in
                 try input.read { data in
@@ -140,6 +157,13 @@ struct AppleHealthImporter {
             throw Self.translate(error, name: input.name)
         }
         finish(handler: handler, tally: tally, entry: input.name)
+        try clinical.emit(into: sink, missing: routeDirectory == nil ? "(the export was not read from a folder)" : "beside \(input.name)") { wanted in
+            guard let routeDirectory, let handle = FileHandle(forReadingAtPath: Self.join(routeDirectory, wanted)) else { return nil }
+            defer { try? handle.close() }
+            let data = try handle.read(upToCount: ClinicalRecordQueue.maximumResourceBytes + 1) ?? Data()
+            guard data.count <= ClinicalRecordQueue.maximumResourceBytes else { throw ClinicalRecordQueue.TooLarge() }
+            return data
+        }
         guard let routeDirectory else {
             try importRoutes(routes, base: "", missing: "(the export was not read from a folder)") { _ in nil }
             return
@@ -201,13 +225,16 @@ struct AppleHealthImporter {
         if outside > 0 { sink.warn("\(outside) route reference(s) outside workout-routes/ ignored (only files of the export are read)") }
     }
 
-    private func makeHandler(routes: @escaping (RouteReference) -> Void, tally: @escaping (RejectReason, SourceLocation) -> Void) -> AppleHealthHandler {
+    private func makeHandler(routes: @escaping (RouteReference) -> Void, clinical: ClinicalRecordQueue,
+                             tally: @escaping (RejectReason, SourceLocation) -> Void) -> AppleHealthHandler {
         let sink = self.sink
         return AppleHealthHandler(
             emit: { event, nested in
                 if case .workout(let w) = event {
                     for r in w.routes { if let p = r.filePath { routes(RouteReference(workoutStart: w.start, path: p)) } }
                 }
+                // A clinical record waits for its FHIR resource, read once the XML is done.
+                if case .genericRecord(let g) = event, clinical.hold(g) { return }
                 try sink.emit(event, nested: nested)
             },
             reject: { reason, location in

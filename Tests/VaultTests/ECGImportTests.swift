@@ -76,3 +76,41 @@ import VaultTestSupport
         #expect(refused.files[0].warnings == ["ECG recording \(broken) rejected: not a voltage (line 16)"])
     }
 }
+
+/// Clinical records keep their FHIR resource (issue 16): the JSON file a `ClinicalRecord` names in
+/// `clinical-records/` is read from the zip and kept as it is; a missing or broken one is said.
+@Suite struct ClinicalRecordTests {
+    static func record(_ id: String, path: String) -> String {
+        "<ClinicalRecord type=\"HKClinicalTypeIdentifierLabResultRecord\" identifier=\"\(id)\" sourceName=\"Clinic\" fhirVersion=\"4.0.1\" receivedDate=\"2024-05-05 09:00:00 +0200\" resourceFilePath=\"\(path)\"/>"
+    }
+
+    static let observation = #"{"resourceType":"Observation","id":"a1","status":"final","code":{"coding":[{"system":"http://loinc.org","code":"2345-7"}]},"valueQuantity":{"value":99,"unit":"mg/dL"}}"#
+
+    @Test func aRecordsResourceIsReadFromTheZipAndKeptAsItIs() throws {
+        let t = try ImportTestVault()
+        let zip = try t.zip("export.zip", [
+            ("apple_health_export/export.xml", export([
+                Self.record("a1", path: "/clinical-records/Observation-a1.json"),
+                Self.record("a2", path: "/clinical-records/Observation-a2.json"),
+                Self.record("a3", path: "/clinical-records/Observation-a3.json"),
+                Self.record("a4", path: "/clinical-records/../export.xml"),
+            ].joined(separator: "\n"))),
+            ("apple_health_export/clinical-records/Observation-a1.json", Self.observation),
+            ("apple_health_export/clinical-records/Observation-a3.json", "{not json"),
+        ])
+        let report = try t.vault.importFiles([zip]).files[0]
+        #expect(report.added == 4)
+        #expect(report.warnings.contains("1 clinical record file(s) named by ClinicalRecord elements are missing from the zip; the records are kept without them"))
+        #expect(report.warnings.contains("1 clinical record file(s) could not be read as FHIR JSON; the records are kept without them"))
+        let records = try t.dataEvents().compactMap { if case .genericRecord(let g) = $0 { g } else { nil } }
+        let resources = Dictionary(uniqueKeysWithValues: records.map { r in
+            (r.attributes.first { $0.key == "identifier" }!.value, r.attributes.first { $0.key == "resource" }?.value)
+        })
+        #expect(resources == ["a1": Self.observation, "a2": nil, "a3": nil, "a4": nil])
+        #expect(try t.vault.importFiles([zip]).added == 0)
+        // Shared under clinical with the resource in its attributes.
+        let lines = try SharedLines(t).export([.clinical], from: nil, to: nil).lines(.clinical)
+        let a1 = try #require(lines.first { ($0["attributes"] as? [String: String])?["identifier"] == "a1" })
+        #expect((a1["attributes"] as? [String: String])?["resource"] == Self.observation)
+    }
+}

@@ -133,3 +133,28 @@ import VaultTestSupport
         #expect(again.added == 0 && again.duplicates == report.added && again.repeats == report.repeats, "\(again)")
     }
 }
+
+/// Sleep and workout figures on real files, computed by hand from their records.
+@Suite struct RealFileFiguresTests {
+    @Test func aRealNightIsWhatItsRecordsAddUpTo() throws {
+        let t = try ImportTestVault()
+        _ = try t.vault.importFiles([Fixtures.path("alxdrcirilo/export.xml")])
+        // In bed 00:55:28–00:56:53 (85 s, the iPhone); core 03:27:53–03:40:23 (12.5 min, the Watch).
+        let nights = try t.vault.sleep()
+        #expect(nights.count == 1)
+        let n = nights[0]
+        #expect(n.night == LocalDay(year: 2024, month: 1, day: 1) && n.start.iso8601 == "2024-01-01T00:55:28+02:00" && n.end.iso8601 == "2024-01-01T03:40:23+02:00")
+        #expect(abs(n.inBed - 85.0 / 60) < 1e-9 && n.core == 12.5 && n.asleep == 12.5 && n.deep == 0 && n.awake == 0)
+        #expect(n.source == "Alexandre's Apple Watch")
+    }
+
+    @Test func aRealWorkoutInMilesAndCaloriesIsInMetresAndKilocalories() throws {
+        let t = try ImportTestVault()
+        _ = try t.vault.importFiles([Fixtures.path("opendroid/sampleexport-2.xml")])
+        let rows = try t.vault.workouts(by: .day, from: LocalDay(year: 2018, month: 2, day: 1), to: LocalDay(year: 2018, month: 2, day: 1))
+        // duration="38.35598726669947" min, totalDistance="2.169559267617529" mi, totalEnergyBurned="158.7939999999999" Cal.
+        #expect(rows.count == 1 && rows[0].type == "HKWorkoutActivityTypeWalking" && rows[0].count == 1)
+        #expect(abs(rows[0].minutes - 38.35598726669947) < 1e-9 && abs(rows[0].distance - 3491.5671899846648) < 1e-6
+                && abs(rows[0].energy - 158.7939999999999) < 1e-9)
+    }
+}
