@@ -8,7 +8,9 @@ import Darwin
 
 /// Why a single record was left out; the import goes on without it.
 enum RejectReason: String, Error, CaseIterable, Sendable {
-    case missingAttribute = "missing required attribute"
+    case missingType = "missing required attribute type (or workoutActivityType)"
+    case missingSource = "missing required attribute sourceName (or iOS 8's source)"
+    case missingDates = "missing required attribute startDate or endDate"
     case unparseableDate = "unparseable date"
     case dateOutOfRange = "date out of range"
     case endBeforeStart = "ends before it starts"
@@ -178,14 +180,20 @@ struct AppleHealthHandler: XMLTokenHandler {
             try emit(.characteristics(allAttributes(tag)), false)
         } else if eq(name, "Correlation") && parent == .healthData {
             pushed = .correlation
-            if let source = readSource(tag), let type = tag.value("type"),
-               let start = tag.value("startDate").flatMap(HealthTimestamp.parseExportDate),
-               let end = tag.value("endDate").flatMap(HealthTimestamp.parseExportDate) {
-                correlation = Correlation(type: pool.string(type), source: source, start: start, end: end,
-                                          creationDate: tag.value("creationDate").flatMap(HealthTimestamp.parseExportDate))
+            correlation = nil
+            if let type = tag.value("type") {
+                if let source = readSource(tag) {
+                    switch Self.readSpan(tag) {
+                    case .success(let (start, end)):
+                        correlation = Correlation(type: pool.string(type), source: source, start: start, end: end,
+                                                  creationDate: tag.value("creationDate").flatMap(HealthTimestamp.parseExportDate))
+                    case .failure(let reason): rejectRecord(reason, tokenizer)
+                    }
+                } else {
+                    rejectRecord(.missingSource, tokenizer)
+                }
             } else {
-                correlation = nil
-                rejectRecord(.missingAttribute, tokenizer)
+                rejectRecord(.missingType, tokenizer)
             }
         } else if eq(name, "ExportDate") && parent == .healthData {
             // When the export was made: not a fact about the person.
@@ -241,7 +249,8 @@ struct AppleHealthHandler: XMLTokenHandler {
     // MARK: Records
 
     private mutating func readSample(_ tag: Tag) -> Result<HealthSample, RejectReason> {
-        guard let type = tag.value("type"), let source = readSource(tag) else { return .failure(.missingAttribute) }
+        guard let type = tag.value("type") else { return .failure(.missingType) }
+        guard let source = readSource(tag) else { return .failure(.missingSource) }
         let start: HealthTimestamp, end: HealthTimestamp
         switch Self.readSpan(tag) {
         case .success(let span): (start, end) = span
@@ -249,7 +258,12 @@ struct AppleHealthHandler: XMLTokenHandler {
         }
         let typeName = pool.string(type)
         let value: SampleValue
-        if tag.attribute("unit") != nil {
+        let unitAttribute = tag.attribute("unit")
+        if let unitAttribute, unitAttribute.value.isEmpty, typeName.hasPrefix("HKCategoryTypeIdentifier"),
+           let raw = tag.string("value", pool: &pool, removed: &controlCharactersRemoved) {
+            // iOS 8 wrote category samples with `unit=""` and the enumeration's number (`value="1"`).
+            value = .category(Self.categoryValue(type: typeName, raw))
+        } else if unitAttribute != nil {
             guard let unit = tag.string("unit", pool: &pool, removed: &controlCharactersRemoved) else { return .failure(.malformedReference) }
             guard let number = tag.number("value") else { return .failure(.unparseableValue) }
             if number.double < 0, AggregationStyle.of(type: typeName) == .cumulative { return .failure(.negativeAmount) }
@@ -266,11 +280,40 @@ struct AppleHealthHandler: XMLTokenHandler {
         }
         // A creation date that cannot be read is left out, not a reason to lose the sample.
         let created = tag.value("creationDate").flatMap(HealthTimestamp.parseExportDate)
-        return .success(HealthSample(type: typeName, source: source, start: start, end: end, value: value, creationDate: created))
+        var sample = HealthSample(type: typeName, source: source, start: start, end: end, value: value, creationDate: created)
+        // Attributes beyond Apple's usual ones (iOS 8's `HKWasUserEntered="1"`, `sessionId`) are
+        // metadata: every attribute is kept, and tells samples apart.
+        for a in tag.attributes where !Self.isKnownRecordAttribute(UnsafeRawBufferPointer(rebasing: tag.bytes[a.name])) {
+            let key = pool.string(UnsafeRawBufferPointer(rebasing: tag.bytes[a.name]))
+            if let v = tag.string(a, pool: &pool, removed: &controlCharactersRemoved) { sample.metadata.append(MetadataEntry(key: key, value: v)) }
+        }
+        return .success(sample)
+    }
+
+    /// The attributes every record may carry and the importer reads itself.
+    static let knownRecordAttributes: [StaticString] = ["type", "sourceName", "source", "sourceVersion", "device", "unit", "value",
+                                                        "creationDate", "startDate", "endDate"]
+
+    static func isKnownRecordAttribute(_ name: UnsafeRawBufferPointer) -> Bool {
+        for known in knownRecordAttributes where eq(name, known) { return true }
+        return false
+    }
+
+    /// iOS 8's numbered category values, by name where HealthKit names them (sleep: 0 in bed,
+    /// 1 asleep, 2 awake); other numbers are kept as written.
+    static func categoryValue(type: String, _ raw: String) -> String {
+        guard type == "HKCategoryTypeIdentifierSleepAnalysis" else { return raw }
+        switch raw {
+        case "0": return "HKCategoryValueSleepAnalysisInBed"
+        case "1": return "HKCategoryValueSleepAnalysisAsleep"
+        case "2": return "HKCategoryValueSleepAnalysisAwake"
+        default: return raw
+        }
     }
 
     private mutating func readWorkout(_ tag: Tag) -> Result<Workout, RejectReason> {
-        guard let type = tag.value("workoutActivityType"), let source = readSource(tag) else { return .failure(.missingAttribute) }
+        guard let type = tag.value("workoutActivityType") else { return .failure(.missingType) }
+        guard let source = readSource(tag) else { return .failure(.missingSource) }
         let start: HealthTimestamp, end: HealthTimestamp
         switch Self.readSpan(tag) {
         case .success(let span): (start, end) = span
@@ -356,7 +399,7 @@ struct AppleHealthHandler: XMLTokenHandler {
 
     /// `startDate` and `endDate`, checked: both present, readable, plausible and in order.
     static func readSpan(_ tag: Tag) -> Result<(HealthTimestamp, HealthTimestamp), RejectReason> {
-        guard let startRaw = tag.value("startDate"), let endRaw = tag.value("endDate") else { return .failure(.missingAttribute) }
+        guard let startRaw = tag.value("startDate"), let endRaw = tag.value("endDate") else { return .failure(.missingDates) }
         guard let start = HealthTimestamp.parseExportDate(startRaw), let end = HealthTimestamp.parseExportDate(endRaw) else {
             return .failure(.unparseableDate)
         }

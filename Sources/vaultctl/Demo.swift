@@ -61,6 +61,20 @@ extension Vaultctl {
                 try Vault.open(at: directory, passphrase: first).summary(metric: "steps", by: .week)
                     .map { "\($0.period) \(Rings.number($0.value))" }.joined(separator: ", ")
             }
+            try step("types: everything the vault holds, by category, with counts and days") {
+                let types = try Vault.open(at: directory, passphrase: first).heldTypes()
+                return types.map { "\($0.category.rawValue) \(ShortNames.short(for: $0.type) ?? $0.type) \($0.count)" }.joined(separator: ", ")
+            }
+            try step("sleep: the last 3 nights, Watch stages before the phone's time in bed") {
+                try Vault.open(at: directory, passphrase: first).sleep().suffix(3).map {
+                    "\($0.night) asleep \(Int($0.asleep.rounded())) min (core \(Int($0.core.rounded())), deep \(Int($0.deep.rounded())), REM \(Int($0.rem.rounded()))), in bed \(Int($0.inBed.rounded()))"
+                }.joined(separator: "\n    ")
+            }
+            try step("workouts per two weeks, ending on the last day") {
+                try Vault.open(at: directory, passphrase: first).workouts(by: .twoWeeks).map {
+                    "\($0.period) \(Workouts.kind($0.type)) \($0.count)x \(Int($0.minutes.rounded())) min \(Int($0.distance.rounded())) m"
+                }.joined(separator: ", ")
+            }
             try step("goals set move 1000 from the last week on, then streaks") {
                 let vault = try Vault.open(at: directory, passphrase: first, mode: .readWrite)
                 guard let last = try vault.rings().last else { return "no ring data" }

@@ -113,3 +113,28 @@ import VaultTestSupport
         #expect(try vault.importFiles([extended]).added == 0)
     }
 }
+
+/// iOS 8 exports as they were (issue 16): category samples with `unit=""` and numbered values,
+/// attributes of their own (`HKWasUserEntered`, `sessionId`) kept as metadata.
+@Suite struct IOS8ExportTests {
+    static let body = """
+         <Record type="HKQuantityTypeIdentifierBodyMass" source="Health" unit="kg" creationDate="20150603050217+0100" startDate="20150603050200+0100" endDate="20150603050200+0100" HKWasUserEntered="1" value="71.1"/>
+         <Record type="HKCategoryTypeIdentifierSleepAnalysis" source="Sleep Cycle" unit="" creationDate="20150618043851+0100" startDate="20150617215149+0100" endDate="20150618043851+0100" sessionId="p19" value="1"/>
+         <Record type="HKCategoryTypeIdentifierSleepAnalysis" source="Sleep Cycle" unit="" creationDate="20150618043851+0100" startDate="20150617215149+0100" endDate="20150618043851+0100" sessionId="p20" value="1"/>
+        """
+
+    @Test func categorySamplesWithAnEmptyUnitAndExtraAttributesAreKept() throws {
+        let t = try ImportTestVault()
+        let report = try t.vault.importFiles([t.write("export.xml", export(Self.body))])
+        // The two sleep sessions differ only in their session id: two samples.
+        #expect(report.added == 3 && report.rejected == 0)
+        let samples = try t.samples()
+        #expect(samples[0].metadata == [MetadataEntry(key: "HKWasUserEntered", value: "1")])
+        #expect(samples[1].value == .category("HKCategoryValueSleepAnalysisAsleep") && samples[1].metadata == [MetadataEntry(key: "sessionId", value: "p19")])
+        let nights = try t.vault.sleep()
+        // 21:51:49 to 04:38:51 asleep, from one source, counted once.
+        let expected: Double = 24_422.0 / 60  // 6 h 47 min 2 s
+        #expect(nights.count == 1)
+        #expect(nights[0].asleep == expected)
+    }
+}
