@@ -28,7 +28,11 @@ public struct ProjectionUpdate {
     var pendingHeld: [DayKey: HeldTypeTable.Tally] = [:]
     /// The held type of each metric id, so a quantity sample finds its type without hashing.
     private var heldTypeOfMetric: [Int64: Int64] = [:]
-    private var lastHeld: (metric: Int64, day: Int64)?
+    /// Quantity samples come in runs of one metric and day: they are counted here and added to
+    /// `pendingHeld` when the run ends, not hashed one by one.
+    private var heldRun: (metric: Int64, day: Int64, held: Int64, count: Int64)?
+    private var insertSleep: SQLiteStatement?
+    private var insertWorkout: SQLiteStatement?
     var pendingCount = 0
     var orderChanged = false
     /// The metrics of the last inputs, compared before any hashing: a frame holds one category's
@@ -60,6 +64,11 @@ public struct ProjectionUpdate {
 
     /// Counts one record of a metric on a day, for `types`.
     private mutating func countMetric(_ metric: Int64, identifier: String, unit: String, day: Int64) throws {
+        if let run = heldRun, run.metric == metric, run.day == day {
+            heldRun!.count += 1
+            return
+        }
+        endHeldRun()
         let held: Int64
         if let known = heldTypeOfMetric[metric] {
             held = known
@@ -67,7 +76,13 @@ public struct ProjectionUpdate {
             held = try heldTypes.id(type: identifier, unit: unit, category: HealthCategory.of(type: identifier))
             heldTypeOfMetric[metric] = held
         }
-        pendingHeld[DayKey(metric: held, day: day), default: HeldTypeTable.Tally()].count += 1
+        heldRun = (metric, day, held, 1)
+    }
+
+    private mutating func endHeldRun() {
+        guard let run = heldRun else { return }
+        pendingHeld[DayKey(metric: run.held, day: run.day), default: HeldTypeTable.Tally()].count += run.count
+        heldRun = nil
     }
 
     /// Adds what one event teaches.
@@ -134,10 +149,13 @@ public struct ProjectionUpdate {
             let startDay = LocalDay(instant: segment.start.seconds, utcOffset: segment.start.utcOffset)
             try count(RecordedItem(type: ProjectionInput.sleepType, category: .sleep, day: startDay,
                                    minutes: Double(segment.end.seconds - segment.start.seconds) / 60))
-            let insert = try db.prepare("""
-                INSERT INTO sleep_segments(night, start_day, start, start_offset, end, end_offset, stage, source_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            if insertSleep == nil {
+                insertSleep = try db.prepare("""
+                    INSERT INTO sleep_segments(night, start_day, start, start_offset, end, end_offset, stage, source_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            }
+            let insert = insertSleep!
             for (i, value) in [segment.night.dayNumber, startDay.dayNumber, segment.start.seconds, Int64(segment.start.utcOffset),
                                segment.end.seconds, Int64(segment.end.utcOffset), Int64(segment.stage.rawValue),
                                Int64(try sources.id(for: segment.source))].enumerated() {
@@ -147,7 +165,10 @@ public struct ProjectionUpdate {
         case .workout(let w):
             let day = LocalDay(instant: w.start, utcOffset: w.utcOffset)
             try count(RecordedItem(type: w.type, category: .workouts, day: day))
-            let insert = try db.prepare("INSERT INTO workouts(day, start, type, minutes, energy, distance) VALUES (?, ?, ?, ?, ?, ?)")
+            if insertWorkout == nil {
+                insertWorkout = try db.prepare("INSERT INTO workouts(day, start, type, minutes, energy, distance) VALUES (?, ?, ?, ?, ?, ?)")
+            }
+            let insert = insertWorkout!
             try insert.bind(1, day.dayNumber)
             try insert.bind(2, w.start)
             try insert.bind(3, w.type)
@@ -360,6 +381,7 @@ public struct ProjectionUpdate {
             try writeApple.run()
         }
         pendingAppleRings = [:]
+        endHeldRun()
         try heldTypes.add(pendingHeld)
         pendingHeld = [:]
         try sources.saveSampleCounts()
