@@ -274,6 +274,10 @@ public struct GenericRecord: Hashable, Sendable {
     public var element: String
     public var attributes: [MetadataEntry]
 
+    /// The attribute, last when present, holding a resource the record names (a clinical
+    /// record's FHIR JSON): kept, and not part of what tells records apart.
+    public static let resourceKey = "resource"
+
     public init(element: String, attributes: [MetadataEntry]) {
         self.element = element
         self.attributes = attributes
@@ -307,8 +311,10 @@ public struct Electrocardiogram: Hashable, Sendable {
 
     /// When the recording ended: its start plus samples over rate (the start when the rate is unknown).
     public var end: HealthTimestamp {
-        guard let rate = sampleRate, rate > 0 else { return recorded }
-        return HealthTimestamp(seconds: recorded.seconds + Int64((Double(millivoltages.count) / rate).rounded()), utcOffset: recorded.utcOffset)
+        guard let rate = sampleRate, rate >= 1, rate.isFinite,
+              let seconds = Int64(exactly: (Double(millivoltages.count) / rate).rounded()) else { return recorded }
+        let (end, overflow) = recorded.seconds.addingReportingOverflow(seconds)
+        return overflow ? recorded : HealthTimestamp(seconds: end, utcOffset: recorded.utcOffset)
     }
 
     /// A header field by its name as written (`Classification`).

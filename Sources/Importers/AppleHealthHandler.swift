@@ -300,14 +300,15 @@ struct AppleHealthHandler: XMLTokenHandler {
     }
 
     /// iOS 8's numbered category values, by name where HealthKit names them (sleep: 0 in bed,
-    /// 1 asleep, 2 awake); other numbers are kept as written.
+    /// 1 asleep, 2 awake; stand hours: 0 stood, 1 idle); other numbers are kept as written.
     static func categoryValue(type: String, _ raw: String) -> String {
-        guard type == "HKCategoryTypeIdentifierSleepAnalysis" else { return raw }
-        switch raw {
-        case "0": return "HKCategoryValueSleepAnalysisInBed"
-        case "1": return "HKCategoryValueSleepAnalysisAsleep"
-        case "2": return "HKCategoryValueSleepAnalysisAwake"
-        default: return raw
+        switch (type, raw) {
+        case ("HKCategoryTypeIdentifierSleepAnalysis", "0"): "HKCategoryValueSleepAnalysisInBed"
+        case ("HKCategoryTypeIdentifierSleepAnalysis", "1"): "HKCategoryValueSleepAnalysisAsleep"
+        case ("HKCategoryTypeIdentifierSleepAnalysis", "2"): "HKCategoryValueSleepAnalysisAwake"
+        case ("HKCategoryTypeIdentifierAppleStandHour", "0"): "HKCategoryValueAppleStandHourStood"
+        case ("HKCategoryTypeIdentifierAppleStandHour", "1"): "HKCategoryValueAppleStandHourIdle"
+        default: raw
         }
     }
 

@@ -80,8 +80,9 @@ struct AppleHealthImporter {
 
         // FHIR resources of clinical records, beside the XML in `clinical-records/`.
         let exportBase = (export.path as NSString).deletingLastPathComponent
+        let entriesByPath = Dictionary(entries.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         try clinical.emit(into: sink, missing: "from the zip") { wanted in
-            guard let entry = entries.first(where: { $0.path == Self.join(exportBase, wanted) }) else { return nil }
+            guard let entry = entriesByPath[Self.join(exportBase, wanted)] else { return nil }
             let entryName = "\(path):\(entry.path)"
             var data = Data()
             var limit = InflationLimit(entry: entry, name: entryName)

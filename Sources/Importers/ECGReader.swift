@@ -36,19 +36,23 @@ enum ECGReader {
     static func looksLikeECG(_ head: [UInt8]) -> Bool {
         let lines = String(decoding: head, as: UTF8.self).split(whereSeparator: \.isNewline)
         let values = lines.compactMap { line in line.firstIndex(of: ",").map { String(line[line.index(after: $0)...]).trimmingCharacters(in: .whitespaces) } }
-        return values.contains { hertz($0) != nil }
+        return values.contains { $0.lowercased().hasSuffix("hertz") || $0.lowercased().hasSuffix("hz") }
             && values.contains { v in Array(v.utf8).withUnsafeBytes { HealthTimestamp.parseExportDate($0) } != nil }
     }
 
+    /// A recording of a million samples is about 9 MB; a file past this is not one.
+    static let maximumBytes = 16 << 20
+
     /// Reads a whole recording from `input` (a few hundred kilobytes) and hands it to `sink`; a
-    /// recording that cannot be read is rejected with a warning naming the file and line.
+    /// recording that cannot be read (or is far too large to be one) is rejected alone, with a
+    /// warning naming the file and line: the rest of the import goes on.
     static func importECG(_ input: ImportInput, into sink: ImportSink) throws {
         var data = Data()
-        try input.read { chunk in
-            data.append(chunk)
-            guard data.count <= 64 << 20 else { throw ImportError.unreadable(path: input.name, reason: "larger than 64 MiB: not an ECG recording") }
-        }
         do {
+            try input.read { chunk in
+                data.append(chunk)
+                guard data.count <= maximumBytes else { throw Failure.malformed("larger than \(maximumBytes >> 20) MiB", line: 1) }
+            }
             try sink.emit(.electrocardiogram(try parse(data)))
         } catch Failure.malformed(let what, let line) {
             sink.reject(1)
@@ -59,17 +63,28 @@ enum ECGReader {
     static func parse(_ data: Data) throws -> Electrocardiogram {
         var text = String(decoding: data, as: UTF8.self)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        // Lines one at a time (never all of them in memory), LF or CRLF, trimmed.
+        var rest = Substring(text)
+        var lineNumber = 0
+        func nextLine() -> String? {
+            guard !rest.isEmpty else { return nil }
+            lineNumber += 1
+            let end = rest.utf8.firstIndex(of: 0x0A) ?? rest.endIndex
+            let line = rest[..<end]
+            rest = end == rest.endIndex ? rest[end...] : rest[rest.utf8.index(after: end)...]
+            return line.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         var fields: [MetadataEntry] = []
         var recorded: HealthTimestamp?
-        var index = 0
+        var values: [Int64] = []
         // The header: name,value lines (a bare name has an empty value) up to the first voltage.
         // Apple leaves blank lines inside it (before `Lead` and `Unit`).
-        while index < lines.count {
-            let line = lines[index].trimmingCharacters(in: .whitespaces)
-            if line.isEmpty { index += 1; continue }
-            if recorded != nil, thousandths(line) != nil { break }
-            index += 1
+        while let line = nextLine() {
+            if line.isEmpty { continue }
+            if recorded != nil, let v = thousandths(line) {
+                values.append(v)
+                break
+            }
             let key: String
             var value: String
             if let comma = line.firstIndex(of: ",") {
@@ -88,17 +103,13 @@ enum ECGReader {
         guard let recorded else { throw Failure.malformed("no recorded date in the header", line: 1) }
         let rate = fields.lazy.compactMap { Self.hertz($0.value) }.first
         let unit = fields.last?.value ?? ""
-        var values: [Int64] = []
-        values.reserveCapacity(min(lines.count, maximumSamples))
-        while index < lines.count {
-            let line = lines[index].trimmingCharacters(in: .whitespaces)
-            index += 1
+        while let line = nextLine() {
             if line.isEmpty { continue }
-            guard values.count < maximumSamples else { throw Failure.malformed("more than \(maximumSamples) samples", line: index) }
-            guard let v = Self.thousandths(line) else { throw Failure.malformed("not a voltage", line: index) }
+            guard values.count < maximumSamples else { throw Failure.malformed("more than \(maximumSamples) samples", line: lineNumber) }
+            guard let v = Self.thousandths(line) else { throw Failure.malformed("not a voltage", line: lineNumber) }
             values.append(v)
         }
-        guard !values.isEmpty else { throw Failure.malformed("no voltages after the header", line: index) }
+        guard !values.isEmpty else { throw Failure.malformed("no voltages after the header", line: lineNumber) }
         return Electrocardiogram(recorded: recorded, fields: fields, millivoltages: values, unit: unit, sampleRate: rate)
     }
 
@@ -107,7 +118,8 @@ enum ECGReader {
         let lower = value.lowercased()
         guard lower.hasSuffix("hertz") || lower.hasSuffix("hz") else { return nil }
         let number = lower.prefix { $0.isNumber || $0 == "." || $0 == "," }.replacingOccurrences(of: ",", with: ".")
-        return Double(number).flatMap { $0 > 0 && $0 < 1e6 ? $0 : nil }
+        // Apple records at 512 Hz; anything outside 1 Hz to 100 kHz is no ECG's rate.
+        return Double(number).flatMap { (1...100_000).contains($0) ? $0 : nil }
     }
 
     /// A voltage in thousandths, exactly: `-93.456` → -93456; a decimal comma is read as a point.

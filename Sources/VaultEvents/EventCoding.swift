@@ -37,6 +37,9 @@ package enum EventCoding {
         case correlationWhole = 22
         /// An ECG recording.
         case electrocardiogram = 23
+        /// A kept element with a resource of its own (a clinical record's FHIR JSON), which is not
+        /// part of its identity.
+        case genericRecordWithResource = 24
     }
 
     /// The bits of a sample's extras field (after its value).

@@ -141,6 +141,10 @@ package final class EventDecoder {
             event = .correlation(Correlation(type: type, source: source, start: start, end: end, metadata: try metadata(&r), creationDate: created))
         case .genericRecord:
             event = .genericRecord(GenericRecord(element: try string(&r), attributes: try metadata(&r)))
+        case .genericRecordWithResource:
+            let element = try string(&r)
+            let attributes = try metadata(&r) + [MetadataEntry(key: GenericRecord.resourceKey, value: try r.string())]
+            event = .genericRecord(GenericRecord(element: element, attributes: attributes))
         case .electrocardiogram:
             let recorded = try r.timestamp(), unit = try string(&r)
             let rate: Double?

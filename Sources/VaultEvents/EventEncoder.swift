@@ -84,6 +84,9 @@ package final class EventEncoder {
         let headLength = writer.bytes.count
         encodeRest(event, into: &writer)
         if case .workout = event { return (writer.bytes, headLength) }
+        if case .genericRecord = event, let span = writer.bytes.withUnsafeBytes({ EventIdentity.span(of: $0) }) {
+            return (writer.bytes, span.length)  // a resource is not part of the identity
+        }
         return (writer.bytes, writer.bytes.count)
     }
 
@@ -219,6 +222,13 @@ package final class EventEncoder {
             span(c.start, c.end, into: &w)
             return w
         case .genericRecord(let g):
+            if let resource = g.attributes.last, resource.key == GenericRecord.resourceKey {
+                var w = EventWriter(kind: .genericRecordWithResource)
+                w.varint(id(g.element))
+                metadata(Array(g.attributes.dropLast()), into: &w)
+                w.string(resource.value)
+                return w
+            }
             var w = EventWriter(kind: .genericRecord)
             w.varint(id(g.element))
             metadata(g.attributes, into: &w)

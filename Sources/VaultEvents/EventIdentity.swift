@@ -33,6 +33,8 @@ package enum EventIdentity {
             return Span(length: legacyPrefixLength(of: bytes) ?? bytes.count, legacy: true)
         case .workout:
             return Span(length: prefixLength(of: bytes, kind: kind) ?? bytes.count, legacy: false)
+        case .genericRecordWithResource:
+            return Span(length: attributesEnd(of: bytes) ?? bytes.count, legacy: false)
         default:
             return Span(length: bytes.count, legacy: false)
         }
@@ -60,8 +62,38 @@ package enum EventIdentity {
         case .defineString, .defineSource, .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
              .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased:
             return nil
-        case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .correlationWhole, .genericRecord, .electrocardiogram:
+        case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .correlationWhole, .genericRecord,
+             .electrocardiogram, .genericRecordWithResource:
             return kind
+        }
+    }
+
+    /// The kind byte identities are compared under: a record with a resource (kind 24) is the
+    /// same record as one without it (kind 12), the resource being out of its identity.
+    package static func identityKind(of bytes: UnsafeRawBufferPointer) -> UInt8 {
+        bytes[1] == UInt8(EventCoding.Kind.genericRecordWithResource.rawValue) ? UInt8(EventCoding.Kind.genericRecord.rawValue) : bytes[1]
+    }
+
+    /// Where a kind-24 record's attributes end (its resource follows).
+    private static func attributesEnd(of bytes: UnsafeRawBufferPointer) -> Int? {
+        var r = EventReader(bytes, index: 0)
+        r.offset = 2
+        do {
+            _ = try r.varint()  // element
+            let n = try r.varint()
+            guard n <= UInt64(bytes.count) else { return nil }
+            for _ in 0..<n {
+                _ = try r.varint()  // key
+                let code = try r.varint()
+                if code & 1 == 1 {
+                    let length = code >> 1
+                    guard length <= UInt64(bytes.count - r.offset) else { return nil }
+                    r.offset += Int(length)
+                }
+            }
+            return r.offset
+        } catch {
+            return nil
         }
     }
 

@@ -77,6 +77,22 @@ import VaultTestSupport
     }
 }
 
+/// Crafted ECG files are rejected alone and cannot break the vault (review findings).
+@Suite struct ECGHostileInputTests {
+    @Test func anImplausibleSampleRateIsLeftOutAndAnOversizedFileIsRejectedAlone() throws {
+        let t = try ImportTestVault()
+        let tiny = t.write("ecg_tiny.csv", ECGImportTests.recording.replacingOccurrences(of: "512 hertz", with: "0.00000000000000000001 hertz"))
+        let huge = t.write("ecg_huge.csv", ECGImportTests.recording + String(repeating: "1\n", count: 9 << 20))
+        let steps = t.write("steps.xml", export(stepRecord("2024-05-01 10:00:00 +0200", "2024-05-01 10:10:00 +0200", "500")))
+        let report = try t.vault.importFiles([tiny, huge, steps])
+        #expect(report.added == 2 && report.rejected == 1)
+        #expect(report.files[1].warnings == ["ECG recording \(huge) rejected: larger than 16 MiB (line 1)"])
+        let ecg = try t.dataEvents().compactMap { if case .electrocardiogram(let e) = $0 { e } else { nil } }
+        #expect(ecg.count == 1 && ecg[0].sampleRate == nil && ecg[0].end == ecg[0].recorded)
+        #expect(try t.vault.heldTypes().contains { $0.type == "HKElectrocardiogramType" })
+    }
+}
+
 /// Clinical records keep their FHIR resource (issue 16): the JSON file a `ClinicalRecord` names in
 /// `clinical-records/` is read from the zip and kept as it is; a missing or broken one is said.
 @Suite struct ClinicalRecordTests {
@@ -108,6 +124,13 @@ import VaultTestSupport
         })
         #expect(resources == ["a1": Self.observation, "a2": nil, "a3": nil, "a4": nil])
         #expect(try t.vault.importFiles([zip]).added == 0)
+        // The export's XML alone afterwards (no resources beside it): the same records, nothing added.
+        let xmlAlone = t.write("export.xml", export([
+            Self.record("a1", path: "/clinical-records/Observation-a1.json"),
+            Self.record("a2", path: "/clinical-records/Observation-a2.json"),
+        ].joined(separator: "\n")))
+        let alone = try t.vault.importFiles([xmlAlone])
+        #expect(alone.added == 0 && alone.duplicates == 2)
         // Shared under clinical with the resource in its attributes.
         let lines = try SharedLines(t).export([.clinical], from: nil, to: nil).lines(.clinical)
         let a1 = try #require(lines.first { ($0["attributes"] as? [String: String])?["identifier"] == "a1" })

@@ -113,6 +113,35 @@ import VaultTestSupport
         #expect(result.added == 3 && result.duplicates == 2 && result.repeats == 0)
     }
 
+    /// A legacy copy used in memory stays used after the move (the second identical record is new),
+    /// and a copy a nested record took in memory makes its top-level record a repeat.
+    @Test func legacyAndNestedCopiesUsedInMemorySurviveTheMove() throws {
+        let dir = TemporaryDirectory()
+        var table = IdentitySet()
+        table.addExisting(hash: 900)  // a legacy copy
+        #expect(table.matchTopLevel(5, legacy: 900) == .duplicate)
+        #expect(table.matchNested(6, legacy: nil) == .added)
+        let dedup = try ExternalDeduplicator(directory: dir.path, existing: table.sortedHashes(), inUse: table.copiesInUse(), runLength: 3)
+        try dedup.add(hash: 5, legacyHash: 900, nested: false, keyID: 2, bytes: [1])
+        try dedup.add(hash: 6, legacyHash: nil, nested: false, keyID: 2, bytes: [2])
+        var appended: [[UInt8]] = []
+        let result = try dedup.resolve { appended.append($1) }
+        #expect(appended == [[1]])
+        #expect(result.added == 1 && result.duplicates == 0 && result.repeats == 1)
+    }
+
+    /// Copies of one key keep their order when the table grows, even when they wrap round its end.
+    @Test func copiesKeepTheirOrderWhenTheTableGrows() {
+        var table = IdentitySet()
+        let wrapping: UInt64 = 1023 + 1024 * 7  // home slot 1023, the last of 1024
+        table.addExisting(hash: wrapping)
+        table.addExisting(hash: wrapping)  // wraps to slot 0
+        #expect(table.matchTopLevel(wrapping, legacy: nil) == .duplicate)
+        for k: UInt64 in 1...2000 { table.addExisting(hash: k * 2_048 + 5) }
+        // The nested copy of that record meets the copy it used first: a repeat, not a duplicate.
+        #expect(table.matchNested(wrapping, legacy: nil) == .copy)
+    }
+
     private func importAll(_ files: [String], budget: Int?) throws -> (reports: [ImportReport], events: [VaultEvent], external: Bool) {
         let t = try ImportTestVault()
         if let budget { t.vault.importIdentityBudgetSlots = budget }

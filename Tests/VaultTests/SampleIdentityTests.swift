@@ -121,13 +121,16 @@ import VaultTestSupport
          <Record type="HKQuantityTypeIdentifierBodyMass" source="Health" unit="kg" creationDate="20150603050217+0100" startDate="20150603050200+0100" endDate="20150603050200+0100" HKWasUserEntered="1" value="71.1"/>
          <Record type="HKCategoryTypeIdentifierSleepAnalysis" source="Sleep Cycle" unit="" creationDate="20150618043851+0100" startDate="20150617215149+0100" endDate="20150618043851+0100" sessionId="p19" value="1"/>
          <Record type="HKCategoryTypeIdentifierSleepAnalysis" source="Sleep Cycle" unit="" creationDate="20150618043851+0100" startDate="20150617215149+0100" endDate="20150618043851+0100" sessionId="p20" value="1"/>
+         <Record type="HKCategoryTypeIdentifierAppleStandHour" source="Watch" unit="" creationDate="20150618100000+0100" startDate="20150618090000+0100" endDate="20150618100000+0100" value="0"/>
         """
 
     @Test func categorySamplesWithAnEmptyUnitAndExtraAttributesAreKept() throws {
         let t = try ImportTestVault()
         let report = try t.vault.importFiles([t.write("export.xml", export(Self.body))])
         // The two sleep sessions differ only in their session id: two samples.
-        #expect(report.added == 3 && report.rejected == 0)
+        #expect(report.added == 4 && report.rejected == 0)
+        // Stand hour 0 is "stood".
+        #expect(try t.vault.rings().map(\.stand) == [1])
         let samples = try t.samples()
         #expect(samples[0].metadata == [MetadataEntry(key: "HKWasUserEntered", value: "1")])
         #expect(samples[1].value == .category("HKCategoryValueSleepAnalysisAsleep") && samples[1].metadata == [MetadataEntry(key: "sessionId", value: "p19")])

@@ -46,7 +46,9 @@ final class ExternalDeduplicator {
         spill = try ScratchFile(in: directory)
         try writeExistingRun(sortedHashes)
         for (hash, isNested) in inUse {
+            // In both passes: a copy used in memory is used, whichever scheme its hash is of.
             try pendingRuns.add(hash: hash, sequence: spilled, runLength: runLength, directory: directory)
+            try legacyRuns.add(hash: hash, sequence: spilled, runLength: runLength, directory: directory)
             predecided.insert(Int(spilled))
             if isNested { nested.insert(Int(spilled)) }
             spilled += 1
@@ -103,30 +105,70 @@ final class ExternalDeduplicator {
         // Candidates in hash order, to become an existing run once the legacy pass has spoken.
         let candidateRun = try ScratchFile(in: directory, blockSize: Self.runBlockSize)
         var record = [UInt8](repeating: 0, count: 16)
-        try forEachGroup(pending: pendingRuns) { hash, existing, sequences in
-            let tops = sequences.filter { !nested.contains(Int($0)) }
-            // Predecided records come first and each holds one of the `existing` copies.
-            let topsPredecided = tops.count { predecided.contains(Int($0)) }
-            var chosen: [UInt64] = Array(tops.dropFirst(existing))
-            duplicates += min(existing, tops.count) - topsPredecided
-            if tops.isEmpty, let first = sequences.first, !predecided.contains(Int(first)) {
-                if existing > 0 { duplicates += 1 } else { chosen = [first] }
-            }
-            for sequence in chosen {
-                candidates.insert(Int(sequence))
-                withUnsafeBytes(of: hash.littleEndian) { record.replaceSubrange(0..<8, with: $0) }
-                withUnsafeBytes(of: sequence.littleEndian) { record.replaceSubrange(8..<16, with: $0) }
-                try candidateRun.append(record)
+        // Pass 1, by whole identity, one group (hash) at a time and in constant memory. Existing
+        // copies come first in a group, then the file's records in file order (predecided ones,
+        // decided in memory before identities moved here, before the rest).
+        var group = GroupState()
+        func candidate(_ hash: UInt64, _ sequence: UInt64) throws {
+            candidates.insert(Int(sequence))
+            withUnsafeBytes(of: hash.littleEndian) { record.replaceSubrange(0..<8, with: $0) }
+            withUnsafeBytes(of: sequence.littleEndian) { record.replaceSubrange(8..<16, with: $0) }
+            try candidateRun.append(record)
+        }
+        func endGroup() throws {
+            defer { group = GroupState() }
+            guard let hash = group.hash else { return }
+            // A group with only nested records: the first is a duplicate of a copy, or new.
+            if group.tops == 0, group.predecided == 0, let first = group.firstNested {
+                if group.existing > 0 { duplicates += 1 } else { try candidate(hash, first) }
             }
         }
+        try forEachEntry(pending: pendingRuns) { hash, sequence in
+            if hash != group.hash {
+                try endGroup()
+                group.hash = hash
+            }
+            guard let sequence else {
+                group.existing += 1
+                return
+            }
+            let isNested = nested.contains(Int(sequence))
+            if predecided.contains(Int(sequence)) {
+                group.predecided += 1
+                if isNested { group.nestedInUse += 1 } else { group.tops += 1 }
+                return
+            }
+            if isNested {
+                if group.firstNested == nil { group.firstNested = sequence }
+                return
+            }
+            group.tops += 1
+            if group.tops <= group.existing {
+                // The copy a nested record of this file took in memory is this record (a repeat).
+                if group.nestedInUse > 0 { group.nestedInUse -= 1 } else { duplicates += 1 }
+            } else {
+                try candidate(hash, sequence)
+            }
+        }
+        try endGroup()
         try candidateRun.finishWriting()
+        // Pass 2, by legacy identity: a record still new takes a legacy copy no earlier record
+        // of the file (in memory or here) took.
         var demoted = BitSet()
         if !legacyRuns.isEmpty {
-            try forEachGroup(pending: legacyRuns) { _, existing, sequences in
-                guard existing > 0 else { return }
-                for sequence in sequences.lazy.filter({ candidates.contains(Int($0)) }).prefix(existing) {
+            var legacyGroup: (hash: UInt64?, available: Int) = (nil, 0)
+            try forEachEntry(pending: legacyRuns) { hash, sequence in
+                if hash != legacyGroup.hash { legacyGroup = (hash, 0) }
+                guard let sequence else {
+                    legacyGroup.available += 1
+                    return
+                }
+                if predecided.contains(Int(sequence)) {
+                    legacyGroup.available -= 1
+                } else if legacyGroup.available > 0, candidates.contains(Int(sequence)) {
                     demoted.insert(Int(sequence))
                     duplicates += 1
+                    legacyGroup.available -= 1
                 }
             }
         }
@@ -162,27 +204,28 @@ final class ExternalDeduplicator {
         return (added, duplicates, repeats)
     }
 
-    /// Merges `pending` with the existing runs and calls `body` once per hash that pending runs
-    /// hold: the hash, how many copies exist, and the pending sequences in file order.
-    private func forEachGroup(pending: SequencedRuns, _ body: (UInt64, Int, [UInt64]) throws -> Void) throws {
+    /// Merges `pending` with the existing runs and calls `body` with every entry in order: by
+    /// hash, a hash's existing copies (sequence nil) first, then the file's records by sequence.
+    private func forEachEntry(pending: SequencedRuns, _ body: (UInt64, UInt64?) throws -> Void) throws {
         var runs = pending
         try runs.flush(runLength: runLength, directory: directory)
         var merge = RunMerger(existing: existingRuns.map { $0.makeReader() }, pending: runs.runs.map { $0.makeReader() })
-        var groupHash: UInt64?
-        var existing = 0
-        var sequences: [UInt64] = []
-        while let entry = try merge.next() {
-            if entry.hash != groupHash {
-                if let groupHash, !sequences.isEmpty { try body(groupHash, existing, sequences) }
-                groupHash = entry.hash
-                existing = 0
-                sequences.removeAll(keepingCapacity: true)
-            }
-            // Existing runs sort before pending ones for the same hash, and pending by sequence.
-            if let sequence = entry.sequence { sequences.append(sequence) } else { existing += 1 }
-        }
-        if let groupHash, !sequences.isEmpty { try body(groupHash, existing, sequences) }
+        while let entry = try merge.next() { try body(entry.hash, entry.sequence) }
     }
+}
+
+/// What pass 1 knows of the group (hash) it is in.
+private struct GroupState {
+    var hash: UInt64?
+    /// Copies the vault holds.
+    var existing = 0
+    /// Top-level records met so far, predecided ones included: each takes a copy while any is left.
+    var tops = 0
+    /// Records decided in memory before identities moved here.
+    var predecided = 0
+    /// Copies nested records took in memory, not yet matched by their top-level record.
+    var nestedInUse = 0
+    var firstNested: UInt64?
 }
 
 /// Sorted runs of (hash, sequence), written `runLength` entries at a time.

@@ -131,8 +131,12 @@ struct IdentitySet {
         let old = slots
         slots = [UInt64](repeating: 0, count: old.count * 2)
         mask = slots.count - 1
-        // Copies of one key keep their order: the probe sequence is stable for equal keys.
-        for slot in old where slot != 0 {
+        // Copies of one key keep their order: the old slots are read round from an empty one, so
+        // a run that wraps past the table's end is read in probe order too.
+        let start = old.firstIndex(of: 0) ?? 0
+        for k in 0..<old.count {
+            let slot = old[(start + k) & (old.count - 1)]
+            guard slot != 0 else { continue }
             var i = Int(truncatingIfNeeded: slot & Self.keyBits) & mask
             while slots[i] != 0 { i = (i + 1) & mask }
             slots[i] = slot

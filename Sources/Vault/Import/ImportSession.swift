@@ -62,7 +62,7 @@ final class ImportSession: ImportSink {
             hasLegacyIdentities = true
             hash = identities.legacyHash(kind: EventIdentity.legacyKind(of: bytes), prefix: identity)
         } else {
-            hash = identities.hash(identity)
+            hash = Self.identityHash(identity, identities)
         }
         if let external {
             try external.addExisting(hash: hash)
@@ -116,7 +116,7 @@ final class ImportSession: ImportSink {
         try flushDefinitions(encoder, keyID: keyID)
         if !event.isAudit {
             let (hash, legacy) = bytes.withUnsafeBytes { raw in
-                (identities.hash(UnsafeRawBufferPointer(rebasing: raw.prefix(identityLength))), hasLegacyIdentities ? legacyHash(raw) : nil)
+                (Self.identityHash(UnsafeRawBufferPointer(rebasing: raw.prefix(identityLength)), identities), hasLegacyIdentities ? legacyHash(raw) : nil)
             }
             if external == nil && identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
             if let external {
@@ -135,6 +135,15 @@ final class ImportSession: ImportSink {
             }
         }
         try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
+    }
+
+    /// The hash of an event's identifying bytes, under the kind they are compared as.
+    private static func identityHash(_ identity: UnsafeRawBufferPointer, _ identities: IdentitySet) -> UInt64 {
+        let kind = EventIdentity.identityKind(of: identity)
+        guard kind != identity[1] else { return identities.hash(identity) }
+        var normalized = Array(identity)
+        normalized[1] = kind
+        return normalized.withUnsafeBytes { identities.hash($0) }
     }
 
     /// The legacy-scheme hash of a sample or correlation (nil for other kinds).
