@@ -141,20 +141,26 @@ import Testing
 @Suite struct TypesCommandTests {
     let cli = CLIRunner()
 
-    @Test func typesPrintsEveryHeldTypeAsTheSpecShapesIt() throws {
-        let dir = TemporaryDirectory()
+    /// A new vault holding the records of `xml`: its path and passphrase file.
+    private func vaultWith(_ dir: TemporaryDirectory, _ xml: String) throws -> (String, String) {
         let vault = dir.path + "/vault", pass = dir.passphraseFile("pass", "correct horse battery")
         #expect(try cli.run(["init", "--vault", vault, "--passphrase-file", pass, "--kdf", "interactive"]).status == 0)
-        let xml = dir.path + "/export.xml"
-        try Data("""
+        let file = dir.path + "/export.xml"
+        try Data(xml.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try cli.run(["import", file, "--vault", vault, "--passphrase-file", pass]).status == 0)
+        return (vault, pass)
+    }
+
+    @Test func typesPrintsEveryHeldTypeAsTheSpecShapesIt() throws {
+        let dir = TemporaryDirectory()
+        let (vault, pass) = try vaultWith(dir, """
             <?xml version="1.0" encoding="UTF-8"?>
             <HealthData locale="en_US">
              <Me HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexMale"/>
              <Record type="HKQuantityTypeIdentifierBloodGlucose" sourceName="Meter" unit="mg/dL" startDate="2024-05-03 07:00:00 +0200" endDate="2024-05-03 07:00:00 +0200" value="101"/>
              <Record type="HKQuantityTypeIdentifierBloodGlucose" sourceName="Meter" unit="mg/dL" startDate="2024-05-05 07:00:00 +0200" endDate="2024-05-05 07:00:00 +0200" value="97"/>
             </HealthData>
-            """.utf8).write(to: URL(fileURLWithPath: xml))
-        #expect(try cli.run(["import", xml, "--vault", vault, "--passphrase-file", pass]).status == 0)
+            """)
         let result = try cli.run(["types", "--vault", vault, "--passphrase-file", pass, "--json"])
         #expect(result.status == 0)
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
@@ -171,18 +177,14 @@ import Testing
 
     @Test func workoutsGroupsByPeriodAndKind() throws {
         let dir = TemporaryDirectory()
-        let vault = dir.path + "/vault", pass = dir.passphraseFile("pass", "correct horse battery")
-        #expect(try cli.run(["init", "--vault", vault, "--passphrase-file", pass, "--kdf", "interactive"]).status == 0)
-        let xml = dir.path + "/export.xml"
-        try Data("""
+        let (vault, pass) = try vaultWith(dir, """
             <?xml version="1.0" encoding="UTF-8"?>
             <HealthData locale="en_US">
              <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" totalDistance="5" totalDistanceUnit="km" totalEnergyBurned="300" totalEnergyBurnedUnit="kcal" sourceName="Watch" startDate="2024-05-02 08:00:00 +0200" endDate="2024-05-02 08:30:00 +0200"/>
              <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="20" durationUnit="min" totalDistance="3" totalDistanceUnit="km" totalEnergyBurned="200" totalEnergyBurnedUnit="kcal" sourceName="Watch" startDate="2024-05-09 08:00:00 +0200" endDate="2024-05-09 08:20:00 +0200"/>
              <Workout workoutActivityType="HKWorkoutActivityTypeTraditionalStrengthTraining" duration="45" durationUnit="min" sourceName="Watch" startDate="2024-04-29 18:00:00 +0200" endDate="2024-04-29 18:45:00 +0200"/>
             </HealthData>
-            """.utf8).write(to: URL(fileURLWithPath: xml))
-        #expect(try cli.run(["import", xml, "--vault", vault, "--passphrase-file", pass]).status == 0)
+            """)
         let result = try cli.run(["workouts", "--by", "2weeks", "--to", "2024-05-14", "--vault", vault, "--passphrase-file", pass, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
@@ -197,17 +199,13 @@ import Testing
 
     @Test func sleepPrintsOneObjectPerNight() throws {
         let dir = TemporaryDirectory()
-        let vault = dir.path + "/vault", pass = dir.passphraseFile("pass", "correct horse battery")
-        #expect(try cli.run(["init", "--vault", vault, "--passphrase-file", pass, "--kdf", "interactive"]).status == 0)
-        let xml = dir.path + "/export.xml"
-        try Data("""
+        let (vault, pass) = try vaultWith(dir, """
             <?xml version="1.0" encoding="UTF-8"?>
             <HealthData locale="en_US">
              <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Watch" startDate="2024-05-01 23:00:00 +0200" endDate="2024-05-02 02:00:00 +0200" value="HKCategoryValueSleepAnalysisAsleepCore"/>
              <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Watch" startDate="2024-05-02 02:00:00 +0200" endDate="2024-05-02 03:00:00 +0200" value="HKCategoryValueSleepAnalysisAsleepDeep"/>
             </HealthData>
-            """.utf8).write(to: URL(fileURLWithPath: xml))
-        #expect(try cli.run(["import", xml, "--vault", vault, "--passphrase-file", pass]).status == 0)
+            """)
         let result = try cli.run(["sleep", "--vault", vault, "--passphrase-file", pass, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == """
