@@ -122,7 +122,9 @@ extension ReadModels {
         try statement.bind(1, metric)
         try statement.bind(2, from?.dayNumber ?? Int64.min)
         try statement.bind(3, to?.dayNumber ?? Int64.max)
-        let rangeEnd = try to ?? lastDay("SELECT MAX(d.day) FROM daily d JOIN metrics m ON m.id = d.metric_id WHERE m.identifier = ?", metric)
+        // Only two-week periods depend on where the range ends.
+        let rangeEnd = try to ?? (period == .twoWeeks
+            ? lastDay("SELECT MAX(d.day) FROM daily d JOIN metrics m ON m.id = d.metric_id WHERE m.identifier = ?", metric) : LocalDay(dayNumber: 0))
         struct Accumulator {
             var total = 0.0, microSum = 0.0, samples = 0, min = Double.infinity, max = -Double.infinity
             var cumulative = true
@@ -170,7 +172,7 @@ extension ReadModels {
             """)
         try statement.bind(1, from?.dayNumber ?? Int64.min)
         try statement.bind(2, to?.dayNumber ?? Int64.max)
-        let rangeEnd = try to ?? lastDay("SELECT MAX(day) FROM workouts", nil)
+        let rangeEnd = try to ?? (period == .twoWeeks ? lastDay("SELECT MAX(day) FROM workouts", nil) : LocalDay(dayNumber: 0))
         var rows: [WorkoutRow] = []
         var index: [String: Int] = [:]
         while try statement.step() {
