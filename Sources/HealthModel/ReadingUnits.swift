@@ -9,17 +9,17 @@
 public enum ReadingUnits {
     /// The reading unit of `type` stored in `unit`, with the factor from stored to read values
     /// (exact powers of ten for masses); nil when they are the same.
-    public static func reading(type: String, unit: String) -> (unit: String, factor: UnitNormalizer.Factor, multiplier: Double)? {
+    public static func reading(type: String, unit: String) -> (unit: String, factor: UnitNormalizer.Factor)? {
         if unit == "kg", let target = nutrientUnits[type] {
             switch target {
-            case "g": return ("g", .powerOfTen(3), 1e3)
-            case "mg": return ("mg", .powerOfTen(6), 1e6)
-            default: return ("mcg", .powerOfTen(9), 1e9)
+            case "g": return ("g", .powerOfTen(3))
+            case "mg": return ("mg", .powerOfTen(6))
+            default: return ("mcg", .powerOfTen(9))
             }
         }
         if let molarMass = molarMass(unit) {
             // mmol/L × g/mol = mg/L; / 10 = mg/dL.
-            return ("mg/dL", .linear(multiply: molarMass / 10, add: 0), molarMass / 10)
+            return ("mg/dL", .linear(multiply: molarMass / 10, add: 0))
         }
         return nil
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Units that change with the exporting phone's locale (Cal, kcal and kJ; km and mi; lb and kg;
 /// degF and degC) become one canonical unit per dimension on import, so that the same sample
 /// exported under two locales is the same sample. Units not listed are kept as written.
@@ -10,6 +12,15 @@ public enum UnitNormalizer {
         case powerOfTen(Int)
         /// canonical = value × multiply + add
         case linear(multiply: Double, add: Double)
+
+        /// A binary value converted (`DecimalValue.scaled(by:)` keeps exact decimals exact).
+        public func applied(to value: Double) -> Double {
+            switch self {
+            case .identity: value
+            case .powerOfTen(let exponent): value * pow(10, Double(exponent))
+            case .linear(let multiply, let add): value * multiply + add
+            }
+        }
     }
 
     /// Canonical unit and conversion for a unit as written, or nil to keep it unchanged.

@@ -85,9 +85,7 @@ struct AppleHealthImporter {
             guard let entry = entriesByPath[Self.join(exportBase, wanted)] else { return nil }
             let entryName = "\(path):\(entry.path)"
             var data = Data()
-            var limit = InflationLimit(entry: entry, name: entryName)
-            _ = try archive.extract(entry, bufferSize: Self.chunkSize, skipCRC32: false) {
-                try limit.add($0.count)
+            try Self.extract(entry, of: archive, name: entryName) {
                 data.append($0)
                 guard data.count <= ClinicalRecordQueue.maximumResourceBytes else { throw ClinicalRecordQueue.TooLarge() }
             }
@@ -98,25 +96,27 @@ struct AppleHealthImporter {
         for entry in entries where entry.path.lowercased().contains("electrocardiograms/") && entry.path.lowercased().hasSuffix(".csv") {
             let entryName = "\(path):\(entry.path)"
             try ECGReader.importECG(ImportInput(name: entryName, size: Int64(clamping: entry.uncompressedSize)) { feed in
-                var limit = InflationLimit(entry: entry, name: entryName)
-                _ = try archive.extract(entry, bufferSize: Self.chunkSize, skipCRC32: false) {
-                    try limit.add($0.count)
-                    try feed($0)
-                }
+                try Self.extract(entry, of: archive, name: entryName, feed)
             }, into: sink)
         }
 
         // Route files sit beside the XML: `<export dir>/workout-routes/...`.
         try importRoutes(routes, base: (export.path as NSString).deletingLastPathComponent, missing: "from the zip") { wanted in
-            entries.first(where: { $0.path == wanted }).map { entry in
+            entriesByPath[wanted].map { entry in
                 RouteFile(label: entry.path, name: "\(path):\(entry.path)") { feed in
-                    var limit = InflationLimit(entry: entry, name: "\(path):\(entry.path)")
-                    _ = try archive.extract(entry, bufferSize: Self.chunkSize, skipCRC32: false) {
-                        try limit.add($0.count)
-                        try feed($0)
-                    }
+                    try Self.extract(entry, of: archive, name: "\(path):\(entry.path)", feed)
                 }
             }
+        }
+    }
+
+    /// Inflates an entry beside the export XML (a route, an ECG, a clinical resource) in chunks,
+    /// its CRC checked and its inflation bounded.
+    private static func extract(_ entry: Entry, of archive: Archive, name: String, _ feed: (Data) throws -> Void) throws {
+        var limit = InflationLimit(entry: entry, name: name)
+        _ = try archive.extract(entry, bufferSize: chunkSize, skipCRC32: false) {
+            try limit.add($0.count)
+            try feed($0)
         }
     }
 

@@ -19,6 +19,12 @@ struct HeldTypeTable {
 
     init(db: SQLiteConnection) throws {
         self.db = db
+        try loadIDs()
+    }
+
+    private mutating func loadIDs() throws {
+        ids = [:]
+        last = nil
         let statement = try db.prepare("SELECT id, type, unit FROM held_types")
         while try statement.step() { ids[Key(type: statement.text(1) ?? "", unit: statement.text(2) ?? "")] = statement.int64(0) }
     }
@@ -46,6 +52,11 @@ struct HeldTypeTable {
     struct Tally {
         var count: Int64 = 0
         var minutes: Double = 0
+
+        mutating func add(count n: Int64, minutes m: Double) {
+            count += n
+            minutes += m
+        }
     }
 
     /// Adds counts (and minutes) per (type id, day).
@@ -93,9 +104,6 @@ struct HeldTypeTable {
         try db.execute("""
             DELETE FROM held_types WHERE undated = 0 AND NOT EXISTS (SELECT 1 FROM held_days WHERE type_id = held_types.id)
             """)
-        ids = [:]
-        last = nil
-        let statement = try db.prepare("SELECT id, type, unit FROM held_types")
-        while try statement.step() { ids[Key(type: statement.text(1) ?? "", unit: statement.text(2) ?? "")] = statement.int64(0) }
+        try loadIDs()
     }
 }

@@ -81,7 +81,7 @@ public struct ProjectionUpdate {
 
     private mutating func endHeldRun() {
         guard let run = heldRun else { return }
-        pendingHeld[DayKey(metric: run.held, day: run.day), default: HeldTypeTable.Tally()].count += run.count
+        pendingHeld[DayKey(metric: run.held, day: run.day), default: HeldTypeTable.Tally()].add(count: run.count, minutes: 0)
         heldRun = nil
     }
 
@@ -181,17 +181,17 @@ public struct ProjectionUpdate {
         if pendingCount >= Self.flushThreshold { try flush() }
     }
 
+    /// Counts one record (and how long it lasted) for `types`.
+    private mutating func count(_ item: RecordedItem) throws {
+        let held = try heldTypes.id(type: item.type, unit: item.unit ?? "", category: item.category)
+        pendingHeld[DayKey(metric: held, day: item.day?.dayNumber ?? HeldTypeTable.undatedDay), default: HeldTypeTable.Tally()]
+            .add(count: 1, minutes: item.minutes)
+    }
+
     /// Removes what the samples of one category that started in one month brought: their
     /// intervals (later parts across the month's end too) and the totals recomputed without them,
     /// their discrete days, and for activity the stand hours and Apple's summaries of the month.
     /// The result is what a rebuild without those samples gives.
-    private mutating func count(_ item: RecordedItem) throws {
-        let held = try heldTypes.id(type: item.type, unit: item.unit ?? "", category: item.category)
-        let key = DayKey(metric: held, day: item.day?.dayNumber ?? HeldTypeTable.undatedDay)
-        pendingHeld[key, default: HeldTypeTable.Tally()].count += 1
-        pendingHeld[key, default: HeldTypeTable.Tally()].minutes += item.minutes
-    }
-
     private mutating func purge(_ erased: ErasedMonth) throws {
         guard let month = erased.month else { return }
         let first = month.days.lowerBound.dayNumber, last = month.days.upperBound.dayNumber
@@ -264,26 +264,21 @@ public struct ProjectionUpdate {
             try removed.bind(1, first)
             try removed.bind(2, last)
             while try removed.step() { sources.uncount(Int32(removed.int64(0))) }
-            let remove = try db.prepare("DELETE FROM sleep_segments WHERE start_day BETWEEN ? AND ?")
-            try remove.bind(1, first)
-            try remove.bind(2, last)
-            try remove.run()
+            try deleteRows(of: "sleep_segments", where: "start_day", from: first, to: last)
         }
-        if erased.category == .workouts {
-            let remove = try db.prepare("DELETE FROM workouts WHERE day BETWEEN ? AND ?")
-            try remove.bind(1, first)
-            try remove.bind(2, last)
-            try remove.run()
-        }
+        if erased.category == .workouts { try deleteRows(of: "workouts", where: "day", from: first, to: last) }
         if erased.category == HealthCategory.of(type: ProjectionInput.standHourType) {
-            for table in ["stand_hours", "apple_rings"] {
-                let remove = try db.prepare("DELETE FROM \(table) WHERE day BETWEEN ? AND ?")
-                try remove.bind(1, first)
-                try remove.bind(2, last)
-                try remove.run()
-            }
+            for table in ["stand_hours", "apple_rings"] { try deleteRows(of: table, where: "day", from: first, to: last) }
         }
         ringsChanged(first)
+    }
+
+    /// Deletes the rows of `table` whose day `column` lies in `first...last`.
+    private func deleteRows(of table: String, where column: String, from first: Int64, to last: Int64) throws {
+        let remove = try db.prepare("DELETE FROM \(table) WHERE \(column) BETWEEN ? AND ?")
+        try remove.bind(1, first)
+        try remove.bind(2, last)
+        try remove.run()
     }
 
     private mutating func ringsChanged(_ day: Int64) {

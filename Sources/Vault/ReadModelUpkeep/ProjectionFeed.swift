@@ -25,7 +25,7 @@ struct ProjectionFeed {
                 guard value.isFinite else { return nil }
                 // Read models hold the units people read: g of protein, mg/dL of glucose.
                 if unit == "kg" || unit.hasPrefix("mmol<"), let reading = ReadingUnits.reading(type: s.type, unit: unit) {
-                    (value, unit) = (value * reading.multiplier, reading.unit)
+                    (value, unit) = (reading.factor.applied(to: value), reading.unit)
                 }
                 if style(of: s.type) == .cumulative {
                     return .cumulative(CumulativeSample(
