@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what building healthvault needs and is missing: libsodium and sqlite3 headers
+# Installs what building healthvault needs and is missing: libsodium, sqlite3, zlib and libqrencode headers
 # (and pkg-config, which SwiftPM's system-library targets use to find them).
 # As root it uses apt-get; otherwise it names the packages to install and fails.
 set -euo pipefail
@@ -10,8 +10,9 @@ if command -v pkg-config >/dev/null 2>&1; then
     pkg-config --exists libsodium || missing+=(libsodium-dev)
     pkg-config --exists sqlite3 || missing+=(libsqlite3-dev)
     pkg-config --exists zlib || missing+=(zlib1g-dev)
+    pkg-config --exists libqrencode || missing+=(libqrencode-dev)
 else
-    missing+=(libsodium-dev libsqlite3-dev zlib1g-dev)
+    missing+=(libsodium-dev libsqlite3-dev zlib1g-dev libqrencode-dev)
 fi
 
 if ! command -v swift >/dev/null 2>&1 && [ ! -x /opt/swift/usr/bin/swift ]; then

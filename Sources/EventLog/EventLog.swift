@@ -192,8 +192,41 @@ public final class EventLog {
             if try lock.tryLockExclusive() { return lock }
             if attempt < 39 { usleep(5_000) }
         }
+        // A long-running writer that lets others in between its commits (`vaultctl serve`) is
+        // waited for, up to `serverWait` seconds; `lockWanted` asks it to leave a gap.
+        guard serverIsRunning(names, fileSystem) else { throw EventLogError.locked(path: names.lock) }
+        try? fileSystem.replaceAtomically(names.lockWanted, with: [])
+        defer { try? fileSystem.remove(names.lockWanted) }
+        let deadline = Date().addingTimeInterval(serverWait)
+        while Date() < deadline {
+            if try lock.tryLockExclusive() { return lock }
+            usleep(1_000)
+        }
         throw EventLogError.locked(path: names.lock)
     }
+
+    /// Seconds a command waits for the writer lock while a server holds it between commits.
+    static let serverWait = 10.0
+
+    /// Whether a process holds `serve.lock` (a running `vaultctl serve`).
+    static func serverIsRunning(_ names: LogDirectory, _ fileSystem: any FileSystem) -> Bool {
+        guard fileSystem.exists(names.serverLock), let file = try? fileSystem.open(names.serverLock, mode: .readWrite) else { return false }
+        guard let free = try? file.tryLockExclusive() else { return false }
+        if free { try? file.unlock() }
+        return !free
+    }
+
+    /// Marks the log as served by this process until the returned file is released: commands that
+    /// find the writer lock taken then wait for a gap between the server's commits.
+    public static func markServed(directory: String, fileSystem: any FileSystem = POSIXFileSystem()) throws -> any StorageFile {
+        let names = LogDirectory(directory)
+        let file = try fileSystem.open(names.serverLock, mode: .createIfMissing)
+        guard try file.tryLockExclusive() else { throw EventLogError.locked(path: names.serverLock) }
+        return file
+    }
+
+    /// Whether a command waits for the writer lock (the server leaves it a gap).
+    public var lockIsWanted: Bool { fileSystem.exists(directory.lockWanted) }
 
     /// Cuts a torn tail and records a commit that the head record missed (a crash between the
     /// log's sync and the head's rename).
@@ -385,6 +418,7 @@ public final class EventLog {
     /// ignore the frames, and a crash leaves them as a torn tail that the next writer cuts.
     public func beginTransaction() throws -> LogTransaction {
         guard mode == .readWrite else { throw EventLogError.readOnly }
+        guard !lockReleased else { throw EventLogError.writerFailed }
         guard !failed else { throw EventLogError.writerFailed }
         guard written == committed else { throw EventLogError.writerFailed }
         return LogTransaction(log: ObjectIdentifier(self))
@@ -725,7 +759,39 @@ public final class EventLog {
         let tables = (keyTableDigest.map { [$0] } ?? []) + (nextKeyTable.map { [$0] } ?? [])
         let head = HeadRecord(vaultID: vaultID, committed: committed, lastFrameOffset: lastFrameOffset, keyTables: tables,
                               auditChain: auditChain)
-        try fileSystem.replaceAtomically(directory.head, with: head.encoded(key: keyring.headKey))
+        let bytes = head.encoded(key: keyring.headKey)
+        try fileSystem.replaceAtomically(directory.head, with: bytes)
+        headWritten = bytes
+    }
+
+    /// The head record this handle last wrote: while it is still the file's, no other process
+    /// wrote in between.
+    private var headWritten: [UInt8]?
+    private var lockReleased = false
+
+    /// Lets other processes write (a long-running writer between its commits, `vaultctl serve`):
+    /// releases the writer lock. `retakeWriterLock` takes it back before the next transaction.
+    public func releaseWriterLock() throws {
+        guard mode == .readWrite, let lockFile, !lockReleased else { return }
+        if headWritten == nil { headWritten = try fileSystem.readFileIfPresent(directory.head, limit: HeadRecord.size + 1) }
+        try lockFile.unlock()
+        lockReleased = true
+    }
+
+    /// Takes the writer lock back, trying for up to `timeout` seconds (`EventLogError.locked`
+    /// after). Returns whether the log is as this handle left it; when it is not (another process
+    /// committed, erased or re-keyed), this handle must not write again: open the log anew.
+    public func retakeWriterLock(timeout: Double) throws -> Bool {
+        guard let lockFile, lockReleased else { return true }
+        let deadline = Date().addingTimeInterval(timeout)
+        while try !lockFile.tryLockExclusive() {
+            guard Date() < deadline else { throw EventLogError.locked(path: directory.lock) }
+            usleep(1_000)
+        }
+        lockReleased = false
+        let head = try fileSystem.readFileIfPresent(directory.head, limit: HeadRecord.size + 1)
+        if head != headWritten { failed = true }
+        return !failed
     }
 
     /// Replaces `keys.sealed` with `bytes` so that a crash at any step leaves a table the head

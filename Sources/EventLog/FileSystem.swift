@@ -49,6 +49,8 @@ public protocol StorageFile: AnyObject {
     func truncate(to size: UInt64) throws
     /// Takes an exclusive advisory lock without waiting; `false` when another holder has it.
     func tryLockExclusive() throws -> Bool
+    /// Releases a lock `tryLockExclusive` took.
+    func unlock() throws
 }
 
 extension StorageFile {

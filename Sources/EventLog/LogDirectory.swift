@@ -19,4 +19,8 @@ public struct LogDirectory: Sendable {
     public var frameIndex: String { path + "/frames.index" }
     /// Held with `flock` by the one writer.
     public var lock: String { path + "/events.lock" }
+    /// Held with `flock` by a running `vaultctl serve`, which takes `lock` only while it commits.
+    public var serverLock: String { path + "/serve.lock" }
+    /// Present while a command waits for `lock` held by the server (empty).
+    public var lockWanted: String { path + "/events.lock.wanted" }
 }

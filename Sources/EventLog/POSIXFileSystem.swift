@@ -183,4 +183,8 @@ final class POSIXFile: StorageFile {
         if errno == EWOULDBLOCK { return false }
         throw fail("flock")
     }
+
+    func unlock() throws {
+        guard flock(fd, LOCK_UN) == 0 else { throw fail("flock") }
+    }
 }

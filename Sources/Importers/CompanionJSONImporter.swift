@@ -2,15 +2,34 @@ import Foundation
 import HealthModel
 import VaultEvents
 
-/// Reads what a phone companion app posts:
-/// `{"metric":"STEPS","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 09:00","value":38}]}`,
-/// or an array of such objects. Times are local. A metric without a known HealthKit type is kept
-/// under `other` with its own name. Each entry that cannot be read is rejected alone.
-struct CompanionJSONImporter {
+/// Reads what a phone companion app posts, in either shape the spec names:
+/// - Yappi: `{"metric":"STEPS","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 09:00","value":38}]}`,
+///   or an array of such objects; times local (in `timeZone`).
+/// - Health Auto Export: `{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":…,"qty":12,"source":"Apple Watch"}]}],"workouts":[…]}}`;
+///   dates with their offset.
+///
+/// A metric without a known HealthKit type is kept under `other` with its own name. Each entry
+/// that cannot be read is rejected alone. The same code reads a file (`vaultctl import`) and a
+/// request's body (`vaultctl serve`), which names the paired app it came from.
+public struct CompanionJSONImporter {
     let sink: ImportSink
     let timeZone: TimeZone
+    /// The paired app a post came from; nil for a file, whose samples keep the source
+    /// "Companion app" they always had.
+    let app: String?
     /// Companion posts are small; a larger file is refused rather than read whole.
     static let maxBytes = 64 << 20
+
+    init(sink: ImportSink, timeZone: TimeZone) {
+        self.init(sink: sink, timeZone: timeZone, app: nil)
+    }
+
+    /// A reader of posts from the paired app `app`.
+    public init(sink: ImportSink, timeZone: TimeZone, app: String?) {
+        self.sink = sink
+        self.timeZone = timeZone
+        self.app = app
+    }
 
     func importJSON(_ input: ImportInput) throws {
         let path = input.name
@@ -27,63 +46,180 @@ struct CompanionJSONImporter {
         } catch {
             throw ImportError.unreadable(path: path, reason: "\(error.localizedDescription)")
         }
-        let posts: [Post]
+        try importBody(data, name: path)
+    }
+
+    /// Reads one JSON document (a file's bytes or a request's body) into the sink. Throws, having
+    /// passed nothing on, when it is not JSON or in neither shape.
+    public func importBody(_ data: Data, name path: String) throws {
+        enum Shape {
+            case yappi([Post])
+            case autoExport(AutoExport.Body)
+        }
+        let shape: Shape
         do {
-            if let many = try? JSONDecoder().decode([Post].self, from: data) { posts = many } else {
-                posts = [try JSONDecoder().decode(Post.self, from: data)]
+            let decoder = JSONDecoder()
+            if let many = try? decoder.decode([Post].self, from: data) {
+                shape = .yappi(many)
+            } else if let one = try? decoder.decode(Post.self, from: data) {
+                shape = .yappi([one])
+            } else {
+                shape = .autoExport(try decoder.decode(AutoExport.self, from: data).data)
             }
         } catch DecodingError.dataCorrupted {
             let (location, reason) = Self.diagnose(data)
             throw ImportError.notWellFormed(path: path, location: location, message: "not valid JSON" + reason)
         } catch {
-            throw ImportError.notAnExport(path: path, reason: "expected {\"metric\":…,\"data\":[…]} or an array of them")
+            throw ImportError.notAnExport(path: path, reason: "expected {\"metric\":…,\"data\":[…]} (or an array of them) or {\"data\":{\"metrics\":[…]}}")
         }
+        var rejections = Rejections(sink: sink)
+        switch shape {
+        case .yappi(let posts): try importYappi(posts, rejections: &rejections)
+        case .autoExport(let body): try importAutoExport(body, rejections: &rejections)
+        }
+        rejections.warn()
+    }
+
+    /// Rejections by reason, with where the first of each was, for the report's warnings.
+    struct Rejections {
+        let sink: ImportSink
         var tally: [String: (count: Int, first: String)] = [:]
-        func reject(_ reason: String, _ place: String) {
+
+        mutating func reject(_ reason: String, _ place: String) {
             tally[reason] = tally[reason].map { ($0.count + 1, $0.first) } ?? (1, place)
             sink.reject(1)
         }
-        let source = HealthSource(name: "Companion app", version: nil, device: HealthDevice(model: "iPhone"))
+
+        func warn() {
+            for (reason, t) in tally.sorted(by: { $0.key < $1.key }) {
+                sink.warn("\(t.count) entr\(t.count == 1 ? "y" : "ies") rejected: \(reason) (first at \(t.first))")
+            }
+        }
+    }
+
+    /// The HealthKit quantity type a metric name (Yappi's `STEPS`, Health Auto Export's
+    /// `step_count`, a short name, an identifier) stands for; nil when none.
+    public static func quantityTypeIdentifier(_ name: String) -> String? {
+        if case .success(let known) = quantityType(name), known.type.hasPrefix("HKQuantityTypeIdentifier") { return known.type }
+        return nil
+    }
+
+    /// The type and unit a metric name stands for, or why its entries are rejected.
+    static func quantityType(_ name: String) -> Result<(type: String, unit: String), RejectedMetric> {
+        switch TypeNames.resolve(AutoExport.metricAliases[name] ?? name) {
+        case .known(let identifier, let implied) where identifier.hasPrefix("HKQuantityTypeIdentifier"):
+            return .success((identifier, implied ?? ""))
+        case .known:
+            // A category type (sleep stages, symptoms) has no number to post.
+            return .failure(RejectedMetric(reason: "a number for a type that takes a category value"))
+        case .other(let name):
+            return .success((name, ""))
+        case .refused(let category):
+            return .failure(RejectedMetric(reason: "a metric name this build does not know that reads as \(category.rawValue) data"))
+        }
+    }
+
+    struct RejectedMetric: Error {
+        var reason: String
+    }
+
+    private func importYappi(_ posts: [Post], rejections: inout Rejections) throws {
+        let source = app.map { HealthSource(name: $0, device: HealthDevice(name: $0, model: "iPhone")) }
+            ?? HealthSource(name: "Companion app", version: nil, device: HealthDevice(model: "iPhone"))
         for (p, post) in posts.enumerated() {
-            let metricName = post.metric, entries = post.data
-            let resolution = TypeNames.resolve(metricName)
-            for (i, entry) in entries.enumerated() {
+            let resolution = Self.quantityType(post.metric)
+            for (i, entry) in post.data.enumerated() {
                 let place = posts.count > 1 ? "[\(p)].data[\(i)]" : "data[\(i)]"
                 let type: String, unit: String
                 switch resolution {
-                case .known(let identifier, let implied) where identifier.hasPrefix("HKQuantityTypeIdentifier"):
-                    (type, unit) = (identifier, implied ?? "")
-                case .known:
-                    // A category type (sleep stages, symptoms) has no number to post.
-                    reject("a number for a type that takes a category value", place)
-                    continue
-                case .other(let name): (type, unit) = (name, "")
-                case .refused(let category):
-                    reject("a metric name this build does not know that reads as \(category.rawValue) data", place)
+                case .success(let known): (type, unit) = known
+                case .failure(let rejected):
+                    rejections.reject(rejected.reason, place)
                     continue
                 }
                 guard let range = entry.timeRange, let slash = range.firstIndex(of: "/"),
                       let start = LocalTime.parse(range[..<slash], timeZone: timeZone),
                       let end = LocalTime.parse(range[range.index(after: slash)...], timeZone: timeZone) else {
-                    reject("unparseable timeRange", place)
+                    rejections.reject("unparseable timeRange", place)
                     continue
                 }
-                guard AppleHealthHandler.plausible(start), AppleHealthHandler.plausible(end) else { reject("date out of range", place); continue }
-                guard end.seconds >= start.seconds else { reject("ends before it starts", place); continue }
-                guard let number = entry.value?.number, number.isFinite else {
-                    reject("unparseable value", place)
-                    continue
-                }
-                if number < 0, type.hasPrefix("HKQuantityTypeIdentifier"), AggregationStyle.of(type: type) == .cumulative { reject(RejectReason.negativeAmount.rawValue, place); continue }
-                let value = number == number.rounded() && abs(number) < 1e15
-                    ? DecimalValue(mantissa: Int64(number), scale: 0) : DecimalValue(double: number)
-                try sink.emit(.sample(HealthSample(type: type, source: source, start: start, end: end,
-                                                     value: .quantity(value, unit: unit))))
+                try emit(type: type, unit: unit, start: start, end: end, number: entry.value?.number, source: source, place: place, rejections: &rejections)
             }
         }
-        for (reason, t) in tally.sorted(by: { $0.key < $1.key }) {
-            sink.warn("\(t.count) entr\(t.count == 1 ? "y" : "ies") rejected: \(reason) (first at \(t.first))")
+    }
+
+    private func importAutoExport(_ body: AutoExport.Body, rejections: inout Rejections) throws {
+        for (m, metric) in (body.metrics ?? []).enumerated() {
+            let resolution = Self.quantityType(metric.name)
+            let conversion = metric.units.flatMap { UnitNormalizer.canonical(for: AutoExport.unitAliases[$0] ?? $0) }
+            for (i, point) in metric.data.enumerated() {
+                let place = "data.metrics[\(m)].data[\(i)]"
+                var (type, unit): (String, String)
+                switch resolution {
+                case .success(let known): (type, unit) = known
+                case .failure(let rejected):
+                    rejections.reject(rejected.reason, place)
+                    continue
+                }
+                if let conversion, unit.isEmpty || unit == conversion.unit { unit = conversion.unit }
+                guard let text = point.date, let date = LocalTime.parseAny(Substring(text), timeZone: timeZone) else {
+                    rejections.reject("unparseable date", place)
+                    continue
+                }
+                let number = (point.qty ?? point.Avg)?.number.map { value in
+                    conversion.map { $0.factor.applied(to: value) } ?? value
+                }
+                try emit(type: type, unit: unit, start: date, end: date, number: number, source: autoExportSource(point.source),
+                         place: place, rejections: &rejections)
+            }
         }
+        for (w, workout) in (body.workouts ?? []).enumerated() {
+            let place = "data.workouts[\(w)]"
+            guard let startText = workout.start, let endText = workout.end,
+                  let start = LocalTime.parseAny(Substring(startText), timeZone: timeZone),
+                  let end = LocalTime.parseAny(Substring(endText), timeZone: timeZone) else {
+                rejections.reject("unparseable start or end", place)
+                continue
+            }
+            guard AppleHealthHandler.plausible(start), AppleHealthHandler.plausible(end) else { rejections.reject("date out of range", place); continue }
+            guard end.seconds >= start.seconds else { rejections.reject("ends before it starts", place); continue }
+            func quantity(_ q: AutoExport.Quantity?) -> DecimalValue? {
+                guard let q, let value = q.qty?.number, value.isFinite, value >= 0 else { return nil }
+                guard let units = q.units, let conversion = UnitNormalizer.canonical(for: AutoExport.unitAliases[units] ?? units) else {
+                    return DecimalValue(double: value)
+                }
+                return DecimalValue(double: conversion.factor.applied(to: value))
+            }
+            let minutes = workout.duration?.number.flatMap { $0.isFinite && $0 >= 0 ? DecimalValue(double: $0 / 60) : nil }
+            try sink.emit(.workout(Workout(
+                activityType: AutoExport.activityType(workout.name ?? ""), source: autoExportSource(nil), start: start, end: end,
+                duration: minutes, totalDistance: quantity(workout.distance), totalEnergy: quantity(workout.activeEnergyBurned))))
+        }
+    }
+
+    /// A Health Auto Export point's source: the device it names, through the paired app.
+    private func autoExportSource(_ name: String?) -> HealthSource {
+        let named = name.flatMap { $0.isEmpty ? nil : $0 }
+        let model = named.map { $0.localizedCaseInsensitiveContains("watch") ? "Watch" : "iPhone" } ?? "iPhone"
+        return HealthSource(name: named ?? app ?? "Companion app", device: HealthDevice(name: app ?? "Health Auto Export", model: model))
+    }
+
+    /// Checks an entry and passes its sample on.
+    private func emit(type: String, unit: String, start: HealthTimestamp, end: HealthTimestamp, number: Double?, source: HealthSource,
+                      place: String, rejections: inout Rejections) throws {
+        guard AppleHealthHandler.plausible(start), AppleHealthHandler.plausible(end) else { rejections.reject("date out of range", place); return }
+        guard end.seconds >= start.seconds else { rejections.reject("ends before it starts", place); return }
+        guard let number, number.isFinite else {
+            rejections.reject("unparseable value", place)
+            return
+        }
+        if number < 0, type.hasPrefix("HKQuantityTypeIdentifier"), AggregationStyle.of(type: type) == .cumulative {
+            rejections.reject(RejectReason.negativeAmount.rawValue, place)
+            return
+        }
+        let value = number == number.rounded() && abs(number) < 1e15
+            ? DecimalValue(mantissa: Int64(number), scale: 0) : DecimalValue(double: number)
+        try sink.emit(.sample(HealthSample(type: type, source: source, start: start, end: end, value: .quantity(value, unit: unit))))
     }
 
     struct Post: Decodable {

@@ -5,6 +5,8 @@ public struct ImportReport: Codable, Equatable, Sendable {
     public var rejected = 0
     /// Records refused because their category's month was erased (see `FileImportReport.erased`).
     public var erased = 0
+    /// Companion samples that replaced an earlier value for the same metric, source and time range.
+    public var replaced = 0
     public var files: [FileImportReport] = []
 
     public init() {}
@@ -25,6 +27,9 @@ public struct FileImportReport: Codable, Equatable, Sendable {
     /// also lists at top level. Every record of a file is added, a duplicate, rejected, erased
     /// or one of these.
     public var repeats = 0
+    /// Companion samples (JSON files, posts) that replaced the value held for the same metric,
+    /// source and time range (Yappi's upsert rule); the replaced value no longer counts.
+    public var replaced = 0
     /// Human-readable notes: rejected records by reason (with where the first one is), missing
     /// route files, repaired values. Never a sample value.
     public var warnings: [String] = []

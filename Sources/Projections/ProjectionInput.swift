@@ -25,6 +25,9 @@ public enum ProjectionInput: Sendable {
     case workout(WorkoutItem)
     /// A sleep-analysis sample, for `sleep` (and counted for `types`).
     case sleep(SleepSegment)
+    /// A quantity sample replaced by a re-posted value: what it brought goes, and its event is
+    /// remembered so that exports skip it.
+    case withdrawn(Withdrawal)
 
     /// The HealthKit type of Apple's stand-hour records, whose category the stand hours and
     /// Apple's ring summaries are erased with.
@@ -146,5 +149,23 @@ public struct WorkoutItem: Sendable, Equatable {
         self.minutes = minutes
         self.energy = energy
         self.distance = distance
+    }
+}
+
+/// A replaced quantity sample: its event's log index, its category and local start day (for
+/// erasure), and the input it had fed (exactly one of the two).
+public struct Withdrawal: Sendable {
+    public var eventIndex: UInt64
+    public var category: HealthCategory
+    public var day: LocalDay
+    public var cumulative: CumulativeSample?
+    public var discrete: DiscreteSample?
+
+    public init(eventIndex: UInt64, category: HealthCategory, day: LocalDay, cumulative: CumulativeSample? = nil, discrete: DiscreteSample? = nil) {
+        self.eventIndex = eventIndex
+        self.category = category
+        self.day = day
+        self.cumulative = cumulative
+        self.discrete = discrete
     }
 }

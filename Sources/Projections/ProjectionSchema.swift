@@ -2,7 +2,7 @@
 /// 1970-01-01 in the sample's own UTC offset); values are in each metric's canonical unit.
 enum ProjectionSchema {
     /// Raised whenever a table changes shape or meaning; an image of another format is rebuilt.
-    static let format = 3
+    static let format = 4
 
     static let statements = """
         CREATE TABLE projection_meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -39,6 +39,8 @@ enum ProjectionSchema {
             day INTEGER NOT NULL, start INTEGER NOT NULL, type TEXT NOT NULL, minutes REAL NOT NULL,
             energy REAL, distance REAL);
         CREATE INDEX workouts_by_day ON workouts(day);
+        CREATE TABLE superseded(event_index INTEGER PRIMARY KEY, category TEXT NOT NULL, day INTEGER NOT NULL);
+        CREATE INDEX superseded_by_day ON superseded(category, day);
         CREATE TABLE goal_changes(id INTEGER PRIMARY KEY, ring TEXT NOT NULL, value REAL NOT NULL, from_day INTEGER NOT NULL);
         CREATE TABLE rings(
             day INTEGER PRIMARY KEY, move REAL NOT NULL, move_goal REAL NOT NULL,

@@ -19,6 +19,8 @@ public struct ProjectionUpdate {
     var metrics: [MetricKey: (id: Int64, cumulative: Bool)] = [:]
     var sources: SourceTable
     var pendingIntervals: [DayKey: [Interval]] = [:]
+    /// Intervals of replaced samples, taken out of their days at the next flush.
+    var pendingRemovals: [DayKey: [Interval]] = [:]
     var pendingDiscrete: [DayKey: DiscreteStats] = [:]
     var pendingStand: [Int64: Set<Int64>] = [:]
     var pendingAppleRings: [Int64: AppleRings] = [:]
@@ -91,21 +93,9 @@ public struct ProjectionUpdate {
         case .cumulative(let s):
             let metric = try metricID(s.metric, unit: s.unit, cumulative: true)
             let source = try sources.id(for: s.source)
-            let firstDay = LocalDay(instant: s.start, utcOffset: s.utcOffset)
-            try countMetric(metric, identifier: s.metric, unit: s.unit, day: firstDay.dayNumber)
-            if s.end <= s.start || s.end <= firstDay.startInstant(utcOffset: s.utcOffset) + 86_400 {
-                pendingIntervals[DayKey(metric: metric, day: firstDay.dayNumber), default: []]
-                    .append(Interval(start: s.start, end: max(s.start, s.end), value: s.value, source: source))
-            } else {
-                // Across midnight: each day gets its part of the span and its share of the value.
-                var cursor = s.start
-                for part in splitAcrossLocalDays(start: s.start, end: s.end, utcOffset: s.utcOffset, value: s.value) {
-                    let end = min(s.end, part.day.startInstant(utcOffset: s.utcOffset) + 86_400)
-                    pendingIntervals[DayKey(metric: metric, day: part.day.dayNumber), default: []]
-                        .append(Interval(start: cursor, end: end, value: part.value, source: source,
-                                         daysAfterOrigin: Int32(clamping: part.day.dayNumber - firstDay.dayNumber)))
-                    cursor = end
-                }
+            try countMetric(metric, identifier: s.metric, unit: s.unit, day: LocalDay(instant: s.start, utcOffset: s.utcOffset).dayNumber)
+            for (key, interval) in Self.intervals(of: s, metric: metric, source: source) {
+                pendingIntervals[key, default: []].append(interval)
             }
         case .discrete(let s):
             let metric = try metricID(s.metric, unit: s.unit, cumulative: false)
@@ -162,6 +152,8 @@ public struct ProjectionUpdate {
                 try insert.bind(Int32(i + 1), value)
             }
             try insert.run()
+        case .withdrawn(let w):
+            try withdraw(w)
         case .workout(let w):
             let day = LocalDay(instant: w.start, utcOffset: w.utcOffset)
             try count(RecordedItem(type: w.type, category: .workouts, day: day))
@@ -179,6 +171,61 @@ public struct ProjectionUpdate {
         }
         pendingCount += 1
         if pendingCount >= Self.flushThreshold { try flush() }
+    }
+
+    /// The intervals a cumulative sample adds to its days: one, or across midnight each day its
+    /// part of the span and its share of the value.
+    static func intervals(of s: CumulativeSample, metric: Int64, source: Int32) -> [(DayKey, Interval)] {
+        let firstDay = LocalDay(instant: s.start, utcOffset: s.utcOffset)
+        if s.end <= s.start || s.end <= firstDay.startInstant(utcOffset: s.utcOffset) + 86_400 {
+            return [(DayKey(metric: metric, day: firstDay.dayNumber), Interval(start: s.start, end: max(s.start, s.end), value: s.value, source: source))]
+        }
+        var out: [(DayKey, Interval)] = []
+        var cursor = s.start
+        for part in splitAcrossLocalDays(start: s.start, end: s.end, utcOffset: s.utcOffset, value: s.value) {
+            let end = min(s.end, part.day.startInstant(utcOffset: s.utcOffset) + 86_400)
+            out.append((DayKey(metric: metric, day: part.day.dayNumber),
+                        Interval(start: cursor, end: end, value: part.value, source: source,
+                                 daysAfterOrigin: Int32(clamping: part.day.dayNumber - firstDay.dayNumber))))
+            cursor = end
+        }
+        return out
+    }
+
+    /// Takes a replaced sample's contribution out: its intervals (or its share of a discrete
+    /// day's count and sum), its count for `types`, and remembers its event for exports.
+    private mutating func withdraw(_ w: Withdrawal) throws {
+        let remember = try db.prepare("INSERT OR IGNORE INTO superseded(event_index, category, day) VALUES (?, ?, ?)")
+        try remember.bind(1, Int64(bitPattern: w.eventIndex))
+        try remember.bind(2, w.category.rawValue)
+        try remember.bind(3, w.day.dayNumber)
+        try remember.run()
+        guard db.changes > 0 else { return }  // already withdrawn
+        if let s = w.cumulative {
+            let metric = try metricID(s.metric, unit: s.unit, cumulative: true)
+            let source = try sources.id(for: s.source)
+            sources.uncount(source)
+            try uncountMetric(metric, identifier: s.metric, unit: s.unit, day: w.day.dayNumber)
+            for (key, interval) in Self.intervals(of: s, metric: metric, source: source) {
+                pendingRemovals[key, default: []].append(interval)
+            }
+        } else if let s = w.discrete {
+            let metric = try metricID(s.metric, unit: s.unit, cumulative: false)
+            let day = LocalDay(instant: s.start, utcOffset: s.utcOffset).dayNumber
+            try uncountMetric(metric, identifier: s.metric, unit: s.unit, day: day)
+            var removal = DiscreteStats()
+            removal.add(s)
+            // Count and sum come out exactly; a day's minimum and maximum keep the replaced
+            // value's bounds (they are not recomputable without the day's readings).
+            pendingDiscrete[DayKey(metric: metric, day: day), default: DiscreteStats()]
+                .add(microSum: -removal.microSum, samples: -1, min: .infinity, max: -.infinity)
+        }
+    }
+
+    private mutating func uncountMetric(_ metric: Int64, identifier: String, unit: String, day: Int64) throws {
+        endHeldRun()
+        let held = try heldTypes.id(type: identifier, unit: unit, category: HealthCategory.of(type: identifier))
+        pendingHeld[DayKey(metric: held, day: day), default: HeldTypeTable.Tally()].add(count: -1, minutes: 0)
     }
 
     /// Counts one record (and how long it lasted) for `types`.
@@ -267,6 +314,11 @@ public struct ProjectionUpdate {
             try deleteRows(of: "sleep_segments", where: "start_day", from: first, to: last)
         }
         if erased.category == .workouts { try deleteRows(of: "workouts", where: "day", from: first, to: last) }
+        let forget = try db.prepare("DELETE FROM superseded WHERE category = ? AND day BETWEEN ? AND ?")
+        try forget.bind(1, erased.category.rawValue)
+        try forget.bind(2, first)
+        try forget.bind(3, last)
+        try forget.run()
         if erased.category == HealthCategory.of(type: ProjectionInput.standHourType) {
             for table in ["stand_hours", "apple_rings"] { try deleteRows(of: table, where: "day", from: first, to: last) }
         }
@@ -308,14 +360,27 @@ public struct ProjectionUpdate {
         let readIntervals = try db.prepare("SELECT data FROM day_intervals WHERE metric_id = ? AND day = ?")
         let writeIntervals = try db.prepare("INSERT OR REPLACE INTO day_intervals(metric_id, day, data) VALUES (?, ?, ?)")
         let writeTotal = try db.prepare("INSERT OR REPLACE INTO daily(metric_id, day, samples, total) VALUES (?, ?, ?, ?)")
-        for (key, added) in pendingIntervals {
+        let deleteIntervals = try db.prepare("DELETE FROM day_intervals WHERE metric_id = ? AND day = ?")
+        let deleteDaily = try db.prepare("DELETE FROM daily WHERE metric_id = ? AND day = ?")
+        for key in Set(pendingIntervals.keys).union(pendingRemovals.keys) {
             ringsChanged(key.day)
             var intervals: [Interval] = []
             try readIntervals.bind(1, key.metric)
             try readIntervals.bind(2, key.day)
             if try readIntervals.step() { try IntervalBlob.decode(readIntervals.blob(0), into: &intervals) }
             readIntervals.reset()
-            intervals.append(contentsOf: added)
+            intervals.append(contentsOf: pendingIntervals[key] ?? [])
+            for removed in pendingRemovals[key] ?? [] {
+                if let at = intervals.firstIndex(of: removed) { intervals.remove(at: at) }
+            }
+            if intervals.isEmpty {
+                for statement in [deleteIntervals, deleteDaily] {
+                    try statement.bind(1, key.metric)
+                    try statement.bind(2, key.day)
+                    try statement.run()
+                }
+                continue
+            }
             intervals.sort(by: Interval.precedes)
             try writeIntervals.bind(1, key.metric)
             try writeIntervals.bind(2, key.day)
@@ -328,6 +393,7 @@ public struct ProjectionUpdate {
             try writeTotal.run()
         }
         pendingIntervals = [:]
+        pendingRemovals = [:]
 
         let readStats = try db.prepare("SELECT samples, micro_sum, min, max FROM daily WHERE metric_id = ? AND day = ?")
         let writeStats = try db.prepare("INSERT OR REPLACE INTO daily(metric_id, day, samples, micro_sum, min, max) VALUES (?, ?, ?, ?, ?, ?)")
@@ -340,6 +406,12 @@ public struct ProjectionUpdate {
             }
             readStats.reset()
             stats.add(microSum: added.microSum, samples: added.samples, min: added.min, max: added.max)
+            if stats.samples <= 0 {
+                try deleteDaily.bind(1, key.metric)
+                try deleteDaily.bind(2, key.day)
+                try deleteDaily.run()
+                continue
+            }
             try writeStats.bind(1, key.metric)
             try writeStats.bind(2, key.day)
             try writeStats.bind(3, stats.samples)

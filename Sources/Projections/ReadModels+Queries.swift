@@ -243,6 +243,15 @@ extension ReadModels {
         return result
     }
 
+    /// Log indexes of the samples replaced by re-posted values (companion upserts), which
+    /// exports leave out.
+    public func supersededEvents() throws -> Set<UInt64> {
+        let statement = try db.prepare("SELECT event_index FROM superseded")
+        var result: Set<UInt64> = []
+        while try statement.step() { result.insert(UInt64(bitPattern: statement.int64(0))) }
+        return result
+    }
+
     /// Every type the vault holds (and unit it is read in), with its count and first and last
     /// local day, by category, then type.
     public func heldTypes() throws -> [HeldTypeRow] {

@@ -63,6 +63,8 @@ final class SQLiteConnection {
 
     /// The rowid of the last row inserted.
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// Rows the last statement inserted, updated or deleted.
+    var changes: Int { Int(sqlite3_changes(handle)) }
 
     func prepare(_ sql: String) throws -> SQLiteStatement {
         try SQLiteStatement(connection: self, sql: sql)

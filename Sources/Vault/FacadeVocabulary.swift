@@ -20,6 +20,7 @@
 @_exported import struct Importers.FileImportReport
 @_exported import enum Importers.ImportError
 @_exported import struct Importers.SourceLocation
+@_exported import struct Importers.CompanionJSONImporter
 
 // The researcher's side of a bundle (ResearchBundle).
 @_exported import enum ResearchBundle.BundleReader

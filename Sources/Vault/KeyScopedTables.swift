@@ -54,6 +54,16 @@ final class KeyScopedTables {
         return encoder
     }
 
+    /// Shows every committed event sealed with `keyID` (definitions aside) to `visit`, with its
+    /// log-wide index.
+    func forEachEvent(of keyID: UInt32, _ visit: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {
+        try readFrames(of: keyID) { frame in
+            try frame.forEachEvent { index, bytes in
+                if !Vault.isDefinition(bytes) { try visit(index, bytes) }
+            }
+        }
+    }
+
     /// Shows the bytes of every event sealed with `keyID` (definitions aside) to `visit`.
     private func visitEvents(of keyID: UInt32, _ visit: (UnsafeRawBufferPointer) throws -> Void) throws {
         try readFrames(of: keyID) { frame in

@@ -27,6 +27,8 @@ extension Vault {
             for path in paths {
                 let format = try ImportFormat.detect(path)
                 session.startFile(path: path, format: format.rawValue)
+                // Companion JSON follows the upsert rule per source, as posts to `serve` do.
+                session.revisable = format == .companionJSON
                 // The parser on this thread, the session (identities, encoding, frames) on another.
                 let pipeline = PipelinedSink(target: session)
                 pipeline.start()
@@ -43,6 +45,7 @@ extension Vault {
                 report.duplicates += file.duplicates
                 report.rejected += file.rejected
                 report.erased += file.erased
+                report.replaced += file.replaced
             }
             try session.commit()
         } catch {

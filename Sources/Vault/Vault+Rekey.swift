@@ -17,10 +17,10 @@ extension Vault {
     static let rekeyCommitted = "rekey.ready"
     /// What a committed rekey moves into place, in this order: the keyslot last, so that until
     /// it moves the old passphrase and key still open whatever has not moved yet.
-    static let rekeyFiles = ["events.log", "keys.sealed", "events.head", identityFileName, "keyslot"]
+    static let rekeyFiles = ["events.log", "keys.sealed", "events.head", identityFileName, serverCredentialsFileName, "keyslot"]
 
     /// Replaces the master key (and the passphrase with `new`), re-encrypting the log and the
-    /// identity under it, and records `masterKeyRotated`. The read models' image, sealed under the
+    /// identity (and the server's certificate) under it, and records `masterKeyRotated`. The read models' image, sealed under the
     /// old key, is removed; the next command rebuilds it.
     public static func rekey(
         at directory: String, from old: Passphrase, to new: Passphrase, kdf: KDFParameters? = nil,
@@ -45,6 +45,10 @@ extension Vault {
         try newLog.commit(&transaction)
 
         try sealIdentity(identity, to: staging + "/" + identityFileName, log: newLog, masterKey: newKey, fileSystem: fileSystem)
+        // The server's certificate stays the same (phones pin it), sealed under the new key.
+        if let credentials = try vault.serverCredentials() {
+            try sealServerCredentials(credentials, to: staging + "/" + serverCredentialsFileName, log: newLog, masterKey: newKey, fileSystem: fileSystem)
+        }
         let current = try Keyslot.read(from: keyslotPath(in: directory), fileSystem: fileSystem)
         let keyslot = try Keyslot.seal(masterKey: newKey, vaultID: vaultID, passphrase: new, kdf: kdf ?? current.kdf)
         try keyslot.write(to: keyslotPath(in: staging), fileSystem: fileSystem)

@@ -15,7 +15,7 @@ public final class Vault {
     let masterKey: SecretKey
     let fileSystem: any FileSystem
 
-    private init(directory: String, log: EventLog, masterKey: SecretKey, fileSystem: any FileSystem) {
+    init(directory: String, log: EventLog, masterKey: SecretKey, fileSystem: any FileSystem) {
         self.directory = directory
         self.log = log
         self.masterKey = masterKey
@@ -219,6 +219,7 @@ public final class Vault {
     static let auditKinds: Set<UInt8> = Set([
         EventCoding.Kind.vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
         .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased,
+        .companionPaired, .companionRevoked,
     ].map { UInt8($0.rawValue) })
 
     /// Calls `body` with every event of the log, in order.

@@ -34,6 +34,14 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case recipientLookalike(name: String, existing: String)
     /// A file could not be created, written or synced.
     case cannotWrite(path: String, reason: String)
+    /// A file could not be read or opened.
+    case cannotRead(path: String, reason: String)
+    /// No paired companion app of this name (or it was revoked).
+    case unknownCompanion(name: String)
+    /// A companion app of this name is paired already.
+    case companionExists(name: String)
+    /// A companion name that is empty, too long, or holds control characters.
+    case invalidCompanionName(reason: String)
     /// A consent category that is not in the spec's list.
     case unknownCategory(name: String)
     /// A grant with a data period that ends before it starts, or other bad terms.
@@ -75,8 +83,14 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
             "a recipient named '\(name)' already exists with another key"
         case .recipientLookalike(let name, let existing):
             "'\(name)' looks the same as the existing recipient '\(existing)'; choose a name that cannot be mistaken for it"
-        case .cannotWrite(let path, let reason):
+        case .cannotWrite(let path, let reason), .cannotRead(let path, let reason):
             "\(path): \(reason)"
+        case .unknownCompanion(let name):
+            "no paired companion app named '\(name)' (see `vaultctl companion list`)"
+        case .companionExists(let name):
+            "a companion app named '\(name)' is paired already; revoke it first or choose another name"
+        case .invalidCompanionName(let reason):
+            "invalid companion name: \(reason)"
         case .unknownCategory(let name):
             "unknown category '\(name)'; categories: \(HealthCategory.allCases.map(\.rawValue).joined(separator: ", "))"
         case .invalidConsent(let reason), .invalidErasure(let reason):

@@ -40,6 +40,13 @@ package enum EventCoding {
         /// A kept element with a resource of its own (a clinical record's FHIR JSON), which is not
         /// part of its identity.
         case genericRecordWithResource = 24
+        /// A sample replaced by a re-posted value: the replaced event's index, then the replaced
+        /// sample's fields as a kind-5 event has them.
+        case sampleSuperseded = 25
+        /// A companion app paired: date, name, token hash.
+        case companionPaired = 26
+        /// A companion app's token revoked: date, name.
+        case companionRevoked = 27
     }
 
     /// The bits of a sample's extras field (after its value).
@@ -147,6 +154,13 @@ package struct EventReader {
     package mutating func signed() throws -> Int64 {
         let z = try varint()
         return Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1)))
+    }
+
+    /// `n` raw bytes at the current offset.
+    package mutating func rawBytes(_ n: Int) throws -> [UInt8] {
+        guard n <= bytes.count - offset else { throw fail("truncated") }
+        defer { offset += n }
+        return Array(bytes[offset..<offset + n])
     }
 
     package mutating func string() throws -> String {

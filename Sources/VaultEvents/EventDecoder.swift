@@ -91,6 +91,15 @@ package final class EventDecoder {
             let n = try r.varint()
             guard n <= UInt64(Int.max) else { throw r.fail("number out of range") }
             event = .erased(ErasureRecord(at: at, eraseID: eraseID, labels: labels, events: Int(n)))
+        case .companionPaired:
+            let at = try r.date(), name = try r.string()
+            guard try r.varint() == 32 else { throw r.fail("malformed token hash") }
+            event = .companionPaired(CompanionPairing(at: at, name: name, tokenHash: try r.rawBytes(32)))
+        case .companionRevoked:
+            event = .companionRevoked(CompanionRevocation(at: try r.date(), name: try r.string()))
+        case .sampleSuperseded:
+            let index = try r.varint()
+            event = .sampleSuperseded(SampleSupersession(replacedIndex: index, replaced: try sample(&r)))
         case .exportPerformed:
             let at = try r.date(), recipient = try r.string()
             var ids: [String] = []

@@ -170,6 +170,26 @@ package final class EventEncoder {
             var w = EventWriter(kind: .masterKeyRotated)
             w.date(at)
             return w
+        case .companionPaired(let p):
+            var w = EventWriter(kind: .companionPaired)
+            w.date(p.at)
+            w.string(p.name)
+            w.varint(p.tokenHash.count)
+            w.bytes.append(contentsOf: p.tokenHash)
+            return w
+        case .companionRevoked(let r):
+            var w = EventWriter(kind: .companionRevoked)
+            w.date(r.at)
+            w.string(r.name)
+            return w
+        case .sampleSuperseded(let s):
+            var w = EventWriter(kind: .sampleSuperseded)
+            w.varint(s.replacedIndex)
+            var sample = sampleIdentity(s.replaced)
+            encodeRest(.sample(s.replaced), into: &sample)
+            // The sample's fields without its version and kind bytes.
+            w.bytes.append(contentsOf: sample.bytes[2...])
+            return w
         case .erased(let e):
             var w = EventWriter(kind: .erased)
             w.date(e.at)

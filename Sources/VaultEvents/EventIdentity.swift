@@ -60,7 +60,11 @@ package enum EventIdentity {
               let kind = EventCoding.Kind(rawValue: UInt64(bytes[1])) else { return nil }
         switch kind {
         case .defineString, .defineSource, .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
-             .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased:
+             .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased,
+             .companionPaired, .companionRevoked:
+            return nil
+        case .sampleSuperseded:
+            // A statement about another event, not a record: never deduplicated.
             return nil
         case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .correlationWhole, .genericRecord,
              .electrocardiogram, .genericRecordWithResource:
@@ -122,6 +126,26 @@ package enum EventIdentity {
                 try skipSpan(&r)
             }
             return r.offset
+        } catch {
+            return nil
+        }
+    }
+
+    /// Where a quantity sample's slot and value end: bytes `2..<slotEnd` (value kind, type, source,
+    /// span) say which metric, source and time range it covers, bytes `slotEnd..<valueEnd` its value
+    /// and unit. Ids are a key's own, so slots compare within one data key. nil for other events.
+    package static func quantitySlot(of bytes: UnsafeRawBufferPointer) -> (source: UInt64, slotEnd: Int, valueEnd: Int)? {
+        guard bytes.count >= 3, bytes[0] == EventCoding.version, bytes[1] == UInt8(EventCoding.Kind.sample.rawValue), bytes[2] == 1 else { return nil }
+        var r = EventReader(bytes, index: 0)
+        r.offset = 3
+        do {
+            _ = try r.varint()  // type
+            let source = try r.varint()
+            try skipSpan(&r)
+            let slotEnd = r.offset
+            _ = try r.decimal()
+            _ = try r.varint()  // unit
+            return (source, slotEnd, r.offset)
         } catch {
             return nil
         }

@@ -44,6 +44,12 @@ public enum VaultEvent: Equatable, Sendable {
     case masterKeyRotated(at: Date)
     /// Data keys were destroyed: those categories' months are gone for good (`vaultctl erase`).
     case erased(ErasureRecord)
+    /// A re-posted value replaced an earlier sample (a data event, under the sample's key).
+    case sampleSuperseded(SampleSupersession)
+    /// A companion app was paired; only its token's hash is kept.
+    case companionPaired(CompanionPairing)
+    /// A companion app's token was revoked.
+    case companionRevoked(CompanionRevocation)
 
     /// The kind name used in the audit trail (`history --json`).
     public var kind: String {
@@ -60,7 +66,9 @@ public enum VaultEvent: Equatable, Sendable {
         case .identityRecorded: "identity"
         case .masterKeyRotated: "rekey"
         case .erased: "erase"
-        case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .genericRecord, .electrocardiogram: "data"
+        case .companionPaired: "companion-pair"
+        case .companionRevoked: "companion-revoke"
+        case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .genericRecord, .electrocardiogram, .sampleSuperseded: "data"
         }
     }
 
@@ -79,6 +87,8 @@ public enum VaultEvent: Equatable, Sendable {
         case .consentRevoked(let r): r.at
         case .exportPerformed(let e): e.at
         case .erased(let e): e.at
+        case .companionPaired(let p): p.at
+        case .companionRevoked(let r): r.at
         default: nil
         }
     }

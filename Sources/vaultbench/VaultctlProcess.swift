@@ -25,6 +25,20 @@ struct VaultctlProcess {
         guard process.terminationStatus == 0 else { throw ValidationError("vaultctl \(arguments[0]) failed (exit \(process.terminationStatus))") }
     }
 
+    /// Runs `vaultctl arguments...` and returns its stdout; throws unless it exits 0.
+    func output(_ arguments: [String]) throws -> Data {
+        let process = Process(), out = Pipe()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ValidationError("vaultctl \(arguments[0]) failed (exit \(process.terminationStatus))") }
+        return data
+    }
+
     /// Seconds `run` took.
     func time(_ arguments: [String]) throws -> Double {
         try measure { try run(arguments) }.1

@@ -1,4 +1,6 @@
 import ArgumentParser
+import CompanionClient
+import CompanionServer
 import Foundation
 import HealthModel
 import SyntheticHealth
@@ -160,10 +162,63 @@ extension Vaultctl {
                 let report = try Vault.open(at: directory, passphrase: second, mode: .readWrite).importFiles([export])
                 return "added \(report.added), duplicates \(report.duplicates), erased \(report.erased)"
             }
+            try step("companion pair + serve: a phone posts over TLS (certificate pinned), then posts an hour again with a new value") {
+                try companionRoundTrip(directory: directory, passphrase: second)
+            }
             try step("audit trail (vaultctl history)") {
                 let events = try Vault.open(at: directory, passphrase: second).history()
                 return events.map { "#\($0.index) \($0.event.kind)" }.joined(separator: "; ")
             }
+        }
+
+        /// Pairs an app, serves the vault on a free loopback port in this process, posts as the
+        /// phone would (a batch, then one hour again with another value), reads the day's steps
+        /// and stops the server.
+        private func companionRoundTrip(directory: String, passphrase: Passphrase) throws -> String {
+            let (token, certificate): (String, String) = try {
+                let vault = try Vault.open(at: directory, passphrase: passphrase, mode: .readWrite)
+                let certificate = try ServerCertificate.loadOrCreate(in: vault)
+                return (try vault.pairCompanion(name: "demo phone").token, certificate.sha256)
+            }()
+            let listening = DispatchSemaphore(value: 0), stopped = DispatchSemaphore(value: 0)
+            let port = PortBox()
+            let shutdown = CompanionServer.Shutdown()
+            Task {
+                try? await CompanionServer(host: "127.0.0.1", port: 0, tls: true).run(directory: directory, passphrase: passphrase, shutdown: shutdown) { url in
+                    port.set(Int(url.split(separator: ":").last ?? "") ?? 0)
+                    listening.signal()
+                }
+                stopped.signal()
+            }
+            defer {
+                shutdown.request()
+                stopped.wait()
+            }
+            guard listening.wait(timeout: .now() + 30) == .success else { return "the server did not start" }
+            let client = try CompanionClient(host: "127.0.0.1", port: port.value, pinnedSHA256: certificate)
+            defer { client.close() }
+            let day = "2030-01-15"
+            let batch = #"{"metric":"STEPS","data":[{"timeRange":"\#(day) 08:00/\#(day) 09:00","value":38},{"timeRange":"\#(day) 09:00/\#(day) 10:00","value":400}]}"#
+            let again = #"{"metric":"STEPS","data":[{"timeRange":"\#(day) 08:00/\#(day) 09:00","value":52}]}"#
+            let first = try client.post("/companion/health", token: token, json: batch)
+            let second = try client.post("/companion/health", token: token, json: again)
+            let wrong = try client.post("/companion/health", token: "hv_not-a-token", json: again)
+            let total = try Vault.open(at: directory, passphrase: passphrase)
+                .summary(metric: "steps", by: .day, from: LocalDay(parsing: day), to: LocalDay(parsing: day)).first?.value ?? 0
+            return """
+                paired 'demo phone' (certificate SHA-256 \(certificate.prefix(16))…); served at 127.0.0.1:\(port.value)
+                first post \(first.status) \(first.body)
+                same hour, new value \(second.status) \(second.body)
+                a wrong token \(wrong.status) \(wrong.body)
+                steps on \(day) while serving: \(Int(total)) (52 + 400: the new value replaced 38, not added to it)
+                """
+        }
+
+        final class PortBox: @unchecked Sendable {
+            private let lock = NSLock()
+            private var stored = 0
+            var value: Int { lock.withLock { stored } }
+            func set(_ port: Int) { lock.withLock { stored = port } }
         }
 
         private func step(_ title: String, _ body: () throws -> String) throws {

@@ -114,4 +114,5 @@ final class FaultInjectingFile: StorageFile {
     }
 
     func tryLockExclusive() throws -> Bool { try base.tryLockExclusive() }
+    func unlock() throws { try base.unlock() }
 }

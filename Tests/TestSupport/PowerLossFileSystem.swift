@@ -192,4 +192,5 @@ final class PowerLossFile: StorageFile {
     }
 
     func tryLockExclusive() throws -> Bool { try base.tryLockExclusive() }
+    func unlock() throws { try base.unlock() }
 }

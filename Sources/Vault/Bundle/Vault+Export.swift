@@ -109,7 +109,10 @@ extension Vault {
             hourly[category] = HourlyAggregator { ranks[$0] ?? Int.max }
         }
         var feed = ProjectionFeed()
-        try forEachEvent { _, event in
+        // Samples a re-posted value replaced are out of every bundle.
+        let superseded = try models.supersededEvents()
+        try forEachEvent { index, event in
+            if superseded.contains(index) { return }
             switch event {
             case .sample(let s):
                 let category = s.category

@@ -46,8 +46,10 @@ struct DataLabel: Hashable, Comparable, CustomStringConvertible {
         case .correlation(let c): DataLabel(category: HealthCategory.of(type: c.type), month: month(of: c.start))
         case .genericRecord(let g): DataLabel(category: category(of: g), month: month(of: g))
         case .electrocardiogram(let e): DataLabel(category: .heart, month: month(of: e.recorded))
+        case .sampleSuperseded(let s): DataLabel(category: s.replaced.category, month: month(of: s.replaced.start))
         case .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet, .recipientAdded,
-             .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased:
+             .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased,
+             .companionPaired, .companionRevoked:
             nil
         }
     }

@@ -40,6 +40,10 @@ final class ImportSession: ImportSink {
     /// Whether the vault holds events identified by the legacy scheme (written before identities
     /// covered every field): new records are then matched against those too.
     private var hasLegacyIdentities = false
+    /// Whether the current file's quantity samples follow the upsert rule (companion JSON and
+    /// posts) instead of the multiset rule of exports.
+    var revisable = false
+    private var revisions = RevisionTable()
 
     init(log: EventLog, tables: KeyScopedTables, expected: Int, scratchDirectory: String, memoryBudgetSlots: Int) throws {
         self.log = log
@@ -114,6 +118,14 @@ final class ImportSession: ImportSink {
         // Definitions go out before the event that needs them, and whatever happens to it:
         // the encoder has assigned their ids.
         try flushDefinitions(encoder, keyID: keyID)
+        if revisable, !nested, case .sample(let sample) = event, case .quantity = sample.value {
+            switch try revisions.offer(bytes, keyID: keyID, readKey: tables.forEachEvent(of:_:)) {
+            case .added: file.added += 1
+            case .replaced: file.replaced += 1
+            case .duplicate: file.duplicates += 1
+            }
+            return
+        }
         if !event.isAudit {
             let (hash, legacy) = bytes.withUnsafeBytes { raw in
                 (Self.identityHash(UnsafeRawBufferPointer(rebasing: raw.prefix(identityLength)), identities), hasLegacyIdentities ? legacyHash(raw) : nil)
@@ -176,6 +188,15 @@ final class ImportSession: ImportSink {
 
     /// Records the file in the audit trail and returns its report.
     func finishFile(displayName: String) throws -> FileImportReport {
+        try endFile()
+        try add(.importRecorded(at: Date(), ImportRecord(
+            file: displayName, format: file.format, added: file.added, duplicates: file.duplicates, rejected: file.rejected)))
+        return file
+    }
+
+    /// Ends the current file (or post): what waited for its end is decided, and the copies it
+    /// used are free for the next file. Its report is `file`.
+    func endFile() throws {
         if let external {
             let counts = try external.resolve { keyID, bytes in
                 try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
@@ -191,11 +212,34 @@ final class ImportSession: ImportSink {
             let names = listed.prefix(20).map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
             warn("kept under other, which only a grant of other shares: \(names)" + (listed.count > 20 ? " and \(listed.count - 20) more types" : ""))
         }
-        try add(.importRecorded(at: Date(), ImportRecord(
-            file: displayName, format: file.format, added: file.added, duplicates: file.duplicates, rejected: file.rejected)))
-        return file
     }
 
-    func commit() throws { try log.commit(&transaction) }
-    func rollback() { try? log.rollback(&transaction) }
+    /// Makes everything added durable, the values waiting under the upsert rule first.
+    @discardableResult
+    func commit() throws -> LogPosition {
+        for (keyID, event) in revisions.takePending() {
+            try event.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
+        }
+        return try log.commit(&transaction)
+    }
+
+    func rollback() {
+        revisions.dropPending()
+        try? log.rollback(&transaction)
+    }
+
+    /// Starts the next commit of a long-lived session (the server's), after `commit`; the samples
+    /// the last commit wrote are learned from its frames, read from `previous` on.
+    func beginNextCommit(learningFrom previous: LogPosition) throws {
+        var reader = try log.reader(from: previous)
+        while let frame = try reader.next() {
+            guard revisions.holds(keyID: frame.keyID) else { continue }
+            frame.forEachEvent { index, bytes in revisions.learn(keyID: frame.keyID, index: index, bytes: bytes) }
+        }
+        transaction = try log.beginTransaction()
+    }
+
+    /// Whether the session keeps more than `slots` identities in memory (a long-lived session
+    /// starts afresh past that).
+    func exceedsMemory(slots: Int) -> Bool { external != nil || identities.wouldGrow(beyond: slots) }
 }

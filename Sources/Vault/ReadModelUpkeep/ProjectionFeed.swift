@@ -45,6 +45,14 @@ struct ProjectionFeed {
                 let minutes = Double(max(0, s.end.seconds - s.start.seconds)) / 60
                 return .recorded(RecordedItem(type: s.type, category: s.category, day: Self.day(s.start), minutes: minutes))
             }
+        case .sampleSuperseded(let s):
+            var withdrawal = Withdrawal(eventIndex: s.replacedIndex, category: s.replaced.category, day: Self.day(s.replaced.start))
+            switch input(for: .sample(s.replaced)) {
+            case .cumulative(let c): withdrawal.cumulative = c
+            case .discrete(let d): withdrawal.discrete = d
+            default: break
+            }
+            return .withdrawn(withdrawal)
         case .workout(let w):
             return .workout(Self.item(w))
         case .route(let r):

@@ -1,26 +1,29 @@
 import Foundation
-@_exported import TestSupport
 
 /// Runs the built `vaultctl` as a user would: arguments, environment, no terminal.
-struct CLIRunner {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+public struct CLIRunner {
+    public struct Result {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
     }
 
     /// The binary next to the test bundle (SwiftPM builds it because the tests depend on it).
-    static let binary: URL = {
+    public static let binary: URL = {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vaultctl")
         if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         return root.appendingPathComponent(".build/debug/vaultctl")
     }()
 
-    var environment: [String: String] = [:]
+    public var environment: [String: String] = [:]
+
+    public init(environment: [String: String] = [:]) {
+        self.environment = environment
+    }
 
     /// Starts `vaultctl arguments...` without waiting for it, with stdin from /dev/null.
-    func start(_ arguments: [String], stdout: Any = FileHandle.nullDevice, stderr: Any = FileHandle.nullDevice) throws -> Process {
+    public func start(_ arguments: [String], stdout: Any = FileHandle.nullDevice, stderr: Any = FileHandle.nullDevice) throws -> Process {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
@@ -36,7 +39,7 @@ struct CLIRunner {
 
     /// Starts `vaultctl arguments...`, SIGKILLs it after `delay` microseconds, and says whether it
     /// had already finished with exit status 0 (its work acknowledged).
-    func runKilled(_ arguments: [String], after delay: UInt32) throws -> Bool {
+    public func runKilled(_ arguments: [String], after delay: UInt32) throws -> Bool {
         let process = try start(arguments)
         usleep(delay)
         kill(process.processIdentifier, SIGKILL)
@@ -45,7 +48,7 @@ struct CLIRunner {
     }
 
     /// `runKilled`, keeping what the command printed on stdout before it ended or was killed.
-    func runKilledCapturing(_ arguments: [String], after delay: UInt32) throws -> (finished: Bool, stdout: String) {
+    public func runKilledCapturing(_ arguments: [String], after delay: UInt32) throws -> (finished: Bool, stdout: String) {
         let out = Pipe()
         let process = try start(arguments, stdout: out)
         let drain = PipeDrain(out.fileHandleForReading)
@@ -58,7 +61,7 @@ struct CLIRunner {
 
     /// Runs `vaultctl arguments...` with stdin from /dev/null. Both pipes are drained at once: a
     /// child that fills one while the other is read to its end would wait forever.
-    func run(_ arguments: [String]) throws -> Result {
+    public func run(_ arguments: [String]) throws -> Result {
         let out = Pipe(), err = Pipe()
         let process = try start(arguments, stdout: out, stderr: err)
         let stderrReader = PipeDrain(err.fileHandleForReading)
@@ -70,11 +73,11 @@ struct CLIRunner {
 }
 
 /// Reads a pipe to its end on a thread of its own.
-final class PipeDrain: @unchecked Sendable {
+public final class PipeDrain: @unchecked Sendable {
     private var data = Data()
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ handle: FileHandle) {
+    public init(_ handle: FileHandle) {
         Thread.detachNewThread { [self] in
             data = handle.readDataToEndOfFile()
             done.signal()
@@ -82,7 +85,7 @@ final class PipeDrain: @unchecked Sendable {
     }
 
     /// Everything the pipe carried, once its writer closed it.
-    func wait() -> Data {
+    public func wait() -> Data {
         done.wait()
         return data
     }
@@ -90,7 +93,7 @@ final class PipeDrain: @unchecked Sendable {
 
 extension TemporaryDirectory {
     /// Writes a passphrase file (mode 0600) and returns its path.
-    func passphraseFile(_ name: String, _ text: String) -> String {
+    public func passphraseFile(_ name: String, _ text: String) -> String {
         let path = file(name)
         _ = FileManager.default.createFile(atPath: path, contents: Data((text + "\n").utf8), attributes: [.posixPermissions: 0o600])
         return path

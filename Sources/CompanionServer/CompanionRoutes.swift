@@ -1,0 +1,127 @@
+import Foundation
+import HTTPTypes
+import HealthModel
+import Hummingbird
+import NIOCore
+import Vault
+
+/// The endpoints of docs/companion.md: `POST /companion/health`, `GET /companion/anchor`,
+/// `GET /healthz`.
+struct CompanionRoutes: Sendable {
+    let queue: CommitQueue
+    let limits: CompanionServer.Limits
+    let rates = RateLimiter()
+
+    static let apiKey = HTTPField.Name("X-API-Key")!
+    static let timeZoneHeader = HTTPField.Name("X-Timezone")!
+
+    func install(on router: Router<BasicRequestContext>) {
+        router.get("/healthz") { _, _ in Self.json(.ok, #"{"ok":true}"#) }
+        router.post("/companion/health") { request, context in try await post(request, context) }
+        router.get("/companion/anchor") { request, _ in try await anchor(request) }
+    }
+
+    private func post(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        guard let app = await authenticate(request) else { return Self.error(.unauthorized, "missing, unknown or revoked token") }
+        guard rates.allow(app, perSecond: limits.postsPerSecond, burst: limits.burst) else {
+            return Self.error(.tooManyRequests, "too many posts from this app; retry in a second")
+        }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limits.maxBody {
+            return Self.error(.contentTooLarge, "body larger than \(limits.maxBody) bytes")
+        }
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: limits.maxBody)
+        } catch {
+            return Self.error(.contentTooLarge, "body larger than \(limits.maxBody) bytes")
+        }
+        var timeZone = TimeZone.current
+        if let name = request.headers[Self.timeZoneHeader] {
+            guard let zone = TimeZone(identifier: name) else { return Self.error(.badRequest, "X-Timezone is not a time zone name (Europe/Berlin)") }
+            timeZone = zone
+        }
+        let parsed: CompanionPost
+        do {
+            parsed = try CompanionPost(app: app, body: Data(buffer: body), timeZone: timeZone)
+        } catch let error as ImportError {
+            return Self.error(.badRequest, error.description)
+        }
+        guard parsed.count <= limits.maxRecords else { return Self.error(.contentTooLarge, "more than \(limits.maxRecords) entries in one post") }
+        let result = await withCheckedContinuation { queue.submit(.post(parsed, $0)) }
+        switch result {
+        case .success(nil):
+            return Self.error(.unauthorized, "missing, unknown or revoked token")
+        case .success(let outcome?):
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return Self.json(.created, String(decoding: try encoder.encode(outcome), as: UTF8.self))
+        case .failure(let error):
+            context.logger.error("a commit failed: \(String(describing: type(of: error)))")
+            return Self.error(.serviceUnavailable, "the vault could not commit this post; nothing of it was kept: \(error)")
+        }
+    }
+
+    private func anchor(_ request: Request) async throws -> Response {
+        guard let app = await authenticate(request) else { return Self.error(.unauthorized, "missing, unknown or revoked token") }
+        guard let metric = request.uri.queryParameters.get("metric"), !metric.isEmpty else {
+            return Self.error(.badRequest, "give ?metric=NAME")
+        }
+        guard let type = CompanionJSONImporter.quantityTypeIdentifier(metric) else { return Self.error(.badRequest, "unknown metric") }
+        let result = await withCheckedContinuation { queue.submit(.anchor(app: app, metric: type, $0)) }
+        switch result {
+        case .success(let through):
+            let object: [String: Any] = ["metric": metric, "through": through.map { $0.iso8601 as Any } ?? NSNull()]
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            return Self.json(.ok, String(decoding: data, as: UTF8.self))
+        case .failure(let error):
+            return Self.error(.serviceUnavailable, "the vault could not be read: \(error)")
+        }
+    }
+
+    /// The paired app whose token the request carries (`Authorization: Bearer` or `X-API-Key`):
+    /// checked against the registry of the last commit, and when unknown there, against the
+    /// vault's (an app paired since).
+    private func authenticate(_ request: Request) async -> String? {
+        var token: String?
+        if let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") {
+            token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        } else if let key = request.headers[Self.apiKey] {
+            token = key.trimmingCharacters(in: .whitespaces)
+        }
+        guard let token, !token.isEmpty, token.utf8.count <= 256 else { return nil }
+        if let app = queue.registry.app(forToken: token) { return app.name }
+        return await withCheckedContinuation { queue.submit(.checkToken(token, $0)) }
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        let data = (try? JSONSerialization.data(withJSONObject: ["error": message], options: [.sortedKeys])) ?? Data("{}".utf8)
+        return json(status, String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// Posts per second per paired app: a token bucket each.
+final class RateLimiter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var buckets: [String: (tokens: Double, at: Double)] = [:]
+
+    func allow(_ key: String, perSecond rate: Double, burst: Double) -> Bool {
+        let now = Date().timeIntervalSinceReferenceDate
+        lock.lock()
+        defer { lock.unlock() }
+        var bucket = buckets[key] ?? (burst, now)
+        bucket.tokens = min(burst, bucket.tokens + (now - bucket.at) * rate)
+        bucket.at = now
+        guard bucket.tokens >= 1 else {
+            buckets[key] = bucket
+            return false
+        }
+        bucket.tokens -= 1
+        buckets[key] = bucket
+        return true
+    }
+}

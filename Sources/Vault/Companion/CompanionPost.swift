@@ -1,0 +1,54 @@
+import Foundation
+import HealthModel
+import Importers
+import VaultEvents
+
+/// One request's body, read into events before it reaches the writer (so that parsing runs on
+/// the server's threads, in parallel, and the writer only encodes and commits).
+public final class CompanionPost: ImportSink {
+    /// The paired app the post came from.
+    public let app: String
+    private(set) var events: [(event: VaultEvent, nested: Bool)] = []
+    public private(set) var rejected = 0
+    /// Why entries were rejected (no values).
+    public private(set) var warnings: [String] = []
+
+    /// Reads `body` (either companion shape) as coming from `app`. Throws `ImportError` when the
+    /// body is not JSON or in neither shape; nothing of it is kept then.
+    public init(app: String, body: Data, timeZone: TimeZone) throws {
+        self.app = app
+        try CompanionJSONImporter(sink: self, timeZone: timeZone, app: app).importBody(body, name: "body")
+    }
+
+    /// Samples and workouts the post holds.
+    public var count: Int { events.count }
+
+    /// The latest end per metric among the post's samples.
+    var latestEnds: [String: HealthTimestamp] {
+        var latest: [String: HealthTimestamp] = [:]
+        for (event, _) in events {
+            guard case .sample(let s) = event else { continue }
+            if latest[s.type].map({ $0.seconds < s.end.seconds }) ?? true { latest[s.type] = s.end }
+        }
+        return latest
+    }
+
+    public func add(_ event: VaultEvent, nested: Bool) throws { events.append((event, nested)) }
+    public func reject(_ count: Int) { rejected += count }
+    public func warn(_ message: String) { warnings.append(message) }
+}
+
+/// What a post did: the 201 body.
+public struct CompanionPostOutcome: Codable, Equatable, Sendable {
+    public var added = 0
+    public var replaced = 0
+    public var duplicates = 0
+    public var rejected = 0
+
+    public init(added: Int = 0, replaced: Int = 0, duplicates: Int = 0, rejected: Int = 0) {
+        self.added = added
+        self.replaced = replaced
+        self.duplicates = duplicates
+        self.rejected = rejected
+    }
+}

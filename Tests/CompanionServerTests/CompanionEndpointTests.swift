@@ -1,0 +1,172 @@
+import CompanionClient
+import Foundation
+import Testing
+
+/// `vaultctl serve` as a phone meets it: a real server process on loopback, real TLS with the
+/// certificate pinned, real request shapes (Yappi, Health Auto Export), and every refusal.
+@Suite(.serialized) struct CompanionEndpointTests {
+    @Test func yappiPostsUpsertPerTimeRangeAndSummariesShowTheLatestValue() throws {
+        let served = try ServedVault()
+        let (token, cert) = try served.pair("phone")
+        try served.start()
+        let client = try served.client(pin: cert)
+
+        let first = try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 38)]))
+        #expect(first.status == 201)
+        #expect(object(first.body) as NSDictionary == ["added": 1, "replaced": 0, "duplicates": 0, "rejected": 0])
+        let again = try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 52)]))
+        #expect(object(again.body) as NSDictionary == ["added": 0, "replaced": 1, "duplicates": 0, "rejected": 0])
+        let same = try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 52)]))
+        #expect(object(same.body) as NSDictionary == ["added": 0, "replaced": 0, "duplicates": 1, "rejected": 0])
+        // An array of posts, a second hour and a repeat of it with another value in one body.
+        let many = "[" + yappi("STEPS", [("2025-08-06 09:00/2025-08-06 10:00", 10)]) + "," + yappi("STEPS", [("2025-08-06 09:00/2025-08-06 10:00", 12)]) + "]"
+        let both = try client.post("/companion/health", token: token, json: many)
+        #expect(object(both.body) as NSDictionary == ["added": 1, "replaced": 1, "duplicates": 0, "rejected": 0])
+
+        // Read while the server runs: the latest values only (52 + 12, not 38 + 52 + 10 + 12).
+        #expect(try served.dailyTotals("steps", from: "2025-08-06", to: "2025-08-06") == ["2025-08-06": 64])
+        let anchor = try client.send(.GET, "/companion/anchor?metric=STEPS", headers: [("Authorization", "Bearer " + token)])
+        #expect(anchor.status == 200)
+        #expect(object(anchor.body)["through"] as? String == "2025-08-06T10:00:00+00:00")
+        client.close()
+        #expect(served.stop(SIGTERM) == (0, false))
+        // A rebuild from the log gives the same figure: the supersession is an event.
+        #expect(try served.run(["rebuild"]).status == 0)
+        #expect(try served.dailyTotals("steps", from: "2025-08-06", to: "2025-08-06") == ["2025-08-06": 64])
+        #expect(try served.run(["verify"]).status == 0)
+    }
+
+    @Test func healthAutoExportMetricsAndAWorkoutAreKept() throws {
+        let served = try ServedVault()
+        let (token, cert) = try served.pair("auto export")
+        try served.start()
+        let client = try served.client(pin: cert)
+        let body = """
+            {"data":{"metrics":[
+              {"name":"step_count","units":"count","data":[
+                {"date":"2024-02-06 14:30:00 -0800","qty":120,"source":"Apple Watch"},
+                {"date":"2024-02-06 15:30:00 -0800","qty":80,"source":"Apple Watch"}]},
+              {"name":"heart_rate","units":"count/min","data":[{"date":"2024-02-06 14:30:00 -0800","Min":60,"Avg":72,"Max":90,"source":"Apple Watch"}]},
+              {"name":"active_energy","units":"kJ","data":[{"date":"2024-02-06 14:30:00 -0800","qty":41.84}]}],
+             "workouts":[{"name":"Outdoor Run","start":"2024-02-06 07:00:00 -0800","end":"2024-02-06 07:30:00 -0800","duration":1800,
+                          "activeEnergyBurned":{"qty":300,"units":"kcal"},"distance":{"qty":5,"units":"km"}}]}}
+            """
+        let response = try client.post("/companion/health", token: token, json: body)
+        #expect(response.status == 201)
+        #expect(object(response.body) as NSDictionary == ["added": 5, "replaced": 0, "duplicates": 0, "rejected": 0])
+        // Health Auto Export posts overlapping windows: the same points again are duplicates.
+        let repeated = try client.post("/companion/health", token: token, json: body)
+        #expect(object(repeated.body) as NSDictionary == ["added": 0, "replaced": 0, "duplicates": 5, "rejected": 0])
+        client.close()
+        served.stop()
+        #expect(try served.dailyTotals("steps", from: "2024-02-06", to: "2024-02-06") == ["2024-02-06": 200])
+        #expect(try served.dailyTotals("active-energy", from: "2024-02-06", to: "2024-02-06") == ["2024-02-06": 10])
+        let workouts = try served.run(["workouts", "--from", "2024-02-06", "--to", "2024-02-06", "--json"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(workouts.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.count == 1)
+        #expect(rows.first?["type"] as? String == "running")
+        #expect(rows.first?["minutes"] as? Double == 30)
+        #expect(rows.first?["distance"] as? Double == 5000)
+        #expect(rows.first?["energy"] as? Double == 300)
+    }
+
+    @Test func refusalsAreStatusesWithJSONErrorsAndKeepNothing() throws {
+        let served = try ServedVault()
+        let (token, cert) = try served.pair("phone")
+        try served.start()
+        let client = try served.client(pin: cert)
+        let post = yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 38)])
+
+        let health = try client.send(.GET, "/healthz")
+        #expect(health.status == 200 && health.body == #"{"ok":true}"#)
+        let missing = try client.post("/companion/health", token: nil, json: post)
+        #expect(missing.status == 401 && object(missing.body)["error"] as? String == "missing, unknown or revoked token")
+        let wrong = try client.post("/companion/health", token: "hv_" + String(repeating: "A", count: 43), json: post)
+        #expect(wrong.status == 401)
+        let malformed = try client.post("/companion/health", token: token, json: "{\"metric\":\"STEPS\",\n\"data\":[{]}")
+        #expect(malformed.status == 400)
+        #expect((object(malformed.body)["error"] as? String)?.hasPrefix("body:2:10: not valid JSON") == true)
+        let shapeless = try client.post("/companion/health", token: token, json: #"{"steps":5}"#)
+        #expect(shapeless.status == 400)
+        let zone = try client.post("/companion/health", token: token, json: post, headers: [("X-Timezone", "Mars/Olympus")])
+        #expect(zone.status == 400)
+        let huge = "[" + Array(repeating: post, count: 120_000).joined(separator: ",") + "]"
+        #expect(huge.utf8.count > 8 << 20)
+        let oversize = try client.post("/companion/health", token: token, json: huge)
+        #expect(oversize.status == 413)
+
+        // X-API-Key works as Bearer does; a Berlin clock puts 08:00 at 06:00 UTC.
+        let keyed = try served.client(pin: cert)
+        let viaKey = try keyed.send(.POST, "/companion/health", headers: [("X-API-Key", token), ("X-Timezone", "Europe/Berlin")], body: Array(post.utf8))
+        #expect(viaKey.status == 201)
+        keyed.close()
+
+        // Revoked while serving: refused at once. Paired while serving: accepted at once.
+        #expect(try served.run(["companion", "revoke", "phone"]).status == 0)
+        let revoked = try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-07 08:00/2025-08-07 09:00", 5)]))
+        #expect(revoked.status == 401)
+        let (second, _) = try served.pair("tablet")
+        let fresh = try client.post("/companion/health", token: second, json: yappi("STEPS", [("2025-08-08 08:00/2025-08-08 09:00", 7)]))
+        #expect(fresh.status == 201)
+        client.close()
+        served.stop()
+        // Only the accepted posts are in the vault.
+        #expect(try served.dailyTotals("steps") == ["2025-08-06": 38, "2025-08-08": 7])
+    }
+
+    @Test func aClientPinningAnotherCertificateIsRefused() throws {
+        let served = try ServedVault()
+        let (_, cert) = try served.pair("phone")
+        try served.start()
+        #expect(throws: (any Error).self) {
+            let client = try served.client(pin: String(repeating: "0", count: 64))
+            _ = try client.send(.GET, "/healthz")
+        }
+        let pinned = try served.client(pin: cert)
+        #expect(try pinned.send(.GET, "/healthz").status == 200)
+        pinned.close()
+        #expect(cert.count == 64)
+    }
+
+    @Test func otherCommandsWriteWhileTheServerRunsAndItSeesTheirEffects() throws {
+        let served = try ServedVault()
+        let (token, cert) = try served.pair("phone")
+        try served.start()
+        let client = try served.client(pin: cert)
+        #expect(try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 38)])).status == 201)
+        // A file import of the same source's format and a goal, while the server holds the vault.
+        let file = served.directory.file("steps.json")
+        try Data(yappi("STEPS", [("2025-08-06 12:00/2025-08-06 13:00", 100)]).utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try served.run(["import", file]).status == 0)
+        #expect(try served.run(["goals", "set", "move", "450", "--from", "2025-08-01"]).status == 0)
+        // The server reopens the log the commands moved, and goes on.
+        #expect(try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 40)])).status == 201)
+        #expect(try served.dailyTotals("steps", from: "2025-08-06", to: "2025-08-06") == ["2025-08-06": 140])
+        let goals = try served.run(["goals", "--json"])
+        #expect(goals.stdout.contains("450"))
+        client.close()
+        #expect(served.stop() == (0, false))
+        #expect(try served.run(["verify"]).status == 0)
+    }
+
+    @Test func theCertificateOutlivesARekeySoPairedPhonesKeepTheirPin() throws {
+        let served = try ServedVault()
+        let (token, cert) = try served.pair("phone")
+        let newPass = served.directory.passphraseFile("new", "a new passphrase after the rekey")
+        #expect(try served.run(["passwd", "--rekey", "--new-passphrase-file", newPass]).status == 0)
+        try Data("a new passphrase after the rekey\n".utf8).write(to: URL(fileURLWithPath: served.passFile))
+        try served.start()
+        let client = try served.client(pin: cert)
+        #expect(try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 3)])).status == 201)
+        client.close()
+        served.stop()
+        #expect(try served.pair("tablet").certSHA256 == cert)
+    }
+
+    @Test func noTLSIsRefusedOffLoopback() throws {
+        let served = try ServedVault()
+        let result = try served.run(["serve", "--listen", "0.0.0.0:0", "--no-tls"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("--no-tls is only allowed on a loopback address"))
+    }
+}

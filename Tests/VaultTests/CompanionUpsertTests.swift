@@ -1,0 +1,99 @@
+import Foundation
+@testable import HealthModel
+import Projections
+import Testing
+@testable import Vault
+import VaultTestSupport
+
+/// Yappi's upsert rule for companion JSON (files here; posts in CompanionServerTests): one live
+/// value per metric, source and time range. Summaries, rebuilds, bundles and erasure all see the
+/// latest value only.
+@Suite struct CompanionUpsertTests {
+    static let utc = TimeZone(identifier: "UTC")!
+
+    func post(_ t: ImportTestVault, _ name: String, _ metric: String, _ entries: [(String, Double)]) throws -> ImportReport {
+        let data = entries.map { #"{"timeRange":"\#($0.0)","value":\#($0.1)}"# }.joined(separator: ",")
+        return try t.vault.importFiles([t.write(name, #"{"metric":"\#(metric)","data":[\#(data)]}"#)], timeZone: Self.utc)
+    }
+
+    func day(_ t: ImportTestVault, _ metric: String) throws -> SummaryRow? {
+        try t.vault.summary(metric: metric, by: .day, from: LocalDay(year: 2025, month: 8, day: 6), to: LocalDay(year: 2025, month: 8, day: 6)).first
+    }
+
+    @Test func aNewValueForTheSameRangeReplacesTheOldOneAndTheSameValueIsADuplicate() throws {
+        let t = try ImportTestVault()
+        let first = try post(t, "a.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 38)])
+        #expect((first.added, first.replaced, first.duplicates) == (1, 0, 0))
+        let second = try post(t, "b.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 52)])
+        #expect((second.added, second.replaced, second.duplicates) == (0, 1, 0))
+        #expect(try day(t, "steps")?.value == 52)
+        #expect(try day(t, "steps")?.samples == 1)
+        let again = try post(t, "c.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 52)])
+        #expect((again.added, again.replaced, again.duplicates) == (0, 0, 1))
+        // Back to the first value: a replacement again, not a duplicate of the replaced sample.
+        let back = try post(t, "d.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 38)])
+        #expect((back.added, back.replaced, back.duplicates) == (0, 1, 0))
+        #expect(try day(t, "steps")?.value == 38)
+        // The rebuilt read models agree: the supersessions are events.
+        try t.vault.rebuildProjections()
+        #expect(try day(t, "steps")?.value == 38)
+        #expect(try t.vault.heldTypes().first { $0.type == "HKQuantityTypeIdentifierStepCount" }?.count == 1)
+    }
+
+    @Test func twoValuesForOneRangeInOneFileKeepTheLast() throws {
+        let t = try ImportTestVault()
+        let report = try post(t, "a.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 38), ("2025-08-06 08:00/2025-08-06 09:00", 41),
+                                                     ("2025-08-06 09:00/2025-08-06 10:00", 5), ("2025-08-06 09:00/2025-08-06 10:00", 5)])
+        #expect((report.added, report.replaced, report.duplicates) == (2, 1, 1))
+        #expect(try day(t, "steps")?.value == 46)
+    }
+
+    @Test func aDiscreteMetricsDayAverageLeavesTheReplacedValueOut() throws {
+        let t = try ImportTestVault()
+        _ = try post(t, "a.json", "HEART_RATE", [("2025-08-06 08:00/2025-08-06 09:00", 60), ("2025-08-06 09:00/2025-08-06 10:00", 80)])
+        #expect(try day(t, "heart-rate")?.value == 70)
+        _ = try post(t, "b.json", "HEART_RATE", [("2025-08-06 09:00/2025-08-06 10:00", 100)])
+        let row = try #require(try day(t, "heart-rate"))
+        #expect(row.value == 80)
+        #expect(row.samples == 2)
+        try t.vault.rebuildProjections()
+        #expect(try day(t, "heart-rate")?.value == 80)
+    }
+
+    @Test func bundlesHoldOnlyTheLatestValue() throws {
+        let t = try ImportTestVault()
+        _ = try post(t, "a.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 38), ("2025-08-06 09:00/2025-08-06 10:00", 7)])
+        _ = try post(t, "b.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 52)])
+        let shared = try SharedLines(t)
+        let lines = try shared.export([.activity], from: nil, to: nil).lines(.activity)
+        #expect(lines.map { $0["value"] as? Double }.sorted { ($0 ?? 0) < ($1 ?? 0) } == [7, 52])
+    }
+
+    @Test func erasingTheMonthRemovesTheReplacementsAsARebuildWould() throws {
+        let t = try ImportTestVault()
+        _ = try post(t, "a.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 38), ("2025-07-06 08:00/2025-07-06 09:00", 3)])
+        _ = try post(t, "b.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 52)])
+        _ = try t.vault.erase(categories: [.activity], from: LocalMonth(year: 2025, month: 8), to: LocalMonth(year: 2025, month: 8))
+        #expect(try day(t, "steps") == nil)
+        let kept = try t.vault.summary(metric: "steps", by: .month)
+        try t.vault.rebuildProjections()
+        #expect(try t.vault.summary(metric: "steps", by: .month) == kept)
+        #expect(kept.map(\.value) == [3])
+        // Importing the erased month's old value again is refused, not a replacement.
+        let again = try post(t, "c.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 60)])
+        #expect((again.added, again.replaced, again.erased) == (0, 0, 1))
+    }
+
+    @Test func exportFilesOfOtherFormatsKeepTheMultisetRule() throws {
+        let t = try ImportTestVault()
+        let csv = """
+            type,start,end,value,unit,source
+            HKQuantityTypeIdentifierStepCount,2025-08-06T08:00:00+00:00,2025-08-06T09:00:00+00:00,38,count,Phone
+            HKQuantityTypeIdentifierStepCount,2025-08-06T08:00:00+00:00,2025-08-06T09:00:00+00:00,52,count,Phone
+
+            """
+        let report = try t.vault.importFiles([t.write("a.csv", csv)], timeZone: Self.utc)
+        #expect((report.added, report.replaced) == (2, 0))
+        #expect(try day(t, "steps")?.value == 90)
+    }
+}
