@@ -1,7 +1,7 @@
 # The two commands a new user runs: `make demo` (the whole flow) and `make test`.
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 
-.PHONY: deps build demo test bench killloop consentloop fuzz clean
+.PHONY: deps build demo test bench killloop kill-serve consentloop fuzz clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -25,6 +25,11 @@ bench: deps
 killloop: deps
 	$(SWIFT) build --build-tests
 	HEALTHVAULT_KILLS=300 $(SWIFT) test --skip-build --filter KillLoopTests
+
+# The companion server SIGKILLed 100 times under load (CI runs 4 inside `make test`).
+kill-serve: deps
+	$(SWIFT) build --build-tests
+	HEALTHVAULT_SERVE_KILLS=100 $(SWIFT) test --skip-build --filter ServerKillTests
 
 # The consent property test over 1,000 random histories (CI runs 30 inside `make test`).
 consentloop: deps

@@ -10,7 +10,8 @@ final class CommitQueue: @unchecked Sendable {
     enum Work {
         case post(CompanionPost, CheckedContinuation<Result<CompanionPostOutcome?, Error>, Never>)
         case checkToken(String, CheckedContinuation<String?, Never>)
-        case anchor(app: String, metric: String, CheckedContinuation<Result<HealthTimestamp?, Error>, Never>)
+        /// An anchor for the app whose token this is; `.success(nil)` inside means the token no longer works.
+        case anchor(token: String, metric: String, CheckedContinuation<Result<HealthTimestamp??, Error>, Never>)
     }
 
     private let condition = NSCondition()
@@ -23,6 +24,9 @@ final class CommitQueue: @unchecked Sendable {
     private var registrySnapshot: CompanionRegistry
     /// Posts a commit takes at most.
     static let maxBatch = 4096
+    /// Work waiting at most; past it a request is refused (503) instead of queued, so that a
+    /// flood cannot hold unbounded memory.
+    static let maxWaiting = 16_384
 
     init(ingest: CompanionIngest) {
         self.ingest = ingest
@@ -52,9 +56,10 @@ final class CommitQueue: @unchecked Sendable {
 
     func submit(_ work: Work) {
         condition.lock()
-        if stopped {
+        if stopped || waiting.count >= Self.maxWaiting {
+            let reason: Error = stopped ? ServerStopping() : Busy()
             condition.unlock()
-            fail(work, ServerStopping())
+            fail(work, reason)
             return
         }
         waiting.append(work)
@@ -64,6 +69,10 @@ final class CommitQueue: @unchecked Sendable {
 
     struct ServerStopping: Error, CustomStringConvertible {
         var description: String { "the server is stopping" }
+    }
+
+    struct Busy: Error, CustomStringConvertible {
+        var description: String { "too many posts are waiting; retry in a second" }
     }
 
     private func run() {
@@ -85,15 +94,22 @@ final class CommitQueue: @unchecked Sendable {
 
     private func process(_ batch: [Work]) {
         var posts: [(CompanionPost, CheckedContinuation<Result<CompanionPostOutcome?, Error>, Never>)] = []
+        // Token checks of one batch share one look at the registry, taken without the writer lock.
+        var checked: CompanionRegistry?
         for work in batch {
             switch work {
             case .post(let post, let continuation): posts.append((post, continuation))
             case .checkToken(let token, let continuation):
-                let app = (try? ingest.refreshedRegistry())?.app(forToken: token)?.name
+                if checked == nil { checked = (try? ingest.registryWithoutLock()) ?? ingest.registry }
+                continuation.resume(returning: checked?.app(forToken: token)?.name)
+            case .anchor(let token, let metric, let continuation):
+                // Under the writer lock: the token as of now, and the vault as of now (an erased
+                // month's samples are not an anchor).
+                continuation.resume(returning: Result {
+                    guard let app = try ingest.refreshedRegistry().app(forToken: token) else { return .some(nil) }
+                    return .some(try ingest.anchor(app: app.name, metric: metric))
+                })
                 publishRegistry()
-                continuation.resume(returning: app)
-            case .anchor(let app, let metric, let continuation):
-                continuation.resume(returning: Result { try ingest.anchor(app: app, metric: metric) })
             }
         }
         guard !posts.isEmpty else { return }

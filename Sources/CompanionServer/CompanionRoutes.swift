@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HealthModel
 import Hummingbird
+import Logging
 import NIOCore
 import Vault
 
@@ -18,12 +19,12 @@ struct CompanionRoutes: Sendable {
     func install(on router: Router<BasicRequestContext>) {
         router.get("/healthz") { _, _ in Self.json(.ok, #"{"ok":true}"#) }
         router.post("/companion/health") { request, context in try await post(request, context) }
-        router.get("/companion/anchor") { request, _ in try await anchor(request) }
+        router.get("/companion/anchor") { request, context in try await anchor(request, context) }
     }
 
     private func post(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         guard let app = await authenticate(request) else { return Self.error(.unauthorized, "missing, unknown or revoked token") }
-        guard rates.allow(app, perSecond: limits.postsPerSecond, burst: limits.burst) else {
+        guard rates.allow(app.name, perSecond: limits.postsPerSecond, burst: limits.burst) else {
             return Self.error(.tooManyRequests, "too many posts from this app; retry in a second")
         }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limits.maxBody {
@@ -43,7 +44,7 @@ struct CompanionRoutes: Sendable {
         }
         let parsed: CompanionPost
         do {
-            parsed = try CompanionPost(app: app, body: Data(buffer: body), timeZone: timeZone)
+            parsed = try CompanionPost(app: app.name, token: app.token, body: Data(buffer: body), timeZone: timeZone)
         } catch let error as ImportError {
             return Self.error(.badRequest, error.description)
         }
@@ -57,32 +58,48 @@ struct CompanionRoutes: Sendable {
             encoder.outputFormatting = [.sortedKeys]
             return Self.json(.created, String(decoding: try encoder.encode(outcome), as: UTF8.self))
         case .failure(let error):
-            context.logger.error("a commit failed: \(String(describing: type(of: error)))")
-            return Self.error(.serviceUnavailable, "the vault could not commit this post; nothing of it was kept: \(error)")
+            return Self.failure(error, context.logger)
         }
     }
 
-    private func anchor(_ request: Request) async throws -> Response {
+    private func anchor(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         guard let app = await authenticate(request) else { return Self.error(.unauthorized, "missing, unknown or revoked token") }
         guard let metric = request.uri.queryParameters.get("metric"), !metric.isEmpty else {
             return Self.error(.badRequest, "give ?metric=NAME")
         }
         guard let type = CompanionJSONImporter.quantityTypeIdentifier(metric) else { return Self.error(.badRequest, "unknown metric") }
-        let result = await withCheckedContinuation { queue.submit(.anchor(app: app, metric: type, $0)) }
+        let result = await withCheckedContinuation { queue.submit(.anchor(token: app.token, metric: type, $0)) }
         switch result {
-        case .success(let through):
+        case .success(nil):
+            return Self.error(.unauthorized, "missing, unknown or revoked token")
+        case .success(let through?):
             let object: [String: Any] = ["metric": metric, "through": through.map { $0.iso8601 as Any } ?? NSNull()]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             return Self.json(.ok, String(decoding: data, as: UTF8.self))
         case .failure(let error):
-            return Self.error(.serviceUnavailable, "the vault could not be read: \(error)")
+            return Self.failure(error, context.logger)
+        }
+    }
+
+    /// The 503 of a failed commit or read: a fixed message (no path, no value), the error's type
+    /// in the log.
+    static func failure(_ error: Error, _ logger: Logger) -> Response {
+        switch error {
+        case let busy as CommitQueue.Busy: return Self.error(.serviceUnavailable, busy.description)
+        case let stopped as CompanionIngest.Stopped:
+            logger.error("\(stopped.description)")
+            return Self.error(.serviceUnavailable, stopped.description)
+        default:
+            logger.error("a commit failed: \(String(describing: type(of: error)))")
+            return Self.error(.serviceUnavailable, "the vault could not confirm this post; send it again (a repeat counts as a duplicate)")
         }
     }
 
     /// The paired app whose token the request carries (`Authorization: Bearer` or `X-API-Key`):
     /// checked against the registry of the last commit, and when unknown there, against the
-    /// vault's (an app paired since).
-    private func authenticate(_ request: Request) async -> String? {
+    /// vault's (an app paired since), at most 20 such lookups a second for all unknown tokens
+    /// together (more are refused at once).
+    private func authenticate(_ request: Request) async -> (name: String, token: String)? {
         var token: String?
         if let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") {
             token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
@@ -90,8 +107,10 @@ struct CompanionRoutes: Sendable {
             token = key.trimmingCharacters(in: .whitespaces)
         }
         guard let token, !token.isEmpty, token.utf8.count <= 256 else { return nil }
-        if let app = queue.registry.app(forToken: token) { return app.name }
-        return await withCheckedContinuation { queue.submit(.checkToken(token, $0)) }
+        if let app = queue.registry.app(forToken: token) { return (app.name, token) }
+        guard rates.allow("", perSecond: 20, burst: 40) else { return nil }
+        guard let name = await withCheckedContinuation({ queue.submit(.checkToken(token, $0)) }) else { return nil }
+        return (name, token)
     }
 
     static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {

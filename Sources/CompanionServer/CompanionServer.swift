@@ -27,6 +27,8 @@ public struct CompanionServer: Sendable {
         public var burst = 400.0
         /// Seconds a connection may stay idle (a slow or stalled client is closed).
         public var idleTimeout: Int64 = 30
+        /// Connections open at once; more wait in the listen backlog.
+        public var maxConnections = 512
 
         public init() {}
     }
@@ -89,7 +91,8 @@ public struct CompanionServer: Sendable {
         let app = Application(
             router: router,
             server: try certificate.map { try .tls(http, tlsConfiguration: $0.tlsConfiguration()) } ?? http,
-            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            configuration: .init(address: .hostname(host, port: port), serverName: nil,
+                                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections)),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 onListening("\(scheme)://\(host):\(bound)")

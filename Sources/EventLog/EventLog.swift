@@ -195,8 +195,9 @@ public final class EventLog {
         // A long-running writer that lets others in between its commits (`vaultctl serve`) is
         // waited for, up to `serverWait` seconds; `lockWanted` asks it to leave a gap.
         guard serverIsRunning(names, fileSystem) else { throw EventLogError.locked(path: names.lock) }
-        try? fileSystem.replaceAtomically(names.lockWanted, with: [])
-        defer { try? fileSystem.remove(names.lockWanted) }
+        let wanted = names.lockWanted(by: getpid())
+        _ = try? fileSystem.open(wanted, mode: .createIfMissing)
+        defer { try? fileSystem.remove(wanted) }
         let deadline = Date().addingTimeInterval(serverWait)
         while Date() < deadline {
             if try lock.tryLockExclusive() { return lock }
@@ -225,8 +226,21 @@ public final class EventLog {
         return file
     }
 
-    /// Whether a command waits for the writer lock (the server leaves it a gap).
-    public var lockIsWanted: Bool { fileSystem.exists(directory.lockWanted) }
+    /// Whether a command waits for the writer lock (the server leaves it a gap). Files left by
+    /// waiters that died are removed.
+    public var lockIsWanted: Bool {
+        guard let names = try? fileSystem.contentsOfDirectory(directory.path) else { return false }
+        var wanted = false
+        for name in names where name.hasPrefix(LogDirectory.lockWantedPrefix) {
+            let pid = Int32(name.dropFirst(LogDirectory.lockWantedPrefix.count)) ?? 0
+            if pid > 0, kill(pid, 0) == 0 || errno == EPERM {
+                wanted = true
+            } else {
+                try? fileSystem.remove(directory.path + "/" + name)
+            }
+        }
+        return wanted
+    }
 
     /// Cuts a torn tail and records a commit that the head record missed (a crash between the
     /// log's sync and the head's rename).

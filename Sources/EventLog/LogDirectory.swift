@@ -21,6 +21,9 @@ public struct LogDirectory: Sendable {
     public var lock: String { path + "/events.lock" }
     /// Held with `flock` by a running `vaultctl serve`, which takes `lock` only while it commits.
     public var serverLock: String { path + "/serve.lock" }
-    /// Present while a command waits for `lock` held by the server (empty).
-    public var lockWanted: String { path + "/events.lock.wanted" }
+    /// Names of the files commands waiting for `lock` held by the server make, one each, named
+    /// with their process id (empty).
+    public static let lockWantedPrefix = "events.lock.wanted."
+    /// The file process `pid` makes while it waits for `lock`.
+    public func lockWanted(by pid: Int32) -> String { path + "/" + Self.lockWantedPrefix + String(pid) }
 }

@@ -152,17 +152,18 @@ public struct WorkoutItem: Sendable, Equatable {
     }
 }
 
-/// A replaced quantity sample: its event's log index, its category and local start day (for
-/// erasure), and the input it had fed (exactly one of the two).
+/// A replaced quantity sample: the hash of its content (what exports match it by: log indexes
+/// change when the log is rewritten), its category and local start day (for erasure), and the
+/// input it had fed (exactly one of the two).
 public struct Withdrawal: Sendable {
-    public var eventIndex: UInt64
+    public var contentHash: Int64
     public var category: HealthCategory
     public var day: LocalDay
     public var cumulative: CumulativeSample?
     public var discrete: DiscreteSample?
 
-    public init(eventIndex: UInt64, category: HealthCategory, day: LocalDay, cumulative: CumulativeSample? = nil, discrete: DiscreteSample? = nil) {
-        self.eventIndex = eventIndex
+    public init(contentHash: Int64, category: HealthCategory, day: LocalDay, cumulative: CumulativeSample? = nil, discrete: DiscreteSample? = nil) {
+        self.contentHash = contentHash
         self.category = category
         self.day = day
         self.cumulative = cumulative

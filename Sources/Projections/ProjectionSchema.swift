@@ -39,7 +39,9 @@ enum ProjectionSchema {
             day INTEGER NOT NULL, start INTEGER NOT NULL, type TEXT NOT NULL, minutes REAL NOT NULL,
             energy REAL, distance REAL);
         CREATE INDEX workouts_by_day ON workouts(day);
-        CREATE TABLE superseded(event_index INTEGER PRIMARY KEY, category TEXT NOT NULL, day INTEGER NOT NULL);
+        CREATE TABLE superseded(
+            content_hash INTEGER NOT NULL, category TEXT NOT NULL, day INTEGER NOT NULL, count INTEGER NOT NULL,
+            PRIMARY KEY(content_hash, category, day)) WITHOUT ROWID;
         CREATE INDEX superseded_by_day ON superseded(category, day);
         CREATE TABLE goal_changes(id INTEGER PRIMARY KEY, ring TEXT NOT NULL, value REAL NOT NULL, from_day INTEGER NOT NULL);
         CREATE TABLE rings(

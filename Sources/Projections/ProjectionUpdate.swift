@@ -21,6 +21,9 @@ public struct ProjectionUpdate {
     var pendingIntervals: [DayKey: [Interval]] = [:]
     /// Intervals of replaced samples, taken out of their days at the next flush.
     var pendingRemovals: [DayKey: [Interval]] = [:]
+    /// Discrete metric-days a replaced sample left: their minimum and maximum are restated from
+    /// the day's readings (`restateDiscreteDays`).
+    private var discreteWithdrawn: [DayKey: MetricKey] = [:]
     var pendingDiscrete: [DayKey: DiscreteStats] = [:]
     var pendingStand: [Int64: Set<Int64>] = [:]
     var pendingAppleRings: [Int64: AppleRings] = [:]
@@ -195,15 +198,17 @@ public struct ProjectionUpdate {
     /// Takes a replaced sample's contribution out: its intervals (or its share of a discrete
     /// day's count and sum), its count for `types`, and remembers its event for exports.
     private mutating func withdraw(_ w: Withdrawal) throws {
-        let remember = try db.prepare("INSERT OR IGNORE INTO superseded(event_index, category, day) VALUES (?, ?, ?)")
-        try remember.bind(1, Int64(bitPattern: w.eventIndex))
+        let remember = try db.prepare("""
+            INSERT INTO superseded(content_hash, category, day, count) VALUES (?, ?, ?, 1)
+            ON CONFLICT(content_hash, category, day) DO UPDATE SET count = count + 1
+            """)
+        try remember.bind(1, w.contentHash)
         try remember.bind(2, w.category.rawValue)
         try remember.bind(3, w.day.dayNumber)
         try remember.run()
-        guard db.changes > 0 else { return }  // already withdrawn
         if let s = w.cumulative {
             let metric = try metricID(s.metric, unit: s.unit, cumulative: true)
-            let source = try sources.id(for: s.source)
+            let source = try sources.id(for: s.source, counting: false)
             sources.uncount(source)
             try uncountMetric(metric, identifier: s.metric, unit: s.unit, day: w.day.dayNumber)
             for (key, interval) in Self.intervals(of: s, metric: metric, source: source) {
@@ -215,11 +220,42 @@ public struct ProjectionUpdate {
             try uncountMetric(metric, identifier: s.metric, unit: s.unit, day: day)
             var removal = DiscreteStats()
             removal.add(s)
-            // Count and sum come out exactly; a day's minimum and maximum keep the replaced
-            // value's bounds (they are not recomputable without the day's readings).
+            // Count and sum come out here; the minimum and maximum need the day's readings, which
+            // the caller gives to `restateDiscreteDays`.
             pendingDiscrete[DayKey(metric: metric, day: day), default: DiscreteStats()]
                 .add(microSum: -removal.microSum, samples: -1, min: .infinity, max: -.infinity)
+            discreteWithdrawn[DayKey(metric: metric, day: day)] = MetricKey(identifier: s.metric, unit: s.unit)
         }
+    }
+
+    /// Restates the discrete metric-days that replaced samples left, from the readings `values`
+    /// gives for each (metric, unit, day): count, exact sum, minimum and maximum, as if the
+    /// replaced readings had never come.
+    public mutating func restateDiscreteDays(_ values: (_ metric: String, _ unit: String, _ day: LocalDay) throws -> [Double]) throws {
+        guard !discreteWithdrawn.isEmpty else { return }
+        try flush()
+        let write = try db.prepare("INSERT OR REPLACE INTO daily(metric_id, day, samples, micro_sum, min, max) VALUES (?, ?, ?, ?, ?, ?)")
+        let delete = try db.prepare("DELETE FROM daily WHERE metric_id = ? AND day = ?")
+        for (key, metric) in discreteWithdrawn {
+            var stats = DiscreteStats()
+            for value in try values(metric.identifier, metric.unit, LocalDay(dayNumber: key.day)) {
+                stats.add(DiscreteSample(metric: metric.identifier, unit: metric.unit, start: 0, utcOffset: 0, value: value))
+            }
+            if stats.samples == 0 {
+                try delete.bind(1, key.metric)
+                try delete.bind(2, key.day)
+                try delete.run()
+                continue
+            }
+            try write.bind(1, key.metric)
+            try write.bind(2, key.day)
+            try write.bind(3, stats.samples)
+            try write.bind(4, stats.microSum)
+            try write.bind(5, stats.min)
+            try write.bind(6, stats.max)
+            try write.run()
+        }
+        discreteWithdrawn = [:]
     }
 
     private mutating func uncountMetric(_ metric: Int64, identifier: String, unit: String, day: Int64) throws {

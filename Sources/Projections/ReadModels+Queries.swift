@@ -243,12 +243,12 @@ extension ReadModels {
         return result
     }
 
-    /// Log indexes of the samples replaced by re-posted values (companion upserts), which
-    /// exports leave out.
-    public func supersededEvents() throws -> Set<UInt64> {
-        let statement = try db.prepare("SELECT event_index FROM superseded")
-        var result: Set<UInt64> = []
-        while try statement.step() { result.insert(UInt64(bitPattern: statement.int64(0))) }
+    /// How many samples of each content (`Withdrawal.contentHash`) re-posted values replaced
+    /// (companion upserts): exports leave out that many of the first samples with that content.
+    public func supersededSamples() throws -> [Int64: Int] {
+        let statement = try db.prepare("SELECT content_hash, SUM(count) FROM superseded GROUP BY content_hash")
+        var result: [Int64: Int] = [:]
+        while try statement.step() { result[statement.int64(0)] = Int(statement.int64(1)) }
         return result
     }
 

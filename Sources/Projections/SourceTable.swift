@@ -27,16 +27,17 @@ struct SourceTable {
         }
     }
 
-    /// The id of a source, made on first sight. Counts a sample for it.
-    mutating func id(for key: SourceKey) throws -> Int32 {
+    /// The id of a source, made on first sight. Counts a sample for it unless `counting` is false.
+    mutating func id(for key: SourceKey, counting: Bool = true) throws -> Int32 {
+        let step: Int64 = counting ? 1 : 0
         // Samples come in runs of one source: the last one is checked before any hashing.
         if let last = lastLookup, last.key == key {
-            sampleDelta[last.id, default: 0] += 1
+            sampleDelta[last.id, default: 0] += step
             return last.id
         }
         if let id = ids[key] {
             lastLookup = (key, id)
-            sampleDelta[id, default: 0] += 1
+            sampleDelta[id, default: 0] += step
             return id
         }
         let statement = try db.prepare("INSERT INTO sources(name, device_class) VALUES (?, ?)")
@@ -46,7 +47,7 @@ struct SourceTable {
         let id = Int32(db.lastInsertRowID)
         ids[key] = id
         keys[id] = key
-        sampleDelta[id, default: 0] += 1
+        sampleDelta[id, default: 0] += step
         return id
     }
 

@@ -108,6 +108,15 @@ import Testing
         let (second, _) = try served.pair("tablet")
         let fresh = try client.post("/companion/health", token: second, json: yappi("STEPS", [("2025-08-08 08:00/2025-08-08 09:00", 7)]))
         #expect(fresh.status == 201)
+        // The name paired again for a new phone: the old (stolen) phone's token stays refused.
+        let (replacement, _) = try served.pair("phone")
+        let stolen = try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-09 08:00/2025-08-09 09:00", 9)]))
+        #expect(stolen.status == 401)
+        let stolenAnchor = try client.send(.GET, "/companion/anchor?metric=STEPS", headers: [("Authorization", "Bearer " + token)])
+        #expect(stolenAnchor.status == 401)
+        // The new phone resumes where the name's data ends (anchors are per app name).
+        let anchor = try client.send(.GET, "/companion/anchor?metric=STEPS", headers: [("Authorization", "Bearer " + replacement)])
+        #expect(anchor.status == 200 && object(anchor.body)["through"] is String)
         client.close()
         served.stop()
         // Only the accepted posts are in the vault.

@@ -35,9 +35,31 @@ import VaultTestSupport
         #expect((back.added, back.replaced, back.duplicates) == (0, 1, 0))
         #expect(try day(t, "steps")?.value == 38)
         // The rebuilt read models agree: the supersessions are events.
+        #expect(try t.vault.sources().map(\.samples) == [1])
         try t.vault.rebuildProjections()
         #expect(try day(t, "steps")?.value == 38)
         #expect(try t.vault.heldTypes().first { $0.type == "HKQuantityTypeIdentifierStepCount" }?.count == 1)
+        #expect(try t.vault.sources().map(\.samples) == [1])
+    }
+
+    @Test func aRekeyThatRenumbersTheLogKeepsTheReplacedValuesOutOfBundles() throws {
+        let directory: TemporaryDirectory
+        do {
+            let t = try ImportTestVault()
+            directory = t.dir
+            _ = try post(t, "a.json", "STEPS", [("2025-07-06 08:00/2025-07-06 09:00", 3), ("2025-08-06 08:00/2025-08-06 09:00", 38),
+                                                ("2025-08-06 09:00/2025-08-06 10:00", 7)])
+            _ = try post(t, "b.json", "HEART_RATE", [("2025-08-06 08:00/2025-08-06 09:00", 60)])
+            _ = try post(t, "c.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 52)])
+            // An erased month leaves the re-keyed log without its events: every later index moves.
+            _ = try t.vault.erase(categories: [.activity], from: LocalMonth(year: 2025, month: 7), to: LocalMonth(year: 2025, month: 7))
+        }
+        try Vault.rekey(at: directory.path + "/v", from: passphrase("p"), to: passphrase("p2"))
+        let t = try ImportTestVault(reopening: directory, passphrase: "p2")
+        #expect(try day(t, "steps")?.value == 59)
+        let shared = try SharedLines(t)
+        let lines = try shared.export([.activity], from: nil, to: nil).lines(.activity)
+        #expect(lines.compactMap { $0["value"] as? Double }.sorted() == [7, 52])
     }
 
     @Test func twoValuesForOneRangeInOneFileKeepTheLast() throws {
@@ -48,16 +70,17 @@ import VaultTestSupport
         #expect(try day(t, "steps")?.value == 46)
     }
 
-    @Test func aDiscreteMetricsDayAverageLeavesTheReplacedValueOut() throws {
+    @Test func aDiscreteMetricsDayLeavesTheReplacedReadingOutOfItsAverageAndBounds() throws {
         let t = try ImportTestVault()
-        _ = try post(t, "a.json", "HEART_RATE", [("2025-08-06 08:00/2025-08-06 09:00", 60), ("2025-08-06 09:00/2025-08-06 10:00", 80)])
-        #expect(try day(t, "heart-rate")?.value == 70)
-        _ = try post(t, "b.json", "HEART_RATE", [("2025-08-06 09:00/2025-08-06 10:00", 100)])
+        _ = try post(t, "a.json", "HEART_RATE", [("2025-08-06 08:00/2025-08-06 09:00", 60), ("2025-08-06 09:00/2025-08-06 10:00", 90)])
+        #expect(try day(t, "heart-rate").map { [$0.value, $0.min, $0.max] } == [75, 60, 90])
+        // The day's maximum is replaced by a lower reading: the bound comes down with it.
+        _ = try post(t, "b.json", "HEART_RATE", [("2025-08-06 09:00/2025-08-06 10:00", 70)])
         let row = try #require(try day(t, "heart-rate"))
-        #expect(row.value == 80)
+        #expect([row.value, row.min, row.max] == [65, 60, 70])
         #expect(row.samples == 2)
         try t.vault.rebuildProjections()
-        #expect(try day(t, "heart-rate")?.value == 80)
+        #expect(try day(t, "heart-rate").map { [$0.value, $0.min, $0.max, Double($0.samples)] } == [65, 60, 70, 2])
     }
 
     @Test func bundlesHoldOnlyTheLatestValue() throws {

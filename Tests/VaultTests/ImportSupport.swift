@@ -18,11 +18,18 @@ enum Fixtures {
 
 /// A vault opened for writing in a fresh directory.
 struct ImportTestVault {
-    let dir = TemporaryDirectory("import")
+    let dir: TemporaryDirectory
     let vault: Vault
 
     init() throws {
+        dir = TemporaryDirectory("import")
         vault = try makeVault(at: dir.path + "/v", passphrase: "p")
+    }
+
+    /// The vault in `directory` opened again for writing (after a re-key, say).
+    init(reopening directory: TemporaryDirectory, passphrase text: String) throws {
+        dir = directory
+        vault = try Vault.open(at: directory.path + "/v", passphrase: passphrase(text), mode: .readWrite)
     }
 
     var path: String { dir.path + "/v" }

@@ -110,9 +110,9 @@ extension Vault {
         }
         var feed = ProjectionFeed()
         // Samples a re-posted value replaced are out of every bundle.
-        let superseded = try models.supersededEvents()
-        try forEachEvent { index, event in
-            if superseded.contains(index) { return }
+        var superseded = SampleContent.Skipping(try models.supersededSamples())
+        try forEachEvent { _, event in
+            if case .sample(let s) = event, superseded.skips(s) { return }
             switch event {
             case .sample(let s):
                 let category = s.category

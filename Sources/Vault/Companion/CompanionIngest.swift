@@ -25,6 +25,14 @@ public final class CompanionIngest {
     public private(set) var registry: CompanionRegistry
     /// Latest end received per app and metric, as far as learned (`anchor`).
     private var anchors: [String: [String: HealthTimestamp]] = [:]
+    /// Why the ingest writes no more (the passphrase it was started with no longer opens the vault).
+    private var stopped: Stopped?
+
+    /// The vault's passphrase or master key changed while serving: `serve` must be started again.
+    public struct Stopped: Error, CustomStringConvertible {
+        public var description: String { "the vault's passphrase changed while serving; start `vaultctl serve` again" }
+    }
+
     /// Set when a commit failed: the handle is opened anew before the next one.
     private var mustReopen = false
     /// Seconds a commit waits for a command holding the writer lock before its posts fail.
@@ -51,9 +59,10 @@ public final class CompanionIngest {
         var outcomes: [CompanionPostOutcome?] = []
         var appsWritten: [String: CompanionPostOutcome] = [:]
         let session = try currentSession()
+        let before = lastCommitted
         do {
             for post in posts {
-                guard registry.apps[post.app]?.revokedAt == nil, registry.apps[post.app] != nil else {
+                guard registry.app(forTokenHash: post.tokenHash)?.name == post.app else {
                     outcomes.append(nil)
                     continue
                 }
@@ -78,9 +87,7 @@ public final class CompanionIngest {
                                                                       added: total.added + total.replaced,
                                                                       duplicates: total.duplicates, rejected: total.rejected)))
             }
-            let before = lastCommitted
             lastCommitted = try session.commit()
-            try session.beginNextCommit(learningFrom: before)
         } catch {
             session.rollback()
             self.session = nil
@@ -88,6 +95,13 @@ public final class CompanionIngest {
             // A failed commit leaves the log handle refusing writes: the next commit opens it anew.
             mustReopen = true
             throw error
+        }
+        do {
+            try session.beginNextCommit(learningFrom: before)
+        } catch {
+            // The posts are durable; only what the session learned of them is not: start afresh.
+            self.session = nil
+            mustReopen = true
         }
         for (post, outcome) in zip(posts, outcomes) where outcome != nil {
             for (metric, end) in post.latestEnds where anchors[post.app]?[metric].map({ $0.seconds < end.seconds }) ?? true {
@@ -98,12 +112,29 @@ public final class CompanionIngest {
         return outcomes
     }
 
-    /// The registry as of now: re-read when another process wrote since the last look.
+    /// The registry as of now, and the vault brought up to date for reading: taken under the
+    /// writer lock, so that what another process wrote is seen (a revoked token, an erased month).
     public func refreshedRegistry() throws -> CompanionRegistry {
         try takeLock()
         try vault.log.releaseWriterLock()
         return registry
     }
+
+    /// The registry as `events.head` has it now, without the writer lock (a command holding it
+    /// for long does not hold up a token check): re-read from the audit trail through a read-only
+    /// handle when the head changed since the last look.
+    public func registryWithoutLock() throws -> CompanionRegistry {
+        let head = try? Data(contentsOf: URL(fileURLWithPath: directory + "/events.head"))
+        if head == headSeen { return latestRegistry ?? registry }
+        let reader = try vault.openedReadOnly()
+        let fresh = try reader.companionRegistry()
+        headSeen = head
+        latestRegistry = fresh
+        return fresh
+    }
+
+    private var headSeen: Data?
+    private var latestRegistry: CompanionRegistry?
 
     /// The latest end received for `metric` (a HealthKit identifier) from `app`, nil when none.
     /// Learned from the posts of this run, else from the vault's months of the metric's category,
@@ -118,6 +149,7 @@ public final class CompanionIngest {
     /// Takes the writer lock; when another process wrote meanwhile, opens the vault anew (with the
     /// passphrase when the master key changed) and re-reads the registry.
     private func takeLock() throws {
+        if let stopped { throw stopped }
         if try vault.log.retakeWriterLock(timeout: lockTimeout), !mustReopen { return }
         mustReopen = false
         session = nil
@@ -128,7 +160,15 @@ public final class CompanionIngest {
         do {
             vault = try vault.reopenedForWriting()
         } catch {
-            vault = try Vault.open(at: directory, passphrase: passphrase, mode: .readWrite)
+            do {
+                vault = try Vault.open(at: directory, passphrase: passphrase, mode: .readWrite)
+            } catch EventLogError.wrongPassphrase {
+                // The passphrase no longer opens the keyslot (`passwd` while serving): every
+                // commit would fail the same way, after a key derivation each.
+                let reason = Stopped()
+                stopped = reason
+                throw reason
+            }
         }
         registry = try vault.companionRegistry()
         lastCommitted = vault.committed

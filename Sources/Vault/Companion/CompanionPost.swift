@@ -8,15 +8,19 @@ import VaultEvents
 public final class CompanionPost: ImportSink {
     /// The paired app the post came from.
     public let app: String
+    /// The hash of the token it came with: the post is written only while that token is the
+    /// app's (not one revoked, even if the name was paired again since).
+    let tokenHash: [UInt8]
     private(set) var events: [(event: VaultEvent, nested: Bool)] = []
     public private(set) var rejected = 0
     /// Why entries were rejected (no values).
     public private(set) var warnings: [String] = []
 
-    /// Reads `body` (either companion shape) as coming from `app`. Throws `ImportError` when the
-    /// body is not JSON or in neither shape; nothing of it is kept then.
-    public init(app: String, body: Data, timeZone: TimeZone) throws {
+    /// Reads `body` (either companion shape) as coming from `app` with `token`. Throws
+    /// `ImportError` when the body is not JSON or in neither shape; nothing of it is kept then.
+    public init(app: String, token: String, body: Data, timeZone: TimeZone) throws {
         self.app = app
+        tokenHash = CompanionRegistry.hash(token)
         try CompanionJSONImporter(sink: self, timeZone: timeZone, app: app).importBody(body, name: "body")
     }
 

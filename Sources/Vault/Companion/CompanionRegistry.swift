@@ -45,6 +45,11 @@ public struct CompanionRegistry: Sendable {
         return byTokenHash[Self.hash(token)].flatMap { apps[$0] }
     }
 
+    /// The app whose token hashes to `tokenHash`, nil for an unknown or revoked one.
+    func app(forTokenHash tokenHash: [UInt8]) -> App? {
+        byTokenHash[tokenHash].flatMap { apps[$0] }
+    }
+
     /// Apps whose token works, sorted by name.
     public var active: [App] { apps.values.filter { $0.revokedAt == nil }.sorted { $0.name < $1.name } }
 

@@ -67,6 +67,12 @@ extension Vault {
         return nil
     }
 
+    /// A read-only handle on this vault with the master key this one holds (no key derivation).
+    func openedReadOnly() throws -> Vault {
+        Vault(directory: directory, log: try EventLog.open(in: directory, masterKey: masterKey, mode: .readOnly, fileSystem: fileSystem),
+              masterKey: masterKey, fileSystem: fileSystem)
+    }
+
     /// A second handle on this vault for writing, with the master key this one holds (no key
     /// derivation); throws when the key no longer opens the log (it was re-keyed).
     func reopenedForWriting() throws -> Vault {

@@ -12,6 +12,8 @@ import VaultEvents
 /// from each commit's own frames afterwards (`learn`), so a long-running server reads a month
 /// once. New values wait in `pending` until the commit, so that a replaced sample is always a
 /// committed one, with its log index known; two values for one slot in one commit keep the last.
+/// (The index holds in the log that wrote the supersession; readers elsewhere match the replaced
+/// sample by its content, `SampleContent`.)
 struct RevisionTable {
     struct Slot: Hashable {
         var keyID: UInt32
@@ -29,6 +31,9 @@ struct RevisionTable {
     struct Pending {
         var event: [UInt8]
         var valueRange: Range<Int>
+        /// The committed sample it replaces, taken when the value came (the table may forget
+        /// committed samples before the commit).
+        var replaces: Committed?
     }
 
     enum Outcome: Equatable {
@@ -61,7 +66,7 @@ struct RevisionTable {
         let value = place.slotEnd..<place.valueEnd
         if let waiting = pending[slot] {
             if waiting.event[waiting.valueRange] == event[value] { return .duplicate }
-            pending[slot] = Pending(event: event, valueRange: value)
+            pending[slot] = Pending(event: event, valueRange: value, replaces: waiting.replaces)
             return .replaced
         }
         let owner = SourceOfKey(keyID: keyID, source: place.source)
@@ -73,15 +78,11 @@ struct RevisionTable {
             }
             loaded.insert(owner)
         }
-        pending[slot] = Pending(event: event, valueRange: value)
+        let live = committed[slot]
+        if let live, live.event[live.valueRange] == event[value] { return .duplicate }
+        pending[slot] = Pending(event: event, valueRange: value, replaces: live)
         pendingOrder.append(slot)
-        guard let live = committed[slot] else { return .added }
-        if live.event[live.valueRange] == event[value] {
-            pending[slot] = nil
-            pendingOrder.removeLast()
-            return .duplicate
-        }
-        return .replaced
+        return live == nil ? .added : .replaced
     }
 
     /// The events to append for the pending values, in order: a supersession before each value
@@ -90,7 +91,7 @@ struct RevisionTable {
         var out: [(UInt32, [UInt8])] = []
         for slot in pendingOrder {
             guard let value = pending[slot] else { continue }
-            if let live = committed[slot] {
+            if let live = value.replaces {
                 var w = EventWriter(kind: .sampleSuperseded)
                 w.varint(live.index)
                 w.bytes.append(contentsOf: live.event[2...])

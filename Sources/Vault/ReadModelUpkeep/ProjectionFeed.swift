@@ -46,7 +46,7 @@ struct ProjectionFeed {
                 return .recorded(RecordedItem(type: s.type, category: s.category, day: Self.day(s.start), minutes: minutes))
             }
         case .sampleSuperseded(let s):
-            var withdrawal = Withdrawal(eventIndex: s.replacedIndex, category: s.replaced.category, day: Self.day(s.replaced.start))
+            var withdrawal = Withdrawal(contentHash: SampleContent.hash(s.replaced), category: s.replaced.category, day: Self.day(s.replaced.start))
             switch input(for: .sample(s.replaced)) {
             case .cumulative(let c): withdrawal.cumulative = c
             case .discrete(let d): withdrawal.discrete = d

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import HealthModel
 import Projections
 import SecureMemory
 import VaultEvents
@@ -77,6 +78,7 @@ extension Vault {
                     inputs += 1
                 }
             }
+            try restateDiscreteDays(&update, models: models)
             return reached.encoded
         }
         cachedProjections = (models, reached)
@@ -132,6 +134,7 @@ extension Vault {
             if !pendingErasure.isEmpty { try update.add(.erased(pendingErasure)) }
             guard let bytes = try models.position else {
                 reached = try scanLog { _, event in try apply(event) }
+                try restateDiscreteDays(&update, models: models)
                 return reached.encoded
             }
             guard let stored = LogPosition(encoded: bytes) else { throw ProjectionMismatch.logDiffers }
@@ -144,9 +147,34 @@ extension Vault {
                 return pendingErasure.isEmpty ? nil : bytes
             }
             reached = try scanTail(after: stored) { _, event in try apply(event) }
+            try restateDiscreteDays(&update, models: models)
             return reached.encoded
         }
         return reached
+    }
+
+    /// Gives the update the readings of the discrete metric-days replaced samples left: the
+    /// samples of that category-month's key, but for those replaced, read from the log.
+    private func restateDiscreteDays(_ update: inout ProjectionUpdate, models: ReadModels) throws {
+        var superseded: [Int64: Int]?
+        try update.restateDiscreteDays { metric, unit, day in
+            let label = DataLabel(category: HealthCategory.of(type: metric), month: LocalMonth(day))
+            guard let key = log.dataKeys.first(where: { $0.erasedAt == nil && DataLabel(bytes: $0.label) == label }) else { return [] }
+            if superseded == nil { superseded = try models.supersededSamples() }
+            var skipping = SampleContent.Skipping(superseded ?? [:])
+            var feed = ProjectionFeed()
+            var values: [Double] = []
+            let decoder = EventDecoder()
+            try log.readFrames(try tables.frames().filter { $0.keyID == key.id }) { frame in
+                try frame.forEachEvent { index, bytes in
+                    guard let event = try decoder.decode(bytes, index: index), case .sample(let sample) = event, sample.type == metric,
+                          case .discrete(let reading)? = feed.input(for: event), reading.unit == unit,
+                          LocalDay(instant: reading.start, utcOffset: reading.utcOffset) == day, !skipping.skips(sample) else { return }
+                    values.append(reading.value)
+                }
+            }
+            return values
+        }
     }
 }
 
