@@ -64,6 +64,18 @@ final class KeyScopedTables {
         }
     }
 
+    /// The bytes of committed event `index`, which `keyID` sealed; nil when no frame of the key holds it.
+    func event(keyID: UInt32, index: UInt64) throws -> [UInt8]? {
+        guard let frame = try frames().first(where: {
+            $0.keyID == keyID && $0.firstEventIndex <= index && index < $0.firstEventIndex + UInt64($0.eventCount)
+        }) else { return nil }
+        var found: [UInt8]?
+        try log.readFrames([frame]) { frame in
+            frame.forEachEvent { at, bytes in if at == index { found = Array(bytes) } }
+        }
+        return found
+    }
+
     /// Shows the bytes of every event sealed with `keyID` (definitions aside) to `visit`.
     private func visitEvents(of keyID: UInt32, _ visit: (UnsafeRawBufferPointer) throws -> Void) throws {
         try readFrames(of: keyID) { frame in

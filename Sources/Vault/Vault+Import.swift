@@ -20,6 +20,7 @@ extension Vault {
             return total + (path.lowercased().hasSuffix(".zip") ? bytes * 10 : bytes) / 400
         }
         let session = try startImportSession(expectingNew: expectedNew)
+        session.revisionBudget = importRevisionBudget
         session.erasedLabels = erasedLabels()
         session.allowErased = allowErased
         var report = ImportReport()

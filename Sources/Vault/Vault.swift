@@ -254,6 +254,10 @@ public final class Vault {
     /// deduplicates through sealed scratch files instead. Tests lower it to exercise that path.
     var importIdentityBudgetSlots = 1 << 20
 
+    /// Committed companion samples an import remembers for the upsert rule before it forgets
+    /// them and reads again. Tests lower it.
+    var importRevisionBudget = 400_000
+
     /// Reads and decodes the whole log, in order (a rebuild). Returns the position read up to.
     func scanLog(_ body: (UInt64, VaultEvent) throws -> Void) throws -> LogPosition {
         var decoders = KeyScopedTables.Decoders()

@@ -62,6 +62,18 @@ import VaultTestSupport
         #expect(lines.compactMap { $0["value"] as? Double }.sorted() == [7, 52])
     }
 
+    @Test func aReplacementKeepsItsSupersessionWhenTheTableForgetsBeforeTheCommit() throws {
+        let t = try ImportTestVault()
+        _ = try post(t, "a.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 38), ("2025-09-06 08:00/2025-09-06 09:00", 5)])
+        t.vault.importRevisionBudget = 0
+        // August's value is replaced, then September's month is read: the table forgets August first.
+        let report = try post(t, "b.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 52), ("2025-09-06 08:00/2025-09-06 09:00", 6)])
+        #expect((report.added, report.replaced) == (0, 2))
+        #expect(try day(t, "steps")?.value == 52)
+        try t.vault.rebuildProjections()
+        #expect(try day(t, "steps")?.value == 52)
+    }
+
     @Test func twoValuesForOneRangeInOneFileKeepTheLast() throws {
         let t = try ImportTestVault()
         let report = try post(t, "a.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 38), ("2025-08-06 08:00/2025-08-06 09:00", 41),

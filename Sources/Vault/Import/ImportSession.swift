@@ -44,6 +44,11 @@ final class ImportSession: ImportSink {
     /// posts) instead of the multiset rule of exports.
     var revisable = false
     private var revisions = RevisionTable()
+    /// Committed samples the upsert rule remembers before it forgets and reads again (tests lower it).
+    var revisionBudget: Int {
+        get { revisions.committedBudget }
+        set { revisions.committedBudget = newValue }
+    }
 
     init(log: EventLog, tables: KeyScopedTables, expected: Int, scratchDirectory: String, memoryBudgetSlots: Int) throws {
         self.log = log
@@ -217,7 +222,7 @@ final class ImportSession: ImportSink {
     /// Makes everything added durable, the values waiting under the upsert rule first.
     @discardableResult
     func commit() throws -> LogPosition {
-        for (keyID, event) in revisions.takePending() {
+        for (keyID, event) in try revisions.takePending(fetch: tables.event(keyID:index:)) {
             try event.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
         }
         return try log.commit(&transaction)

@@ -8,29 +8,31 @@ import VaultEvents
 ///
 /// Slots compare within one data key (a category-month): a sample's type and source ids are its
 /// key's own, and its label follows from its start. Committed samples of a key and source are
-/// read from the key's frames the first time a post touches them (`loadCommitted`), and learned
+/// read from the key's frames the first time a post touches them (`offer`'s `readKey`), and learned
 /// from each commit's own frames afterwards (`learn`), so a long-running server reads a month
-/// once. New values wait in `pending` until the commit, so that a replaced sample is always a
-/// committed one, with its log index known; two values for one slot in one commit keep the last.
-/// (The index holds in the log that wrote the supersession; readers elsewhere match the replaced
-/// sample by its content, `SampleContent`.)
+/// once. Each is held as 64-bit hashes of its slot and value and its log index (about 50 bytes);
+/// the replaced event's bytes are read back from its frame when a supersession is written, and
+/// its slot compared in full there. New values wait in `pending` until the commit, so that a
+/// replaced sample is always a committed one, with its log index known; two values for one slot
+/// in one commit keep the last. (The index holds in the log that wrote the supersession; readers
+/// elsewhere match the replaced sample by its content, `SampleContent`.)
 struct RevisionTable {
     struct Slot: Hashable {
         var keyID: UInt32
-        /// Value kind, type, source and span, as encoded.
-        var bytes: [UInt8]
+        /// FNV-1a of the value kind, type, source and span, as encoded.
+        var hash: UInt64
     }
 
     struct Committed {
         var index: UInt64
-        /// The event's bytes, repeated in a supersession.
-        var event: [UInt8]
-        var valueRange: Range<Int>
+        /// FNV-1a of the value and unit, as encoded.
+        var value: UInt64
     }
 
     struct Pending {
         var event: [UInt8]
-        var valueRange: Range<Int>
+        var slotEnd: Int
+        var value: UInt64
         /// The committed sample it replaces, taken when the value came (the table may forget
         /// committed samples before the commit).
         var replaces: Committed?
@@ -40,11 +42,9 @@ struct RevisionTable {
         case added, replaced, duplicate
     }
 
-    /// Committed samples by slot, for the keys and sources read so far.
     private var committed: [Slot: Committed] = [:]
     /// (key, source id) pairs whose committed samples are in `committed`.
     private var loaded: Set<SourceOfKey> = []
-    /// Values waiting for the commit, in the order they came.
     private(set) var pending: [Slot: Pending] = [:]
     private var pendingOrder: [Slot] = []
 
@@ -54,24 +54,24 @@ struct RevisionTable {
     }
 
     /// Samples held for their slots; past this the table forgets what it read and reads again
-    /// when needed, so that a server running for months stays bounded.
-    static let committedBudget = 400_000
+    /// when needed, so that a server running for months stays bounded (about 20 MB).
+    var committedBudget = 400_000
 
     /// Decides what a new quantity sample does. `readKey` shows every committed event of a key
-    /// with its index (called once per key and source).
+    /// with its index (called once per key and source while they are remembered).
     mutating func offer(_ event: [UInt8], keyID: UInt32,
                         readKey: (UInt32, (UInt64, UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> Outcome {
         guard let place = event.withUnsafeBytes({ EventIdentity.quantitySlot(of: $0) }) else { return .added }
-        let slot = Slot(keyID: keyID, bytes: Array(event[2..<place.slotEnd]))
-        let value = place.slotEnd..<place.valueEnd
+        let slot = Slot(keyID: keyID, hash: FNV1a.hash(event[2..<place.slotEnd]))
+        let value = FNV1a.hash(event[place.slotEnd..<place.valueEnd])
         if let waiting = pending[slot] {
-            if waiting.event[waiting.valueRange] == event[value] { return .duplicate }
-            pending[slot] = Pending(event: event, valueRange: value, replaces: waiting.replaces)
+            if waiting.value == value { return .duplicate }
+            pending[slot] = Pending(event: event, slotEnd: place.slotEnd, value: value, replaces: waiting.replaces)
             return .replaced
         }
         let owner = SourceOfKey(keyID: keyID, source: place.source)
         if !loaded.contains(owner) {
-            if committed.count > Self.committedBudget { forgetCommitted() }
+            if committed.count > committedBudget { forgetCommitted() }
             try readKey(keyID) { index, bytes in
                 guard let other = EventIdentity.quantitySlot(of: bytes), other.source == place.source else { return }
                 remember(index: index, bytes: bytes, place: other, keyID: keyID)
@@ -79,22 +79,26 @@ struct RevisionTable {
             loaded.insert(owner)
         }
         let live = committed[slot]
-        if let live, live.event[live.valueRange] == event[value] { return .duplicate }
-        pending[slot] = Pending(event: event, valueRange: value, replaces: live)
+        if let live, live.value == value { return .duplicate }
+        pending[slot] = Pending(event: event, slotEnd: place.slotEnd, value: value, replaces: live)
         pendingOrder.append(slot)
         return live == nil ? .added : .replaced
     }
 
     /// The events to append for the pending values, in order: a supersession before each value
-    /// that replaces a committed one. Empties `pending`.
-    mutating func takePending() -> [(keyID: UInt32, event: [UInt8])] {
+    /// that replaces a committed one, whose bytes `fetch` reads back (key id, log index). Empties
+    /// `pending`.
+    mutating func takePending(fetch: (UInt32, UInt64) throws -> [UInt8]?) throws -> [(keyID: UInt32, event: [UInt8])] {
         var out: [(UInt32, [UInt8])] = []
         for slot in pendingOrder {
             guard let value = pending[slot] else { continue }
-            if let live = value.replaces {
+            // The replaced event, its slot compared in full (the table holds hashes).
+            if let live = value.replaces, let replaced = try fetch(slot.keyID, live.index),
+               let place = replaced.withUnsafeBytes({ EventIdentity.quantitySlot(of: $0) }),
+               replaced[2..<place.slotEnd].elementsEqual(value.event[2..<value.slotEnd]) {
                 var w = EventWriter(kind: .sampleSuperseded)
                 w.varint(live.index)
-                w.bytes.append(contentsOf: live.event[2...])
+                w.bytes.append(contentsOf: replaced[2...])
                 out.append((slot.keyID, w.bytes))
             }
             out.append((slot.keyID, value.event))
@@ -114,11 +118,13 @@ struct RevisionTable {
     func holds(keyID: UInt32) -> Bool { loaded.contains { $0.keyID == keyID } }
 
     private mutating func remember(index: UInt64, bytes: UnsafeRawBufferPointer, place: (source: UInt64, slotEnd: Int, valueEnd: Int), keyID: UInt32) {
-        let slot = Slot(keyID: keyID, bytes: Array(bytes[2..<place.slotEnd]))
-        committed[slot] = Committed(index: index, event: Array(bytes), valueRange: place.slotEnd..<place.valueEnd)
+        let slot = Slot(keyID: keyID, hash: FNV1a.hash(bytes[2..<place.slotEnd]))
+        committed[slot] = Committed(index: index, value: FNV1a.hash(bytes[place.slotEnd..<place.valueEnd]))
+        // Learning adds without reading: a looser bound, checked here.
+        if committed.count > max(committedBudget * 2, 1_000) { forgetCommitted() }
     }
 
-    /// Forgets every committed sample read (the log moved on under another writer, or the budget ran out).
+    /// Forgets every committed sample read (the budget ran out); they are read again when needed.
     mutating func forgetCommitted() {
         committed = [:]
         loaded = []
@@ -128,5 +134,17 @@ struct RevisionTable {
     mutating func dropPending() {
         pending = [:]
         pendingOrder = []
+    }
+}
+
+/// FNV-1a, 64 bits: a stable hash of bytes (the same in every process, unlike `Hasher`).
+enum FNV1a {
+    static func hash<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
     }
 }

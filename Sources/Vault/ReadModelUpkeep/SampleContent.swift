@@ -13,12 +13,7 @@ enum SampleContent {
         let (event, _) = encoder.encode(.sample(sample))
         for definition in encoder.takeDefinitions() { bytes += definition }
         bytes += event
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
+        return Int64(bitPattern: FNV1a.hash(bytes))
     }
 
     /// Counts of replaced contents, taken down as their first samples are met in log order: the
