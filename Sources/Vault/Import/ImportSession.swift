@@ -241,6 +241,7 @@ final class ImportSession: ImportSink {
             guard revisions.holds(keyID: frame.keyID) else { continue }
             frame.forEachEvent { index, bytes in revisions.learn(keyID: frame.keyID, index: index, bytes: bytes) }
         }
+        revisions.endLearning()
         transaction = try log.beginTransaction()
     }
 

@@ -7,8 +7,9 @@ import VaultEvents
 /// the replaced event, then the new sample.
 ///
 /// Slots compare within one data key (a category-month): a sample's type and source ids are its
-/// key's own, and its label follows from its start. Committed samples of a key and source are
-/// read from the key's frames the first time a post touches them (`offer`'s `readKey`), and learned
+/// key's own, and its label follows from its start. Committed quantity samples of a key (of every
+/// source: apps posting at once share the read) are read from the key's frames the first time a
+/// post touches it (`offer`'s `readKey`), and learned
 /// from each commit's own frames afterwards (`learn`), so a long-running server reads a month
 /// once. Each is held as 64-bit hashes of its slot and value and its log index (about 50 bytes);
 /// the replaced event's bytes are read back from its frame when a supersession is written, and
@@ -43,22 +44,17 @@ struct RevisionTable {
     }
 
     private var committed: [Slot: Committed] = [:]
-    /// (key, source id) pairs whose committed samples are in `committed`.
-    private var loaded: Set<SourceOfKey> = []
+    /// Keys whose committed samples are in `committed`.
+    private var loaded: Set<UInt32> = []
     private(set) var pending: [Slot: Pending] = [:]
     private var pendingOrder: [Slot] = []
-
-    struct SourceOfKey: Hashable {
-        var keyID: UInt32
-        var source: UInt64
-    }
 
     /// Samples held for their slots; past this the table forgets what it read and reads again
     /// when needed, so that a server running for months stays bounded (about 20 MB).
     var committedBudget = 400_000
 
     /// Decides what a new quantity sample does. `readKey` shows every committed event of a key
-    /// with its index (called once per key and source while they are remembered).
+    /// with its index (called once per key while it is remembered).
     mutating func offer(_ event: [UInt8], keyID: UInt32,
                         readKey: (UInt32, (UInt64, UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> Outcome {
         guard let place = event.withUnsafeBytes({ EventIdentity.quantitySlot(of: $0) }) else { return .added }
@@ -69,14 +65,13 @@ struct RevisionTable {
             pending[slot] = Pending(event: event, slotEnd: place.slotEnd, value: value, replaces: waiting.replaces)
             return .replaced
         }
-        let owner = SourceOfKey(keyID: keyID, source: place.source)
-        if !loaded.contains(owner) {
+        if !loaded.contains(keyID) {
             if committed.count > committedBudget { forgetCommitted() }
             try readKey(keyID) { index, bytes in
-                guard let other = EventIdentity.quantitySlot(of: bytes), other.source == place.source else { return }
+                guard let other = EventIdentity.quantitySlot(of: bytes) else { return }
                 remember(index: index, bytes: bytes, place: other, keyID: keyID)
             }
-            loaded.insert(owner)
+            loaded.insert(keyID)
         }
         let live = committed[slot]
         if let live, live.value == value { return .duplicate }
@@ -108,20 +103,24 @@ struct RevisionTable {
         return out
     }
 
-    /// Learns the quantity samples of a commit's frames, for the keys and sources already read.
+    /// Learns the quantity samples of a commit's frames, for the keys already read. Past twice the
+    /// budget (learning adds without reading) the table forgets, before the next commit's offers.
+    mutating func endLearning() {
+        if committed.count > max(committedBudget * 2, 1_000) { forgetCommitted() }
+    }
+
+    /// Learns one quantity sample of a commit's frames, when its key is read already.
     mutating func learn(keyID: UInt32, index: UInt64, bytes: UnsafeRawBufferPointer) {
-        guard let place = EventIdentity.quantitySlot(of: bytes), loaded.contains(SourceOfKey(keyID: keyID, source: place.source)) else { return }
+        guard loaded.contains(keyID), let place = EventIdentity.quantitySlot(of: bytes) else { return }
         remember(index: index, bytes: bytes, place: place, keyID: keyID)
     }
 
     /// Whether any committed samples of `keyID` are held (a commit's frames of other keys are skipped).
-    func holds(keyID: UInt32) -> Bool { loaded.contains { $0.keyID == keyID } }
+    func holds(keyID: UInt32) -> Bool { loaded.contains(keyID) }
 
     private mutating func remember(index: UInt64, bytes: UnsafeRawBufferPointer, place: (source: UInt64, slotEnd: Int, valueEnd: Int), keyID: UInt32) {
         let slot = Slot(keyID: keyID, hash: FNV1a.hash(bytes[2..<place.slotEnd]))
         committed[slot] = Committed(index: index, value: FNV1a.hash(bytes[place.slotEnd..<place.valueEnd]))
-        // Learning adds without reading: a looser bound, checked here.
-        if committed.count > max(committedBudget * 2, 1_000) { forgetCommitted() }
     }
 
     /// Forgets every committed sample read (the budget ran out); they are read again when needed.
