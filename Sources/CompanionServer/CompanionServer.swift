@@ -31,6 +31,35 @@ public struct CompanionServer: Sendable {
         public var maxConnections = 512
 
         public init() {}
+
+        /// The limits with any of `HEALTHVAULT_SERVE_LIMITS` applied: comma-separated `name=value`
+        /// of `body` (bytes), `records`, `rate` and `burst` (posts a second per app), `idle`
+        /// (seconds), `connections`. For tuning and for tests that meet a limit quickly.
+        public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Limits {
+            var limits = Limits()
+            guard let text = environment["HEALTHVAULT_SERVE_LIMITS"], !text.isEmpty else { return limits }
+            for item in text.split(separator: ",") {
+                let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2, let number = Double(parts[1]), number > 0 else { throw BadLimits(item: String(item)) }
+                switch parts[0] {
+                case "body": limits.maxBody = Int(number)
+                case "records": limits.maxRecords = Int(number)
+                case "rate": limits.postsPerSecond = number
+                case "burst": limits.burst = number
+                case "idle": limits.idleTimeout = Int64(number)
+                case "connections": limits.maxConnections = Int(number)
+                default: throw BadLimits(item: String(item))
+                }
+            }
+            return limits
+        }
+
+        struct BadLimits: Error, CustomStringConvertible {
+            var item: String
+            var description: String {
+                "HEALTHVAULT_SERVE_LIMITS: '\(item)' is not one of body=, records=, rate=, burst=, idle=, connections= with a positive number"
+            }
+        }
     }
 
     public var host: String

@@ -95,7 +95,8 @@ extension Vaultctl {
         func execute() throws {
             let (host, port) = NetworkAddress.split(listen)!
             let passphrase = try vault.passphrase()
-            let server = CompanionServer(host: host, port: port, tls: !noTLS)
+            var server = CompanionServer(host: host, port: port, tls: !noTLS)
+            server.limits = try CompanionServer.Limits.fromEnvironment()
             let directory = vault.directory
             let done = DispatchSemaphore(value: 0)
             let failure = FailureBox()

@@ -13,15 +13,15 @@ import Testing
 
         let first = try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 38)]))
         #expect(first.status == 201)
-        #expect(object(first.body) as NSDictionary == ["added": 1, "replaced": 0, "duplicates": 0, "rejected": 0])
+        #expect(object(first.body) as NSDictionary == ["added": 1, "replaced": 0, "duplicates": 0, "rejected": 0, "erased": 0])
         let again = try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 52)]))
-        #expect(object(again.body) as NSDictionary == ["added": 0, "replaced": 1, "duplicates": 0, "rejected": 0])
+        #expect(object(again.body) as NSDictionary == ["added": 0, "replaced": 1, "duplicates": 0, "rejected": 0, "erased": 0])
         let same = try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 52)]))
-        #expect(object(same.body) as NSDictionary == ["added": 0, "replaced": 0, "duplicates": 1, "rejected": 0])
+        #expect(object(same.body) as NSDictionary == ["added": 0, "replaced": 0, "duplicates": 1, "rejected": 0, "erased": 0])
         // An array of posts, a second hour and a repeat of it with another value in one body.
         let many = "[" + yappi("STEPS", [("2025-08-06 09:00/2025-08-06 10:00", 10)]) + "," + yappi("STEPS", [("2025-08-06 09:00/2025-08-06 10:00", 12)]) + "]"
         let both = try client.post("/companion/health", token: token, json: many)
-        #expect(object(both.body) as NSDictionary == ["added": 1, "replaced": 1, "duplicates": 0, "rejected": 0])
+        #expect(object(both.body) as NSDictionary == ["added": 1, "replaced": 1, "duplicates": 0, "rejected": 0, "erased": 0])
 
         // Read while the server runs: the latest values only (52 + 12, not 38 + 52 + 10 + 12).
         #expect(try served.dailyTotals("steps", from: "2025-08-06", to: "2025-08-06") == ["2025-08-06": 64])
@@ -53,10 +53,10 @@ import Testing
             """
         let response = try client.post("/companion/health", token: token, json: body)
         #expect(response.status == 201)
-        #expect(object(response.body) as NSDictionary == ["added": 5, "replaced": 0, "duplicates": 0, "rejected": 0])
+        #expect(object(response.body) as NSDictionary == ["added": 5, "replaced": 0, "duplicates": 0, "rejected": 0, "erased": 0])
         // Health Auto Export posts overlapping windows: the same points again are duplicates.
         let repeated = try client.post("/companion/health", token: token, json: body)
-        #expect(object(repeated.body) as NSDictionary == ["added": 0, "replaced": 0, "duplicates": 5, "rejected": 0])
+        #expect(object(repeated.body) as NSDictionary == ["added": 0, "replaced": 0, "duplicates": 5, "rejected": 0, "erased": 0])
         client.close()
         served.stop()
         #expect(try served.dailyTotals("steps", from: "2024-02-06", to: "2024-02-06") == ["2024-02-06": 200])
@@ -170,6 +170,50 @@ import Testing
         client.close()
         served.stop()
         #expect(try served.pair("tablet").certSHA256 == cert)
+    }
+
+    @Test func aFloodGets429AndAStalledConnectionIsClosed() throws {
+        let served = try ServedVault()
+        let (token, cert) = try served.pair("phone")
+        try served.start(limits: "rate=0.1,burst=3,idle=1")
+        let client = try served.client(pin: cert)
+        var statuses: [Int] = []
+        for hour in 0..<6 {
+            let post = yappi("STEPS", [("2025-08-06 0\(hour):00/2025-08-06 0\(hour):30", 10)])
+            statuses.append(try client.post("/companion/health", token: token, json: post).status)
+        }
+        // Three at once, then one every ten seconds.
+        #expect(statuses == [201, 201, 201, 429, 429, 429])
+        let refused = try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-07 01:00/2025-08-07 02:00", 1)]))
+        #expect(refused.status == 429)
+        #expect(object(refused.body)["error"] as? String == "too many posts from this app; retry in a second")
+        client.close()
+        // A connection that sends nothing is closed after the idle time (1 s here).
+        let idle = try served.client(pin: cert)
+        sleep(3)
+        #expect(throws: (any Error).self) { _ = try idle.send(.GET, "/healthz") }
+        idle.close()
+        served.stop()
+        // Only the accepted posts are kept.
+        let kept = try served.dailyTotals("steps", from: "2025-08-06", to: "2025-08-07").values.reduce(0, +)
+        #expect(kept == 30)
+    }
+
+    @Test func anEraseWhileServingRefusesPostsIntoTheErasedMonth() throws {
+        let served = try ServedVault()
+        let (token, cert) = try served.pair("phone")
+        try served.start()
+        let client = try served.client(pin: cert)
+        #expect(try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 38)])).status == 201)
+        #expect(try served.run(["erase", "--categories", "activity", "--from", "2025-08", "--to", "2025-08", "--yes"]).status == 0)
+        let after = try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-07 08:00/2025-08-07 09:00", 5),
+                                                                                             ("2025-09-01 08:00/2025-09-01 09:00", 6)]))
+        #expect(after.status == 201)
+        #expect(object(after.body) as NSDictionary == ["added": 1, "replaced": 0, "duplicates": 0, "rejected": 0, "erased": 1])
+        client.close()
+        served.stop()
+        #expect(try served.dailyTotals("steps") == ["2025-09-01": 6])
+        #expect(try served.run(["verify"]).status == 0)
     }
 
     @Test func noTLSIsRefusedOffLoopback() throws {

@@ -38,9 +38,12 @@ final class ServedVault: @unchecked Sendable {
         return (token, cert)
     }
 
-    /// Starts `serve` and waits for the line naming its URL.
-    func start(tls: Bool = true) throws {
+    /// Starts `serve` (with `HEALTHVAULT_SERVE_LIMITS=limits` when given) and waits for the line
+    /// naming its URL.
+    func start(tls: Bool = true, limits: String? = nil) throws {
         let out = Pipe()
+        var cli = self.cli
+        if let limits { cli.environment["HEALTHVAULT_SERVE_LIMITS"] = limits }
         let process = try cli.start(["serve", "--vault", vault, "--passphrase-file", passFile, "--listen", "127.0.0.1:0"] + (tls ? [] : ["--no-tls"]),
                                     stdout: out)
         var text = ""

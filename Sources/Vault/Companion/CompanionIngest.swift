@@ -72,7 +72,8 @@ public final class CompanionIngest {
                 session.reject(post.rejected)
                 try session.endFile()
                 let file = session.file
-                let outcome = CompanionPostOutcome(added: file.added, replaced: file.replaced, duplicates: file.duplicates, rejected: file.rejected)
+                let outcome = CompanionPostOutcome(added: file.added, replaced: file.replaced, duplicates: file.duplicates,
+                                                   rejected: file.rejected, erased: file.erased)
                 outcomes.append(outcome)
                 var total = appsWritten[post.app] ?? CompanionPostOutcome()
                 total.added += outcome.added

@@ -48,11 +48,15 @@ public struct CompanionPostOutcome: Codable, Equatable, Sendable {
     public var replaced = 0
     public var duplicates = 0
     public var rejected = 0
+    /// Entries of a category and month the person erased: refused, so that erased data does not
+    /// come back.
+    public var erased = 0
 
-    public init(added: Int = 0, replaced: Int = 0, duplicates: Int = 0, rejected: Int = 0) {
+    public init(added: Int = 0, replaced: Int = 0, duplicates: Int = 0, rejected: Int = 0, erased: Int = 0) {
         self.added = added
         self.replaced = replaced
         self.duplicates = duplicates
         self.rejected = rejected
+        self.erased = erased
     }
 }
