@@ -3,6 +3,8 @@
 public enum HealthCategory: String, CaseIterable, Sendable, Codable {
     case activity, heart, sleep, body, vitals, workouts, location, nutrition, mindfulness
     case reproductive, clinical, profile, other
+    /// Habits a person logs by hand (`vaultctl tracker`), unless the tracker names a HealthKit type.
+    case trackers
 
     /// The category of a HealthKit type identifier (`HKQuantityTypeIdentifierStepCount`), an
     /// export element kept as a record (`Me`, `ClinicalRecord`), or a name a CSV or companion app

@@ -3,9 +3,9 @@ import HealthModel
 
 /// Times written without an offset (`2025-08-06 08:00`) are local to the person: read in the
 /// machine's time zone (`TZ`), with the offset that applied on that date, DST included.
-enum LocalTime {
+public enum LocalTime {
     /// Parses `YYYY-MM-DD HH:MM(:SS)?` or `YYYY-MM-DDTHH:MM(:SS)?`, local.
-    static func parse(_ text: Substring, timeZone: TimeZone) -> HealthTimestamp? {
+    public static func parse(_ text: Substring, timeZone: TimeZone) -> HealthTimestamp? {
         let bytes = Array(text.utf8)
         guard let local = bytes.withUnsafeBytes(localSeconds) else { return nil }
         // The offset in force at that wall-clock time: try the offset at the naive instant, then settle.

@@ -14,6 +14,9 @@
 @_exported import struct VaultEvents.GoalSetting
 @_exported import struct VaultEvents.UndecodableEvent
 @_exported import struct VaultEvents.ErasureRecord
+@_exported import struct VaultEvents.TrackerDefinition
+@_exported import struct VaultEvents.TrackerLevel
+@_exported import struct VaultEvents.TrackerEntry
 
 // What an import reports (Importers).
 @_exported import struct Importers.ImportReport
@@ -21,6 +24,7 @@
 @_exported import enum Importers.ImportError
 @_exported import struct Importers.SourceLocation
 @_exported import struct Importers.CompanionJSONImporter
+@_exported import enum Importers.LocalTime
 
 // The researcher's side of a bundle (ResearchBundle).
 @_exported import enum ResearchBundle.BundleReader

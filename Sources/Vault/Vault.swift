@@ -219,7 +219,7 @@ public final class Vault {
     static let auditKinds: Set<UInt8> = Set([
         EventCoding.Kind.vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
         .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased,
-        .companionPaired, .companionRevoked,
+        .companionPaired, .companionRevoked, .trackerDefined,
     ].map { UInt8($0.rawValue) })
 
     /// Calls `body` with every event of the log, in order.

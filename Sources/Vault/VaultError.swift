@@ -42,6 +42,10 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case companionExists(name: String)
     /// A companion name that is empty, too long, or holds control characters.
     case invalidCompanionName(reason: String)
+    /// No tracker of this name.
+    case unknownTracker(name: String)
+    /// A tracker definition or entry that cannot be taken.
+    case invalidTracker(reason: String)
     /// A consent category that is not in the spec's list.
     case unknownCategory(name: String)
     /// A grant with a data period that ends before it starts, or other bad terms.
@@ -91,6 +95,10 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
             "a companion app named '\(name)' is paired already; revoke it first or choose another name"
         case .invalidCompanionName(let reason):
             "invalid companion name: \(reason)"
+        case .unknownTracker(let name):
+            "no tracker named '\(name)' (see `vaultctl tracker list`)"
+        case .invalidTracker(let reason):
+            reason
         case .unknownCategory(let name):
             "unknown category '\(name)'; categories: \(HealthCategory.allCases.map(\.rawValue).joined(separator: ", "))"
         case .invalidConsent(let reason), .invalidErasure(let reason):

@@ -47,6 +47,10 @@ package enum EventCoding {
         case companionPaired = 26
         /// A companion app's token revoked: date, name.
         case companionRevoked = 27
+        /// A tracker defined: date, name, levels, success levels, day start, HealthKit type.
+        case trackerDefined = 28
+        /// A tracker entry: name, level, value, timestamp, day, category.
+        case trackerEntry = 29
     }
 
     /// The bits of a sample's extras field (after its value).

@@ -97,6 +97,22 @@ package final class EventDecoder {
             event = .companionPaired(CompanionPairing(at: at, name: name, tokenHash: try r.rawBytes(32)))
         case .companionRevoked:
             event = .companionRevoked(CompanionRevocation(at: try r.date(), name: try r.string()))
+        case .trackerDefined:
+            let at = try r.date(), name = try r.string()
+            var levels: [TrackerLevel] = []
+            for _ in 0..<(try r.count()) { levels.append(TrackerLevel(name: try r.string(), value: try r.decimal())) }
+            var success: [String] = []
+            for _ in 0..<(try r.count()) { success.append(try r.string()) }
+            let minutes = try r.varint()
+            guard minutes < 1440 else { throw r.fail("day start out of range") }
+            let type = try r.varint() == 1 ? try r.string() : nil
+            event = .trackerDefined(TrackerDefinition(at: at, name: name, levels: levels, success: success,
+                                                      dayStartsMinutes: Int(minutes), healthKitType: type))
+        case .trackerEntry:
+            let tracker = try r.string(), level = try r.string(), value = try r.decimal(), at = try r.timestamp()
+            let day = LocalDay(dayNumber: try r.signed())
+            guard let category = PersistedNames.category(named: try r.string()) else { throw r.fail("unknown consent category") }
+            event = .trackerEntry(TrackerEntry(tracker: tracker, level: level, value: value, at: at, day: day, category: category))
         case .sampleSuperseded:
             let index = try r.varint()
             event = .sampleSuperseded(SampleSupersession(replacedIndex: index, replaced: try sample(&r)))

@@ -182,6 +182,30 @@ package final class EventEncoder {
             w.date(r.at)
             w.string(r.name)
             return w
+        case .trackerDefined(let t):
+            var w = EventWriter(kind: .trackerDefined)
+            w.date(t.at)
+            w.string(t.name)
+            w.varint(t.levels.count)
+            for level in t.levels {
+                w.string(level.name)
+                w.decimal(level.value)
+            }
+            w.varint(t.success.count)
+            for level in t.success { w.string(level) }
+            w.varint(t.dayStartsMinutes)
+            w.varint(t.healthKitType == nil ? 0 : 1)
+            if let type = t.healthKitType { w.string(type) }
+            return w
+        case .trackerEntry(let e):
+            var w = EventWriter(kind: .trackerEntry)
+            w.string(e.tracker)
+            w.string(e.level)
+            w.decimal(e.value)
+            w.timestamp(e.at)
+            w.signed(e.day.dayNumber)
+            w.string(PersistedNames.name(of: e.category))
+            return w
         case .sampleSuperseded(let s):
             var w = EventWriter(kind: .sampleSuperseded)
             w.varint(s.replacedIndex)

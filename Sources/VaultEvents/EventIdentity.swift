@@ -61,13 +61,13 @@ package enum EventIdentity {
         switch kind {
         case .defineString, .defineSource, .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
              .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased,
-             .companionPaired, .companionRevoked:
+             .companionPaired, .companionRevoked, .trackerDefined:
             return nil
         case .sampleSuperseded:
             // A statement about another event, not a record: never deduplicated.
             return nil
         case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .correlationWhole, .genericRecord,
-             .electrocardiogram, .genericRecordWithResource:
+             .electrocardiogram, .genericRecordWithResource, .trackerEntry:
             return kind
         }
     }

@@ -40,6 +40,7 @@ package enum PersistedNames {
         case .clinical: "clinical"
         case .profile: "profile"
         case .other: "other"
+        case .trackers: "trackers"
         }
     }
 

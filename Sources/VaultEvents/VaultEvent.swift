@@ -50,6 +50,10 @@ public enum VaultEvent: Equatable, Sendable {
     case companionPaired(CompanionPairing)
     /// A companion app's token was revoked.
     case companionRevoked(CompanionRevocation)
+    /// A tracker was defined (or defined again).
+    case trackerDefined(TrackerDefinition)
+    /// A level logged for a tracker (a data event, under its category and month).
+    case trackerEntry(TrackerEntry)
 
     /// The kind name used in the audit trail (`history --json`).
     public var kind: String {
@@ -68,7 +72,8 @@ public enum VaultEvent: Equatable, Sendable {
         case .erased: "erase"
         case .companionPaired: "companion-pair"
         case .companionRevoked: "companion-revoke"
-        case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .genericRecord, .electrocardiogram, .sampleSuperseded: "data"
+        case .trackerDefined: "tracker"
+        case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .genericRecord, .electrocardiogram, .sampleSuperseded, .trackerEntry: "data"
         }
     }
 
@@ -89,6 +94,7 @@ public enum VaultEvent: Equatable, Sendable {
         case .erased(let e): e.at
         case .companionPaired(let p): p.at
         case .companionRevoked(let r): r.at
+        case .trackerDefined(let t): t.at
         default: nil
         }
     }

@@ -165,6 +165,19 @@ extension Vaultctl {
             try step("companion pair + serve: a phone posts over TLS (certificate pinned), then posts an hour again with a new value") {
                 try companionRoundTrip(directory: directory, passphrase: second)
             }
+            try step("tracker NoAlc (steady=0, easy=4, wild=6; the day starts at 04:00): an entry at 01:30 counts for the day before") {
+                let vault = try Vault.open(at: directory, passphrase: second, mode: .readWrite)
+                let levels = [("steady", 0), ("easy", 4), ("wild", 6)].map { TrackerLevel(name: $0.0, value: DecimalValue(mantissa: Int64($0.1), scale: 0)) }
+                _ = try vault.addTracker(name: "NoAlc", levels: levels, success: ["steady"], dayStartsMinutes: 4 * 60)
+                let zone = TimeZone(identifier: "Europe/Berlin")!
+                for (at, level) in [("2030-01-10 21:00", "steady"), ("2030-01-11 21:00", "steady"), ("2030-01-13 01:30", "wild"),
+                                    ("2030-01-13 21:00", "steady"), ("2030-01-14 20:00", "steady")] {
+                    try vault.track(name: "NoAlc", level: level, at: LocalTime.parse(Substring(at), timeZone: zone)!)
+                }
+                let days = try vault.trackerDays(name: "NoAlc").map { "\($0.day) \($0.level)" }.joined(separator: ", ")
+                let streak = try vault.trackerStreak(name: "NoAlc")
+                return days + "\nstreak: current \(streak.current), longest \(streak.longest)"
+            }
             try step("audit trail (vaultctl history)") {
                 let events = try Vault.open(at: directory, passphrase: second).history()
                 return events.map { "#\($0.index) \($0.event.kind)" }.joined(separator: "; ")

@@ -6,9 +6,12 @@ import Vault
 extension Vaultctl {
     struct Streaks: VaultCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Current and longest streak of closed rings, per ring and for all three.")
+            abstract: "Current and longest streak of closed rings, per ring and for all three, or of a tracker's successful days.")
 
         @OptionGroup var vault: VaultOptions
+
+        @Option(help: ArgumentHelp("A tracker's streak of successful days instead of the rings'.", valueName: "NAME"))
+        var tracker: String?
 
         @Flag(help: "Print one JSON document on stdout.")
         var json = false
@@ -32,6 +35,15 @@ extension Vaultctl {
         }
 
         func execute() throws {
+            if let tracker {
+                let streak = try Vault.open(at: vault.directory, passphrase: try vault.passphrase()).trackerStreak(name: tracker)
+                if json {
+                    try Console.json(Output(streak))
+                } else {
+                    Console.print(Self.describe(tracker, streak))
+                }
+                return
+            }
             let streaks = try vault.openWithProjections().streaks()
             if json {
                 try Console.json(["move": Output(streaks.move), "exercise": Output(streaks.exercise),

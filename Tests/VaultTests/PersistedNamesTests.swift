@@ -13,7 +13,7 @@ import VaultTestSupport
         #expect(DeviceClass.allCases.map(PersistedNames.name(of:)) == ["watch", "phone", "other"])
         #expect(HealthCategory.allCases.map(PersistedNames.name(of:)) == [
             "activity", "heart", "sleep", "body", "vitals", "workouts", "location", "nutrition", "mindfulness",
-            "reproductive", "clinical", "profile", "other",
+            "reproductive", "clinical", "profile", "other", "trackers",
         ])
         #expect(Granularity.allCases.map(PersistedNames.name(of:)) == ["raw", "hourly", "daily"])
         #expect([IdentityRecord.Reason.created, .adopted, .rotated].map(PersistedNames.name(of:)) == ["created", "adopted", "rotated"])
@@ -21,6 +21,6 @@ import VaultTestSupport
         for device in DeviceClass.allCases { #expect(PersistedNames.deviceClass(named: PersistedNames.name(of: device)) == device) }
         for category in HealthCategory.allCases { #expect(PersistedNames.category(named: PersistedNames.name(of: category)) == category) }
         for granularity in Granularity.allCases { #expect(PersistedNames.granularity(named: PersistedNames.name(of: granularity)) == granularity) }
-        #expect(PersistedNames.ring(named: "Move") == nil && PersistedNames.category(named: "trackers") == nil)
+        #expect(PersistedNames.ring(named: "Move") == nil && PersistedNames.category(named: "Trackers") == nil)
     }
 }

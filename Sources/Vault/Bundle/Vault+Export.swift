@@ -101,7 +101,9 @@ extension Vault {
         }
 
         // Raw and hourly: one pass over the log.
-        let needsScan = inForce.values.contains { $0.granularity != .daily }
+        // Tracker entries are read from the log whatever the granularity.
+        let trackerCategories = Set(try trackers().map(\.category))
+        let needsScan = inForce.values.contains { $0.granularity != .daily } || !trackerCategories.isDisjoint(with: inForce.keys)
         guard needsScan else { return files }
         let ranks = Dictionary(try models.sources().map { ($0.key, $0.rank) }, uniquingKeysWith: { a, _ in a })
         var hourly: [HealthCategory: HourlyAggregator] = [:]
@@ -109,6 +111,8 @@ extension Vault {
             hourly[category] = HourlyAggregator { ranks[$0] ?? Int.max }
         }
         var feed = ProjectionFeed()
+        // Tracker days of daily and hourly grants: each day's last entry (a tracker's unit is the day).
+        var trackerDays: [HealthCategory: [String: [LocalDay: TrackerEntry]]] = [:]
         // Samples a re-posted value replaced are out of every bundle.
         var superseded = SampleContent.Skipping(try models.supersededSamples())
         try forEachEvent { _, event in
@@ -149,11 +153,27 @@ extension Vault {
                 files[.workouts]!.raw(category: "workouts", type: w.activityType, start: clip.start, end: clip.end,
                                       value: duration.map { .decimal($0) } ?? .none,
                                       unit: duration == nil ? nil : "min", clipped: clip.clipped)
+            case .trackerEntry(let entry):
+                guard let grant = inForce[entry.category], grant.covers(day: entry.day) else { return }
+                if grant.granularity == .raw {
+                    files[entry.category]!.raw(category: entry.category.rawValue, type: entry.tracker, start: entry.at, end: entry.at,
+                                               value: .decimal(entry.value), unit: nil, clipped: false)
+                } else if trackerDays[entry.category]?[entry.tracker]?[entry.day].map({ $0.at.seconds <= entry.at.seconds }) ?? true {
+                    trackerDays[entry.category, default: [:]][entry.tracker, default: [:]][entry.day] = entry
+                }
             case .route, .characteristics, .correlation, .genericRecord, .electrocardiogram:
                 guard let label = DataLabel.of(event), let grant = inForce[label.category], grant.granularity == .raw else { return }
                 RecordLines.append(event, category: label.category, grant: grant, to: &files[label.category]!)
             default:
                 return
+            }
+        }
+        for (category, trackers) in trackerDays {
+            for (tracker, days) in trackers.sorted(by: { $0.key < $1.key }) {
+                for (day, entry) in days.sorted(by: { $0.key < $1.key }) {
+                    files[category]!.aggregate(category: category.rawValue, metric: tracker, period: day.description, value: entry.value.double,
+                                               unit: "level", min: nil, max: nil, samples: 1)
+                }
             }
         }
         for (category, aggregator) in hourly {

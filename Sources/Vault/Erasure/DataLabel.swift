@@ -47,9 +47,10 @@ struct DataLabel: Hashable, Comparable, CustomStringConvertible {
         case .genericRecord(let g): DataLabel(category: category(of: g), month: month(of: g))
         case .electrocardiogram(let e): DataLabel(category: .heart, month: month(of: e.recorded))
         case .sampleSuperseded(let s): DataLabel(category: s.replaced.category, month: month(of: s.replaced.start))
+        case .trackerEntry(let e): DataLabel(category: e.category, month: LocalMonth(e.day))
         case .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet, .recipientAdded,
              .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased,
-             .companionPaired, .companionRevoked:
+             .companionPaired, .companionRevoked, .trackerDefined:
             nil
         }
     }
