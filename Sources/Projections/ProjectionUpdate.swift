@@ -241,21 +241,26 @@ public struct ProjectionUpdate {
             for value in try values(metric.identifier, metric.unit, LocalDay(dayNumber: key.day)) {
                 stats.add(DiscreteSample(metric: metric.identifier, unit: metric.unit, start: 0, utcOffset: 0, value: value))
             }
-            if stats.samples == 0 {
-                try delete.bind(1, key.metric)
-                try delete.bind(2, key.day)
-                try delete.run()
-                continue
-            }
-            try write.bind(1, key.metric)
-            try write.bind(2, key.day)
-            try write.bind(3, stats.samples)
-            try write.bind(4, stats.microSum)
-            try write.bind(5, stats.min)
-            try write.bind(6, stats.max)
-            try write.run()
+            try store(stats, of: key, write: write, delete: delete)
         }
         discreteWithdrawn = [:]
+    }
+
+    /// Writes a discrete metric-day's figures, or deletes its row when no sample is left.
+    private func store(_ stats: DiscreteStats, of key: DayKey, write: SQLiteStatement, delete: SQLiteStatement) throws {
+        if stats.samples <= 0 {
+            try delete.bind(1, key.metric)
+            try delete.bind(2, key.day)
+            try delete.run()
+            return
+        }
+        try write.bind(1, key.metric)
+        try write.bind(2, key.day)
+        try write.bind(3, stats.samples)
+        try write.bind(4, stats.microSum)
+        try write.bind(5, stats.min)
+        try write.bind(6, stats.max)
+        try write.run()
     }
 
     private mutating func uncountMetric(_ metric: Int64, identifier: String, unit: String, day: Int64) throws {
@@ -442,19 +447,7 @@ public struct ProjectionUpdate {
             }
             readStats.reset()
             stats.add(microSum: added.microSum, samples: added.samples, min: added.min, max: added.max)
-            if stats.samples <= 0 {
-                try deleteDaily.bind(1, key.metric)
-                try deleteDaily.bind(2, key.day)
-                try deleteDaily.run()
-                continue
-            }
-            try writeStats.bind(1, key.metric)
-            try writeStats.bind(2, key.day)
-            try writeStats.bind(3, stats.samples)
-            try writeStats.bind(4, stats.microSum)
-            try writeStats.bind(5, stats.min)
-            try writeStats.bind(6, stats.max)
-            try writeStats.run()
+            try store(stats, of: key, write: writeStats, delete: deleteDaily)
         }
         pendingDiscrete = [:]
 
