@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         .systemLibrary(
@@ -100,6 +101,9 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // `vaultctl report`: one self-contained HTML file drawn from the read models (swift-mustache,
+        // inline SVG).
+        .target(name: "Report", dependencies: ["Vault", "HealthModel", .product(name: "Mustache", package: "swift-mustache")]),
         // A client of the companion endpoint (NIOHTTP1 over NIOSSL, certificate pinned), for the
         // server's tests and its load benchmark.
         .target(name: "CompanionClient", dependencies: [
@@ -121,6 +125,7 @@ let package = Package(
                 "CompanionServer",
                 "CompanionClient",
                 "CQREncode",
+                "Report",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what building healthvault needs and is missing: libsodium, sqlite3, zlib and libqrencode headers
+# Installs what building and testing healthvault needs and is missing: libsodium, sqlite3, zlib and
+# libqrencode headers, and Chromium (the report's tests)
 # (and pkg-config, which SwiftPM's system-library targets use to find them).
 # As root it uses apt-get; otherwise it names the packages to install and fails.
 set -euo pipefail
@@ -14,6 +15,9 @@ if command -v pkg-config >/dev/null 2>&1; then
 else
     missing+=(libsodium-dev libsqlite3-dev zlib1g-dev libqrencode-dev)
 fi
+
+# The report's tests load it in a real headless browser.
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 
 if ! command -v swift >/dev/null 2>&1 && [ ! -x /opt/swift/usr/bin/swift ]; then
     echo "healthvault needs a Swift 6 toolchain (swift not on PATH and not at /opt/swift)." >&2

@@ -3,6 +3,7 @@ import CompanionClient
 import CompanionServer
 import Foundation
 import HealthModel
+import Report
 import SyntheticHealth
 import Vault
 
@@ -177,6 +178,15 @@ extension Vaultctl {
                 let days = try vault.trackerDays(name: "NoAlc").map { "\($0.day) \($0.level)" }.joined(separator: ", ")
                 let streak = try vault.trackerStreak(name: "NoAlc")
                 return days + "\nstreak: current \(streak.current), longest \(streak.longest)"
+            }
+            let report = directory + "-report.html"
+            try step("report: one self-contained HTML file (rings, calendars, streaks, trends, charts, sleep, workouts, trackers)") {
+                let vault = try Vault.open(at: directory, passphrase: second)
+                try? FileManager.default.removeItem(atPath: report)
+                let html = try HealthReport.render(vault: vault)
+                try Data(html.utf8).write(to: URL(fileURLWithPath: report))
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: report)
+                return "wrote \(report) (\(html.utf8.count) bytes); open it in any browser, offline"
             }
             try step("audit trail (vaultctl history)") {
                 let events = try Vault.open(at: directory, passphrase: second).history()

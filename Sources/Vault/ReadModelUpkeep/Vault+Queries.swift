@@ -105,15 +105,23 @@ extension Vault {
 
     /// Writes an UNENCRYPTED SQLite copy of the read models to `path`, outside the vault directory.
     public func writePlaintextProjections(to path: String) throws {
+        let target = try plaintextTarget(path)
+        try withReadModels { try $0.writePlaintextCopy(to: target) }
+    }
+
+    /// Where a plaintext file (a copy of the read models, a report) may be written for `path`:
+    /// outside the vault directory, and not over an existing file or link. Returns the path with
+    /// its folder's links resolved.
+    public func plaintextTarget(_ path: String) throws -> String {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL
         // Compared with links resolved: a link to (or into) the vault directory is the vault.
         let folder = absolute.deletingLastPathComponent().resolvingSymlinksInPath().path
         let vaultPath = URL(fileURLWithPath: directory).standardizedFileURL.resolvingSymlinksInPath().path
         guard folder != vaultPath, !folder.hasPrefix(vaultPath + "/") else { throw VaultError.plaintextInsideVault(path: path) }
-        // A link (even a dangling one) is refused like a file: SQLite would write through it.
+        // A link (even a dangling one) is refused like a file: a writer would write through it.
         let target = folder + "/" + absolute.lastPathComponent
         guard !FileManager.default.fileExists(atPath: target),
               (try? FileManager.default.destinationOfSymbolicLink(atPath: target)) == nil else { throw VaultError.fileExists(path: path) }
-        try withReadModels { try $0.writePlaintextCopy(to: target) }
+        return target
     }
 }

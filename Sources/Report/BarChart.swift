@@ -1,0 +1,50 @@
+/// Bar charts as inline SVG: one bar per period, labels below, the largest bar's value on top.
+enum BarChart {
+    struct Bar {
+        var label: String
+        var value: Double
+    }
+
+    /// Stacked parts of one bar (sleep stages), in order, with their colours.
+    struct Stack {
+        var label: String
+        var parts: [(value: Double, color: String)]
+    }
+
+    static func svg(_ bars: [Bar], color: String, unit: String) -> String {
+        svg(bars.map { Stack(label: $0.label, parts: [($0.value, color)]) }, unit: unit)
+    }
+
+    static func svg(_ stacks: [Stack], unit: String) -> String {
+        guard !stacks.isEmpty else { return "<p class=\"empty\">no data in this range</p>" }
+        let width = 640.0, height = 160.0, top = 16.0, bottom = 28.0
+        let largest = max(stacks.map { $0.parts.reduce(0) { $0 + max($1.value, 0) } }.max() ?? 0, 1e-9)
+        let slot = width / Double(stacks.count), barWidth = max(slot * 0.7, 1)
+        var out = #"<svg class="chart" viewBox="0 0 \#(Int(width)) \#(Int(height))" width="100%" height="\#(Int(height))" role="img">"#
+        let every = max(1, stacks.count / 12)
+        for (i, stack) in stacks.enumerated() {
+            var y = height - bottom
+            let x = Double(i) * slot + (slot - barWidth) / 2
+            for part in stack.parts where part.value > 0 {
+                let h = part.value / largest * (height - top - bottom)
+                y -= h
+                out += #"<rect x="\#(RingGeometry.n(x))" y="\#(RingGeometry.n(y))" width="\#(RingGeometry.n(barWidth))" height="\#(RingGeometry.n(h))" fill="\#(part.color)"/>"#
+            }
+            if i % every == 0 {
+                out += #"<text x="\#(RingGeometry.n(x + barWidth / 2))" y="\#(Int(height - 8))" text-anchor="middle">\#(escape(stack.label))</text>"#
+            }
+        }
+        out += #"<text x="0" y="11">\#(escape(format(largest))) \#(escape(unit))</text>"#
+        return out + "</svg>"
+    }
+
+    static func format(_ value: Double) -> String {
+        value >= 100 ? String(Int(value.rounded())) : String((value * 10).rounded() / 10)
+    }
+
+    /// Text put inside SVG markup: escaped as HTML is.
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import HealthModel
+import Mustache
+import Vault
+
+/// `vaultctl report`: one self-contained HTML file (inline CSS and SVG, no script, nothing
+/// fetched) drawn from the read models: rings per day as Apple draws them, month calendars of
+/// rings, streaks, trends (90 days against 365), weekly, two-weekly and monthly charts, sleep per
+/// night, workouts by type, trackers. Every number comes from a vault query; the report only lays
+/// them out (the template is `ReportTemplate.html`, rendered with swift-mustache).
+public enum HealthReport {
+    /// The report of `from...to` (default: the year up to the last day with ring data).
+    public static func render(vault: Vault, from: LocalDay? = nil, to: LocalDay? = nil, now: Date = Date()) throws -> String {
+        let allRings = try vault.rings()
+        let last = to ?? allRings.last?.day ?? LocalDay(dayNumber: Int64((now.timeIntervalSince1970 / 86_400).rounded(.down)))
+        let first = from ?? LocalDay(dayNumber: last.dayNumber - 364)
+        let rings = allRings.filter { $0.day >= first && $0.day <= last }
+        var context: [String: Any] = [
+            "from": first.description, "to": last.description,
+            "generated": ISO8601DateFormatter().string(from: now),
+        ]
+        if let latest = rings.last { context["latest"] = latestRings(latest) }
+        context["calendars"] = calendars(rings)
+        context["streaks"] = try streaks(vault)
+        context["trends"] = try trends(vault, rings: allRings.filter { $0.day <= last }, last: last)
+        context["charts"] = try charts(vault, from: first, to: last)
+        context["sleep"] = try sleep(vault, from: LocalDay(dayNumber: max(first.dayNumber, last.dayNumber - 29)), to: last)
+        context["workouts"] = try workouts(vault, from: first, to: last)
+        context["trackers"] = try trackers(vault, to: last)
+        return try MustacheTemplate(string: ReportTemplate.html).render(context)
+    }
+
+    static func fraction(_ value: Double, _ goal: Double) -> Double { goal > 0 ? value / goal : 0 }
+
+    static func latestRings(_ day: RingDay) -> [String: Any] {
+        [
+            "day": day.day.description,
+            "svg": RingGeometry.svg(day: day.day.description, move: fraction(day.move, day.moveGoal), exercise: fraction(day.exercise, day.exerciseGoal),
+                                    stand: fraction(Double(day.stand), day.standGoal), size: 180),
+            "move": "\(Int(day.move.rounded())) / \(Int(day.moveGoal.rounded())) kcal",
+            "exercise": "\(Int(day.exercise.rounded())) / \(Int(day.exerciseGoal.rounded())) min",
+            "stand": "\(day.stand) / \(Int(day.standGoal.rounded())) h",
+        ]
+    }
+
+    /// A month a table: weeks as rows, Monday first, a small set of rings per day with data.
+    static func calendars(_ rings: [RingDay]) -> [[String: Any]] {
+        let byDay = Dictionary(rings.map { ($0.day, $0) }, uniquingKeysWith: { a, _ in a })
+        let months = Array(Set(rings.map { LocalMonth($0.day) })).sorted().suffix(12)
+        return months.map { month in
+            var weeks: [[[String: Any]]] = []
+            var week: [[String: Any]] = []
+            let firstDay = month.days.lowerBound
+            // Monday = 0 (1970-01-01 was a Thursday).
+            let lead = Int((firstDay.dayNumber + 3) % 7 + 7) % 7
+            for _ in 0..<lead { week.append(["empty": true]) }
+            var day = firstDay
+            while day <= month.days.upperBound {
+                var cell: [String: Any] = ["date": String(day.description.suffix(2))]
+                if let r = byDay[day] {
+                    cell["svg"] = RingGeometry.svg(day: day.description, move: fraction(r.move, r.moveGoal), exercise: fraction(r.exercise, r.exerciseGoal),
+                                                   stand: fraction(Double(r.stand), r.standGoal), size: 36)
+                }
+                week.append(cell)
+                if week.count == 7 {
+                    weeks.append(week)
+                    week = []
+                }
+                day = LocalDay(dayNumber: day.dayNumber + 1)
+            }
+            if !week.isEmpty { weeks.append(week) }
+            return ["month": month.description, "weeks": weeks.map { ["days": $0] }]
+        }
+    }
+
+    static func streaks(_ vault: Vault) throws -> [[String: Any]] {
+        let s = try vault.streaks()
+        return [("Move", s.move), ("Exercise", s.exercise), ("Stand", s.stand), ("All three", s.all)].map { name, streak in
+            ["name": name, "current": streak.current, "longest": streak.longest,
+             "longestSpan": streak.longestFrom.map { "\($0) – \(streak.longestTo?.description ?? "")" } ?? ""]
+        }
+    }
+
+    /// The average of the last 90 days against the last 365, per ring and for steps.
+    static func trends(_ vault: Vault, rings: [RingDay], last: LocalDay) throws -> [[String: Any]] {
+        func average(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.reduce(0, +) / Double(values.count) }
+        func window(_ days: Int64) -> [RingDay] { rings.filter { $0.day.dayNumber > last.dayNumber - days } }
+        var rows: [(String, Double?, Double?, String)] = [
+            ("Move", average(window(90).map(\.move)), average(window(365).map(\.move)), "kcal"),
+            ("Exercise", average(window(90).map(\.exercise)), average(window(365).map(\.exercise)), "min"),
+            ("Stand", average(window(90).map { Double($0.stand) }), average(window(365).map { Double($0.stand) }), "h"),
+        ]
+        let steps = try vault.summary(metric: "steps", by: .day, from: LocalDay(dayNumber: last.dayNumber - 364), to: last)
+        func stepAverage(_ days: Int64) -> Double? {
+            average(steps.filter { (LocalDay(parsing: $0.period)?.dayNumber ?? 0) > last.dayNumber - days }.map(\.value))
+        }
+        rows.append(("Steps", stepAverage(90), stepAverage(365), "steps"))
+        return rows.compactMap { name, recent, year, unit in
+            guard let recent, let year else { return nil }
+            let arrow = recent >= year * 1.03 ? "↑" : recent <= year * 0.97 ? "↓" : "→"
+            return ["name": name, "recent": BarChart.format(recent), "year": BarChart.format(year), "unit": unit, "arrow": arrow,
+                    "direction": arrow == "↑" ? "up" : arrow == "↓" ? "down" : "flat"]
+        }
+    }
+
+    static func charts(_ vault: Vault, from: LocalDay, to: LocalDay) throws -> [[String: Any]] {
+        let metrics: [(name: String, metric: String, unit: String, color: String)] = [
+            ("Steps", "steps", "steps", "#5ac8fa"), ("Active energy", "active-energy", "kcal", "#fa114f"),
+            ("Exercise", "exercise-time", "min", "#92e82a"), ("Stand hours", "stand-hour", "h", "#1eeaef"),
+        ]
+        return try metrics.map { m in
+            let periods: [(String, SummaryPeriod)] = [("Weekly", .week), ("Two-weekly", .twoWeeks), ("Monthly", .month)]
+            let panels = try periods.map { label, period -> [String: Any] in
+                let rows = (try? vault.summary(metric: m.metric, by: period, from: from, to: to)) ?? []
+                let bars = rows.map { BarChart.Bar(label: String($0.period.prefix(10).suffix(5)), value: $0.value) }
+                return ["period": label, "svg": BarChart.svg(bars, color: m.color, unit: m.unit)]
+            }
+            return ["name": m.name, "panels": panels]
+        }
+    }
+
+    static func sleep(_ vault: Vault, from: LocalDay, to: LocalDay) throws -> [String: Any] {
+        let nights = try vault.sleep(from: from, to: to)
+        let stacks = nights.map { n in
+            BarChart.Stack(label: String(n.night.description.suffix(5)), parts: [
+                (n.deep / 60, "#3a2cbf"), (n.core / 60, "#5b8cff"), (n.rem / 60, "#49c7f5"),
+                (max(n.asleep - n.deep - n.core - n.rem, 0) / 60, "#7f8cff"), (n.awake / 60, "#ff8a65"),
+            ])
+        }
+        return ["svg": BarChart.svg(stacks, unit: "h"), "nights": nights.count]
+    }
+
+    static func workouts(_ vault: Vault, from: LocalDay, to: LocalDay) throws -> [String: Any] {
+        var minutes: [String: Double] = [:], counts: [String: Int] = [:]
+        for row in try vault.workouts(by: .month, from: from, to: to) {
+            let name = ShortNames.short(for: row.type) ?? row.type
+            minutes[name, default: 0] += row.minutes
+            counts[name, default: 0] += row.count
+        }
+        let sorted = minutes.sorted { $0.value > $1.value }
+        let bars = sorted.map { BarChart.Bar(label: $0.key, value: $0.value / 60) }
+        return ["svg": BarChart.svg(bars, color: "#92e82a", unit: "h"),
+                "rows": sorted.map { ["type": $0.key, "count": counts[$0.key] ?? 0, "hours": BarChart.format($0.value / 60)] }]
+    }
+
+    /// Each tracker's last 60 days as squares, success filled, with its streaks.
+    static func trackers(_ vault: Vault, to: LocalDay) throws -> [[String: Any]] {
+        try vault.trackers().map { tracker in
+            let from = LocalDay(dayNumber: to.dayNumber - 59)
+            let days = Dictionary(try vault.trackerDays(name: tracker.name, from: from, to: to).map { ($0.day, $0) }, uniquingKeysWith: { a, _ in a })
+            var svg = #"<svg class="strip" viewBox="0 0 600 14" width="100%" height="14" role="img">"#
+            for i in 0..<60 {
+                let day = LocalDay(dayNumber: from.dayNumber + Int64(i))
+                let fill = days[day].map { tracker.success.contains($0.level) ? "#92e82a" : "#ff8a65" } ?? "#333"
+                svg += #"<rect x="\#(i * 10)" y="0" width="9" height="14" fill="\#(fill)"><title>\#(day)</title></rect>"#
+            }
+            svg += "</svg>"
+            let streak = try vault.trackerStreak(name: tracker.name)
+            return ["name": tracker.name, "svg": svg, "current": streak.current, "longest": streak.longest,
+                    "levels": tracker.levels.map { "\($0.name) \($0.value)" }.joined(separator: ", ")]
+        }
+    }
+}
