@@ -119,6 +119,11 @@ extension Vaultctl {
                  "counts": e.counts.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")]
             case .identityRecorded(let i): ["reason": i.reason.rawValue, "fingerprint": i.fingerprint]
             case .erased(let e): ["categories": e.categories.joined(separator: ","), "months": e.months.joined(separator: ","), "events": "\(e.events)"]
+            case .companionPaired(let p): ["app": p.name]
+            case .companionRevoked(let r): ["app": r.name]
+            case .trackerDefined(let t):
+                ["tracker": t.name, "levels": t.levels.map { "\($0.name)=\($0.value)" }.joined(separator: ","), "success": t.success.joined(separator: ","),
+                 "dayStarts": String(format: "%02d:%02d", t.dayStartsMinutes / 60, t.dayStartsMinutes % 60), "category": t.category.rawValue]
             default: [:]
             }
         }

@@ -121,6 +121,12 @@ import Testing
         served.stop()
         // Only the accepted posts are in the vault.
         #expect(try served.dailyTotals("steps") == ["2025-08-06": 38, "2025-08-08": 7])
+        // The audit trail names the apps paired and revoked, nothing of their tokens.
+        let history = try served.run(["history", "--json"])
+        let events = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        #expect(events.filter { ($0["kind"] as? String ?? "").hasPrefix("companion") }.map { "\($0["kind"]!) \(($0["detail"] as? [String: String])?["app"] ?? "")" }
+                == ["companion-pair phone", "companion-revoke phone", "companion-pair tablet", "companion-pair phone"])
+        #expect(!history.stdout.contains(token))
     }
 
     @Test func aClientPinningAnotherCertificateIsRefused() throws {

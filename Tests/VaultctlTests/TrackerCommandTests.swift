@@ -38,6 +38,9 @@ import Testing
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("'tipsy' is not a level of NoAlc"))
         let history = try run(["history", "--json"])
-        #expect(history.stdout.contains("\"tracker\""))
+        let events = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        let defined = try #require(events.first { $0["kind"] as? String == "tracker" })
+        #expect(defined["detail"] as? [String: String] == ["tracker": "NoAlc", "levels": "steady=0,easy=4,wild=6", "success": "steady",
+                                                           "dayStarts": "04:00", "category": "trackers"])
     }
 }
