@@ -13,7 +13,8 @@ demo: deps
 	$(SWIFT) build --product vaultctl
 	.build/debug/vaultctl demo
 
-test: deps
+test:
+	@scripts/ensure-deps.sh --test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
