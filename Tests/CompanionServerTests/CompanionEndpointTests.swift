@@ -222,6 +222,20 @@ import Testing
         #expect(try served.run(["verify"]).status == 0)
     }
 
+    @Test func theServerLogNamesNoValueTokenOrApp() throws {
+        let served = try ServedVault()
+        let (token, cert) = try served.pair("Alice's phone")
+        try served.start(logLevel: "trace")
+        let client = try served.client(pin: cert)
+        #expect(try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 987_654)])).status == 201)
+        #expect(try client.post("/companion/health", token: token, json: "{\"metric\": 987653").status == 400)
+        #expect(try client.post("/companion/health", token: "hv_wrong_987652", json: "{}").status == 401)
+        client.close()
+        served.stop()
+        let log = served.serverLog()
+        for secret in ["98765", token, "hv_wrong", "Alice", "STEPS"] { #expect(!log.contains(secret), "\(secret) in the log") }
+    }
+
     @Test func noTLSIsRefusedOffLoopback() throws {
         let served = try ServedVault()
         let result = try served.run(["serve", "--listen", "0.0.0.0:0", "--no-tls"])

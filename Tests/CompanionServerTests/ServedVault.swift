@@ -13,6 +13,13 @@ final class ServedVault: @unchecked Sendable {
     private(set) var port = 0
     private(set) var tls = true
     private var serverOutput: Pipe?
+    private var serverErrors: PipeDrain?
+
+    /// What the last server wrote on stderr (its log), once it ended.
+    func serverLog() -> String {
+        guard server == nil, let serverErrors else { return "" }
+        return String(decoding: serverErrors.wait(), as: UTF8.self)
+    }
 
     init() throws {
         _ = directory.passphraseFile("pass", "served vault passphrase")
@@ -40,12 +47,15 @@ final class ServedVault: @unchecked Sendable {
 
     /// Starts `serve` (with `HEALTHVAULT_SERVE_LIMITS=limits` when given) and waits for the line
     /// naming its URL.
-    func start(tls: Bool = true, limits: String? = nil) throws {
+    func start(tls: Bool = true, limits: String? = nil, logLevel: String? = nil) throws {
         let out = Pipe()
         var cli = self.cli
         if let limits { cli.environment["HEALTHVAULT_SERVE_LIMITS"] = limits }
+        if let logLevel { cli.environment["LOG_LEVEL"] = logLevel }
+        let errors = Pipe()
+        serverErrors = PipeDrain(errors.fileHandleForReading)
         let process = try cli.start(["serve", "--vault", vault, "--passphrase-file", passFile, "--listen", "127.0.0.1:0"] + (tls ? [] : ["--no-tls"]),
-                                    stdout: out)
+                                    stdout: out, stderr: errors)
         var text = ""
         let deadline = Date().addingTimeInterval(60)
         while !text.contains("\n") {
