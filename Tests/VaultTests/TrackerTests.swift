@@ -44,6 +44,12 @@ import VaultTestSupport
             try t.vault.track(name: "NoAlc", level: "tipsy", at: at("2025-03-29 22:00"))
         }
         #expect(throws: VaultError.unknownTracker(name: "Coffee")) { try t.vault.track(name: "Coffee", level: "easy", at: at("2025-03-29 22:00")) }
+        #expect(throws: VaultError.invalidTracker(reason: "a tracker's name: no leading or trailing spaces")) {
+            try t.vault.addTracker(name: " NoAlc", levels: Self.levels, success: [])
+        }
+        #expect(throws: VaultError.invalidTracker(reason: "success level 'dry' is not one of the levels")) {
+            try t.vault.addTracker(name: "Beer", levels: Self.levels, success: ["dry"])
+        }
     }
 
     @Test func streaksCountConsecutiveSuccessfulDaysAndAMissingDayEndsOne() throws {

@@ -32,13 +32,21 @@ extension Vault {
         try append([.companionRevoked(CompanionRevocation(at: now, name: app.name))])
     }
 
-    /// Names are shown in lists and used as sources: 1 to 64 characters, no control characters.
+    /// Names are shown in lists and used as sources.
     static func checkCompanionName(_ name: String) throws {
-        guard !name.isEmpty, name.count <= 64 else { throw VaultError.invalidCompanionName(reason: "use 1 to 64 characters") }
+        if let problem = displayNameProblem(name) { throw VaultError.invalidCompanionName(reason: problem) }
+    }
+
+    /// Why a name a person gives (a companion app's, a tracker's) cannot be shown in lists,
+    /// sources and bundles; nil when it can: 1 to 64 characters, no control or format characters,
+    /// no leading or trailing spaces.
+    static func displayNameProblem(_ name: String) -> String? {
+        guard !name.isEmpty, name.count <= 64 else { return "use 1 to 64 characters" }
         guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }) else {
-            throw VaultError.invalidCompanionName(reason: "control characters are not allowed")
+            return "control characters are not allowed"
         }
-        guard name.trimmingCharacters(in: .whitespaces) == name else { throw VaultError.invalidCompanionName(reason: "no leading or trailing spaces") }
+        guard name.trimmingCharacters(in: .whitespaces) == name else { return "no leading or trailing spaces" }
+        return nil
     }
 }
 

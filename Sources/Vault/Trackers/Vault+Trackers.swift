@@ -117,12 +117,8 @@ extension Vault {
         }
     }
 
-    /// Tracker names are shown in lists and bundles: 1 to 64 characters, no control characters.
+    /// Tracker names are shown in lists and bundles.
     static func checkTrackerName(_ name: String) throws {
-        guard !name.isEmpty, name.count <= 64,
-              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }),
-              name.trimmingCharacters(in: .whitespaces) == name else {
-            throw VaultError.invalidTracker(reason: "a tracker's name is 1 to 64 characters, no control characters, no leading or trailing spaces")
-        }
+        if let problem = displayNameProblem(name) { throw VaultError.invalidTracker(reason: "a tracker's name: " + problem) }
     }
 }
