@@ -38,13 +38,29 @@ enum BarChart {
         return out + "</svg>"
     }
 
+    /// A figure as the report prints it: whole above 100, one decimal below, "–" for what is not
+    /// a finite number (never a trap on a huge one).
     static func format(_ value: Double) -> String {
-        value >= 100 ? String(Int(value.rounded())) : String((value * 10).rounded() / 10)
+        guard value.isFinite else { return "–" }
+        if abs(value) >= 100 { return abs(value) < 1e15 ? String(Int64(value.rounded())) : String(format: "%.3g", value) }
+        return String((value * 10).rounded() / 10)
     }
 
-    /// Text put inside SVG markup: escaped as HTML is.
+    /// Text from the vault put into HTML or SVG markup, escaped scalar by scalar (a grapheme
+    /// cluster can hide a `<` from an escaper that compares whole characters).
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        var out = ""
+        out.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 }

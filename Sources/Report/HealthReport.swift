@@ -12,7 +12,8 @@ public enum HealthReport {
     /// The report of `from...to` (default: the year up to the last day with ring data).
     public static func render(vault: Vault, from: LocalDay? = nil, to: LocalDay? = nil, now: Date = Date()) throws -> String {
         let allRings = try vault.rings()
-        let last = to ?? allRings.last?.day ?? LocalDay(dayNumber: Int64((now.timeIntervalSince1970 / 86_400).rounded(.down)))
+        let last = to ?? allRings.last?.day
+            ?? LocalDay(instant: Int64(now.timeIntervalSince1970), utcOffset: Int32(TimeZone.current.secondsFromGMT(for: now)))
         let first = from ?? LocalDay(dayNumber: last.dayNumber - 364)
         let rings = allRings.filter { $0.day >= first && $0.day <= last }
         var context: [String: Any] = [
@@ -26,7 +27,9 @@ public enum HealthReport {
         context["charts"] = try charts(vault, from: first, to: last)
         context["sleep"] = try sleep(vault, from: LocalDay(dayNumber: max(first.dayNumber, last.dayNumber - 29)), to: last)
         context["workouts"] = try workouts(vault, from: first, to: last)
-        context["trackers"] = try trackers(vault, to: last)
+        // Trackers to the later of the last ring day and today: people keep logging after their last import.
+        let today = LocalDay(instant: Int64(now.timeIntervalSince1970), utcOffset: Int32(TimeZone.current.secondsFromGMT(for: now)))
+        context["trackers"] = try trackers(vault, to: to ?? max(last, today))
         return try MustacheTemplate(string: ReportTemplate.html).render(context)
     }
 
@@ -37,9 +40,9 @@ public enum HealthReport {
             "day": day.day.description,
             "svg": RingGeometry.svg(day: day.day.description, move: fraction(day.move, day.moveGoal), exercise: fraction(day.exercise, day.exerciseGoal),
                                     stand: fraction(Double(day.stand), day.standGoal), size: 180),
-            "move": "\(Int(day.move.rounded())) / \(Int(day.moveGoal.rounded())) kcal",
-            "exercise": "\(Int(day.exercise.rounded())) / \(Int(day.exerciseGoal.rounded())) min",
-            "stand": "\(day.stand) / \(Int(day.standGoal.rounded())) h",
+            "move": "\(BarChart.format(day.move)) / \(BarChart.format(day.moveGoal)) kcal",
+            "exercise": "\(BarChart.format(day.exercise)) / \(BarChart.format(day.exerciseGoal)) min",
+            "stand": "\(day.stand) / \(BarChart.format(day.standGoal)) h",
         ]
     }
 
@@ -111,11 +114,24 @@ public enum HealthReport {
         return try metrics.map { m in
             let periods: [(String, SummaryPeriod)] = [("Weekly", .week), ("Two-weekly", .twoWeeks), ("Monthly", .month)]
             let panels = try periods.map { label, period -> [String: Any] in
-                let rows = (try? vault.summary(metric: m.metric, by: period, from: from, to: to)) ?? []
-                let bars = rows.map { BarChart.Bar(label: String($0.period.prefix(10).suffix(5)), value: $0.value) }
+                // One unit a chart: rows in a unit the normaliser does not know are left out.
+                let rows = ((try? vault.summary(metric: m.metric, by: period, from: from, to: to)) ?? []).filter { $0.unit == m.unit }
+                let bars = rows.map { BarChart.Bar(label: Self.label(ofPeriod: $0.period, period), value: $0.value) }
                 return ["period": label, "svg": BarChart.svg(bars, color: m.color, unit: m.unit)]
             }
             return ["name": m.name, "panels": panels]
+        }
+    }
+
+    /// A period key as a chart's label: `W32` for a week, `Aug` for a month, the first day for two weeks.
+    static func label(ofPeriod key: String, _ period: SummaryPeriod) -> String {
+        switch period {
+        case .week: return String(key.suffix(3))
+        case .month:
+            let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+            return Int(key.suffix(2)).flatMap { (1...12).contains($0) ? months[$0 - 1] : nil } ?? key
+        case .twoWeeks: return String(key.prefix(10).suffix(5))
+        case .day: return String(key.suffix(5))
         }
     }
 
@@ -140,7 +156,7 @@ public enum HealthReport {
         let sorted = minutes.sorted { $0.value > $1.value }
         let bars = sorted.map { BarChart.Bar(label: $0.key, value: $0.value / 60) }
         return ["svg": BarChart.svg(bars, color: "#92e82a", unit: "h"),
-                "rows": sorted.map { ["type": $0.key, "count": counts[$0.key] ?? 0, "hours": BarChart.format($0.value / 60)] }]
+                "rows": sorted.map { ["type": BarChart.escape($0.key), "count": counts[$0.key] ?? 0, "hours": BarChart.format($0.value / 60)] }]
     }
 
     /// Each tracker's last 60 days as squares, success filled, with its streaks.
@@ -156,8 +172,8 @@ public enum HealthReport {
             }
             svg += "</svg>"
             let streak = try vault.trackerStreak(name: tracker.name)
-            return ["name": tracker.name, "svg": svg, "current": streak.current, "longest": streak.longest,
-                    "levels": tracker.levels.map { "\($0.name) \($0.value)" }.joined(separator: ", ")]
+            return ["name": BarChart.escape(tracker.name), "svg": svg, "current": streak.current, "longest": streak.longest,
+                    "levels": BarChart.escape(tracker.levels.map { "\($0.name) \($0.value)" }.joined(separator: ", "))]
         }
     }
 }

@@ -1,6 +1,7 @@
-/// The report's one template (swift-mustache): HTML and CSS only. `{{x}}` is escaped; the
-/// triple-brace fields are SVG the report draws from numbers (`RingGeometry`, `BarChart`), never
-/// text from the vault.
+/// The report's one template (swift-mustache): HTML and CSS only. `{{x}}` is escaped by
+/// Mustache; the triple-brace fields are SVG the report draws from numbers (`RingGeometry`,
+/// `BarChart`) or text from the vault that `BarChart.escape` escaped scalar by scalar (tracker
+/// names and levels, workout types).
 enum ReportTemplate {
     static let html = #"""
     <!doctype html>
@@ -66,11 +67,11 @@ enum ReportTemplate {
 
     <h2>Workouts by type</h2>
     {{{workouts.svg}}}
-    <table class="workouts">{{#workouts.rows}}<tr><td>{{type}}</td><td>{{count}} workouts</td><td>{{hours}} h</td></tr>{{/workouts.rows}}</table>
+    <table class="workouts">{{#workouts.rows}}<tr><td>{{{type}}}</td><td>{{count}} workouts</td><td>{{hours}} h</td></tr>{{/workouts.rows}}</table>
 
     <h2>Trackers</h2>
     {{#trackers}}
-    <h3>{{name}} <span class="muted">({{levels}}); current streak {{current}} days, longest {{longest}}</span></h3>
+    <h3>{{{name}}} <span class="muted">({{{levels}}}); current streak {{current}} days, longest {{longest}}</span></h3>
     {{{svg}}}
     {{/trackers}}
     {{^trackers}}<p class="empty">no tracker yet</p>{{/trackers}}

@@ -105,12 +105,18 @@ package final class EventDecoder {
             for _ in 0..<(try r.count()) { success.append(try r.string()) }
             let minutes = try r.varint()
             guard minutes < 1440 else { throw r.fail("day start out of range") }
-            let type = try r.varint() == 1 ? try r.string() : nil
+            let hasType = try r.varint()
+            guard hasType <= 1 else { throw r.fail("malformed tracker definition") }
+            let type = hasType == 1 ? try r.string() : nil
             event = .trackerDefined(TrackerDefinition(at: at, name: name, levels: levels, success: success,
                                                       dayStartsMinutes: Int(minutes), healthKitType: type))
         case .trackerEntry:
             let tracker = try r.string(), level = try r.string(), value = try r.decimal(), at = try r.timestamp()
-            let day = LocalDay(dayNumber: try r.signed())
+            let dayNumber = try r.signed()
+            // A tracker day is the entry's local day or the one before (its day starts later).
+            let localDay = LocalDay.floorDivide(at.seconds + Int64(at.utcOffset), 86_400)
+            guard dayNumber == localDay || dayNumber == localDay - 1 else { throw r.fail("tracker day out of range") }
+            let day = LocalDay(dayNumber: dayNumber)
             guard let category = PersistedNames.category(named: try r.string()) else { throw r.fail("unknown consent category") }
             event = .trackerEntry(TrackerEntry(tracker: tracker, level: level, value: value, at: at, day: day, category: category))
         case .sampleSuperseded:

@@ -19,12 +19,34 @@ extension Vaultctl {
             let opened = try vault.openWithProjections()
             let target = try opened.plaintextTarget(out)
             let html = try HealthReport.render(vault: opened, from: range.from, to: range.to)
-            let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw VaultError.cannotWrite(path: out, reason: String(cString: strerror(errno))) }
-            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-            try handle.write(contentsOf: Data(html.utf8))
-            try handle.synchronize()
+            try Self.write(Data(html.utf8), to: target)
             Console.print("wrote \(out) (\(html.utf8.count) bytes)")
+        }
+
+        /// Writes `data` to a new file at `target` (mode 0600), whole or not at all: through a
+        /// temporary name in the same folder, synced, then linked to `target` (which refuses a
+        /// name that exists) and the temporary removed. A failure leaves nothing behind.
+        static func write(_ data: Data, to target: String) throws {
+            let folder = (target as NSString).deletingLastPathComponent
+            let temporary = folder + "/.report-\(UUID().uuidString).tmp"
+            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw VaultError.cannotWrite(path: target, reason: String(cString: strerror(errno))) }
+            defer { unlink(temporary) }
+            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+            do {
+                try handle.write(contentsOf: data)
+                try handle.synchronize()
+            } catch {
+                throw VaultError.cannotWrite(path: target, reason: error.localizedDescription)
+            }
+            guard link(temporary, target) == 0 else {
+                throw errno == EEXIST ? VaultError.fileExists(path: target) : VaultError.cannotWrite(path: target, reason: String(cString: strerror(errno)))
+            }
+            let directory = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if directory >= 0 {
+                fsync(directory)
+                close(directory)
+            }
         }
     }
 }

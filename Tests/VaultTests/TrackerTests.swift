@@ -86,6 +86,33 @@ import VaultTestSupport
         #expect(daily.lines(.trackers).map { [$0["period"] as? String ?? "", "\($0["value"] ?? "")"] } == [["2024-03-10", "6"], ["2024-03-11", "0"]])
     }
 
+    @Test func aRedefinitionThatMovesTheCategoryKeepsTheEarlierEntries() throws {
+        let t = try ImportTestVault()
+        let done = [TrackerLevel(name: "done", value: DecimalValue(mantissa: 1, scale: 0))]
+        _ = try t.vault.addTracker(name: "Meditate", levels: done, success: ["done"])
+        try t.vault.track(name: "Meditate", level: "done", at: at("2024-03-10 07:00"))
+        _ = try t.vault.addTracker(name: "Meditate", levels: done, success: ["done"], healthKitType: "HKCategoryTypeIdentifierMindfulSession")
+        let later = try t.vault.track(name: "Meditate", level: "done", at: at("2024-03-11 07:00"))
+        #expect(later.category == .mindfulness)
+        #expect(try t.vault.trackerDays(name: "Meditate").map(\.day.description) == ["2024-03-10", "2024-03-11"])
+        #expect(try t.vault.trackerStreak(name: "Meditate").current == 2)
+        // A daily grant of trackers alone still holds the earlier day.
+        let shared = try SharedLines(t)
+        let daily = try shared.export([.trackers], from: nil, to: nil, granularity: .daily)
+        #expect(daily.lines(.trackers).map { $0["period"] as? String } == ["2024-03-10"])
+    }
+
+    @Test func aRawGrantLeavesOutAnEntryTimedAfterItsLastDay() throws {
+        let t = try ImportTestVault()
+        try noAlc(t)
+        // 01:30 on the 11th belongs to the 10th (the day starts at 04:00) but happened on the 11th.
+        try t.vault.track(name: "NoAlc", level: "wild", at: at("2024-03-11 01:30"))
+        try t.vault.track(name: "NoAlc", level: "easy", at: at("2024-03-10 20:00"))
+        let shared = try SharedLines(t)
+        let raw = try shared.export([.trackers], from: LocalDay(year: 2024, month: 3, day: 10), to: LocalDay(year: 2024, month: 3, day: 10))
+        #expect(raw.lines(.trackers).map { $0["value"] as? Double } == [4])
+    }
+
     @Test func erasingTheTrackersMonthRemovesItsDays() throws {
         let t = try ImportTestVault()
         try noAlc(t)

@@ -69,7 +69,35 @@ import Testing
         #expect(png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
 
         // Plain text health data: never over a file, never inside the vault.
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.hasPrefix(".report-") })
         #expect(try run(["report", "--out", html]).stderr.contains("already exists"))
         #expect(try run(["report", "--out", vault + "/report.html"]).stderr.contains("inside the vault directory"))
+    }
+
+    @Test func textFromTheVaultCannotBecomeMarkupAndHugeValuesDoNotStopTheReport() throws {
+        let dir = TemporaryDirectory()
+        let cli = CLIRunner()
+        let pass = dir.passphraseFile("pass", "report passphrase")
+        func run(_ arguments: [String]) throws -> CLIRunner.Result {
+            try cli.run(arguments + ["--vault", dir.file("vault"), "--passphrase-file", pass])
+        }
+        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
+        // A prepend character joins the `<` after it into one grapheme cluster.
+        let name = "\u{0D4E}<b>x"
+        #expect(try run(["tracker", "add", name, "--levels", "\u{0D4E}<i>=1", "--success", "\u{0D4E}<i>"]).status == 0)
+        #expect(try run(["track", name, "\u{0D4E}<i>", "--at", "2024-03-10 21:00"]).status == 0)
+        let csv = dir.file("huge.csv")
+        try Data("""
+            type,start,end,value,unit,source
+            HKQuantityTypeIdentifierActiveEnergyBurned,2024-03-10T08:00:00+00:00,2024-03-10T09:00:00+00:00,1e19,kcal,Phone
+
+            """.utf8).write(to: URL(fileURLWithPath: csv))
+        #expect(try run(["import", csv]).status == 0)
+        let html = dir.file("report.html")
+        let made = try run(["report", "--out", html, "--from", "2024-03-01", "--to", "2024-03-31"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let text = try String(contentsOfFile: html, encoding: .utf8)
+        #expect(!text.contains("<b>") && !text.contains("<i>"))
+        #expect(text.contains("&lt;b&gt;x"))
     }
 }

@@ -102,7 +102,7 @@ extension Vault {
 
         // Raw and hourly: one pass over the log.
         // Tracker entries are read from the log whatever the granularity.
-        let trackerCategories = Set(try trackers().map(\.category))
+        let trackerCategories = try self.trackerCategories()
         let needsScan = inForce.values.contains { $0.granularity != .daily } || !trackerCategories.isDisjoint(with: inForce.keys)
         guard needsScan else { return files }
         let ranks = Dictionary(try models.sources().map { ($0.key, $0.rank) }, uniquingKeysWith: { a, _ in a })
@@ -156,6 +156,8 @@ extension Vault {
             case .trackerEntry(let entry):
                 guard let grant = inForce[entry.category], grant.covers(day: entry.day) else { return }
                 if grant.granularity == .raw {
+                    // Its time too: an entry before the day start lies on the next calendar day.
+                    guard PeriodClip(start: entry.at, end: entry.at, from: grant.from, to: grant.to) != nil else { return }
                     files[entry.category]!.raw(category: entry.category.rawValue, type: entry.tracker, start: entry.at, end: entry.at,
                                                value: .decimal(entry.value), unit: nil, clipped: false)
                 } else if trackerDays[entry.category]?[entry.tracker]?[entry.day].map({ $0.at.seconds <= entry.at.seconds }) ?? true {

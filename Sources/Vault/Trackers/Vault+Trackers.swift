@@ -19,8 +19,8 @@ extension Vault {
         try Self.checkTrackerName(name)
         guard !levels.isEmpty else { throw VaultError.invalidTracker(reason: "give at least one level (--levels name=value,...)") }
         guard Set(levels.map(\.name)).count == levels.count else { throw VaultError.invalidTracker(reason: "a level is named twice") }
-        for level in levels where level.name.isEmpty || level.name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw VaultError.invalidTracker(reason: "level names are 1 or more characters without control characters")
+        for level in levels {
+            if let problem = Self.displayNameProblem(level.name) { throw VaultError.invalidTracker(reason: "a level's name: " + problem) }
         }
         if let unknown = success.first(where: { name in !levels.contains { $0.name == name } }) {
             throw VaultError.invalidTracker(reason: "success level '\(unknown)' is not one of the levels")
@@ -42,6 +42,16 @@ extension Vault {
             if case .trackerDefined(let t) = event { latest[t.name] = t }
         }
         return latest.values.sorted { $0.name < $1.name }
+    }
+
+    /// Every category a tracker's definitions named (a redefinition can move new entries to
+    /// another one; earlier entries keep theirs).
+    func trackerCategories(of name: String? = nil) throws -> Set<HealthCategory> {
+        var categories: Set<HealthCategory> = []
+        try forEachAuditEvent { _, event in
+            if case .trackerDefined(let t) = event, name == nil || t.name == name { categories.insert(t.category) }
+        }
+        return categories
     }
 
     /// The tracker named `name`.
@@ -68,9 +78,9 @@ extension Vault {
     /// The tracker's days from `from` to `to` (inclusive, either open): each day's level is its
     /// last entry's (latest time; of two at the same time, the one logged last).
     public func trackerDays(name: String, from: LocalDay? = nil, to: LocalDay? = nil) throws -> [TrackerDay] {
-        let tracker = try tracker(named: name)
+        _ = try tracker(named: name)
         var last: [LocalDay: TrackerEntry] = [:]
-        try forEachTrackerEntry(category: tracker.category) { entry in
+        try forEachTrackerEntry(categories: try trackerCategories(of: name)) { entry in
             guard entry.tracker == name, from.map({ entry.day >= $0 }) ?? true, to.map({ entry.day <= $0 }) ?? true else { return }
             if let kept = last[entry.day], kept.at.seconds > entry.at.seconds { return }
             last[entry.day] = entry
@@ -103,9 +113,11 @@ extension Vault {
         return result
     }
 
-    /// Every tracker entry of `category`, in log order (only that category's keys are read).
-    func forEachTrackerEntry(category: HealthCategory, _ body: (TrackerEntry) throws -> Void) throws {
-        let keys = Set(log.dataKeys.filter { $0.erasedAt == nil && DataLabel(bytes: $0.label)?.category == category }.map(\.id))
+    /// Every tracker entry of `categories`, in log order (only those categories' keys are read).
+    func forEachTrackerEntry(categories: Set<HealthCategory>, _ body: (TrackerEntry) throws -> Void) throws {
+        let keys = Set(log.dataKeys.filter { key in
+            key.erasedAt == nil && DataLabel(bytes: key.label).map { categories.contains($0.category) } ?? false
+        }.map(\.id))
         guard !keys.isEmpty else { return }
         var decoders: [UInt32: EventDecoder] = [:]
         try log.readFrames(try tables.frames().filter { keys.contains($0.keyID) }) { frame in
