@@ -78,11 +78,7 @@ final class KeyScopedTables {
 
     /// Shows the bytes of every event sealed with `keyID` (definitions aside) to `visit`.
     private func visitEvents(of keyID: UInt32, _ visit: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try readFrames(of: keyID) { frame in
-            try frame.forEachEvent { _, bytes in
-                if !Vault.isDefinition(bytes) { try visit(bytes) }
-            }
-        }
+        try forEachEvent(of: keyID) { _, bytes in try visit(bytes) }
     }
 
     /// The committed frames of `keyID`: the audit key's through its own digest, a data key's

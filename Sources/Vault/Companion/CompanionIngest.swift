@@ -20,6 +20,7 @@ public final class CompanionIngest {
     private let passphrase: Passphrase
     private var session: ImportSession?
     private var lastCommitted: LogPosition
+    /// `serve.lock`, held for as long as this ingest lives (commands then wait for its gaps).
     private let served: any StorageFile
     /// The apps and their tokens, as of the last commit (or refresh).
     public private(set) var registry: CompanionRegistry
@@ -125,7 +126,7 @@ public final class CompanionIngest {
     /// for long does not hold up a token check): re-read from the audit trail through a read-only
     /// handle when the head changed since the last look.
     public func registryWithoutLock() throws -> CompanionRegistry {
-        let head = try? Data(contentsOf: URL(fileURLWithPath: directory + "/events.head"))
+        let head = try? Data(contentsOf: URL(fileURLWithPath: LogDirectory(directory).head))
         if head == headSeen { return latestRegistry ?? registry }
         let reader = try vault.openedReadOnly()
         let fresh = try reader.companionRegistry()
@@ -185,8 +186,4 @@ public final class CompanionIngest {
 
     /// Whether a command waits for the writer lock: the server then leaves it a gap.
     public var lockIsWanted: Bool { vault.log.lockIsWanted }
-
-    deinit {
-        _ = served
-    }
 }
