@@ -15,6 +15,18 @@ public struct RingDay: Equatable, Sendable {
     /// Apple's ActivitySummary values for the day, when one was imported.
     public var apple: AppleRings?
 
+    public init(day: LocalDay, move: Double, moveGoal: Double, exercise: Double, exerciseGoal: Double, stand: Int, standGoal: Double,
+                apple: AppleRings? = nil) {
+        self.day = day
+        self.move = move
+        self.moveGoal = moveGoal
+        self.exercise = exercise
+        self.exerciseGoal = exerciseGoal
+        self.stand = stand
+        self.standGoal = standGoal
+        self.apple = apple
+    }
+
     /// Whether the ring's value reached its goal.
     public func closed(_ ring: Ring) -> Bool {
         switch ring {
@@ -109,6 +121,38 @@ public struct Streaks: Equatable, Sendable {
     public var exercise: Streak
     public var stand: Streak
     public var all: Streak
+
+    /// The streaks of `days` (ascending): a streak is consecutive days whose ring closed; a day
+    /// missing from `days` or not closed ends one.
+    public init(days: [RingDay]) {
+        func streak(_ closed: (RingDay) -> Bool) -> Streak {
+            var result = Streak(current: 0, longest: 0)
+            var run = 0
+            var runStart: LocalDay?
+            var previous: LocalDay?
+            for day in days {
+                let consecutive = previous.map { $0.dayNumber + 1 == day.day.dayNumber } ?? false
+                if closed(day) {
+                    if run > 0 && consecutive { run += 1 } else { run = 1; runStart = day.day }
+                    if run > result.longest {
+                        result.longest = run
+                        result.longestFrom = runStart
+                        result.longestTo = day.day
+                    }
+                } else {
+                    run = 0
+                }
+                previous = day.day
+            }
+            result.current = run
+            if run > 0 { result.currentFrom = runStart; result.currentTo = previous }
+            return result
+        }
+        move = streak { $0.closed(.move) }
+        exercise = streak { $0.closed(.exercise) }
+        stand = streak { $0.closed(.stand) }
+        all = streak { $0.closed(.move) && $0.closed(.exercise) && $0.closed(.stand) }
+    }
 }
 
 /// A goal the person set, effective from a day.

@@ -194,34 +194,7 @@ extension ReadModels {
 
     /// Current and longest streaks per ring and for all three.
     public func streaks() throws -> Streaks {
-        let days = try rings()
-        func streak(_ closed: (RingDay) -> Bool) -> Streak {
-            var result = Streak(current: 0, longest: 0)
-            var run = 0
-            var runStart: LocalDay?
-            var previous: LocalDay?
-            for day in days {
-                let consecutive = previous.map { $0.dayNumber + 1 == day.day.dayNumber } ?? false
-                if closed(day) {
-                    if run > 0 && consecutive { run += 1 } else { run = 1; runStart = day.day }
-                    if run > result.longest {
-                        result.longest = run
-                        result.longestFrom = runStart
-                        result.longestTo = day.day
-                    }
-                } else {
-                    run = 0
-                }
-                previous = day.day
-            }
-            result.current = run
-            if run > 0 { result.currentFrom = runStart; result.currentTo = previous }
-            return result
-        }
-        return Streaks(
-            move: streak { $0.closed(.move) }, exercise: streak { $0.closed(.exercise) },
-            stand: streak { $0.closed(.stand) },
-            all: streak { $0.closed(.move) && $0.closed(.exercise) && $0.closed(.stand) })
+        Streaks(days: try rings())
     }
 
     /// Goals the person set, in the order they were set.

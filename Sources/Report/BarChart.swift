@@ -27,6 +27,8 @@ enum BarChart {
             let x = Double(i) * slot + (slot - barWidth) / 2
             for part in stack.parts where part.value > 0 {
                 let h = part.value / largest * (height - top - bottom)
+                // A part too thin to draw (a rounding remainder) is left out, not drawn as 0.
+                guard h >= 0.0005 else { continue }
                 y -= h
                 out += #"<rect x="\#(RingGeometry.n(x))" y="\#(RingGeometry.n(y))" width="\#(RingGeometry.n(barWidth))" height="\#(RingGeometry.n(h))" fill="\#(part.color)"/>"#
             }

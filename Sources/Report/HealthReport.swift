@@ -4,32 +4,48 @@ import Mustache
 import Vault
 
 /// `vaultctl report`: one self-contained HTML file (inline CSS and SVG, no script, nothing
-/// fetched) drawn from the read models: rings per day as Apple draws them, month calendars of
-/// rings, streaks, trends (90 days against 365), weekly, two-weekly and monthly charts, sleep per
-/// night, workouts by type, trackers. Every number comes from a vault query; the report only lays
-/// them out (the template is `ReportTemplate.html`, rendered with swift-mustache).
+/// fetched): rings per day as Apple draws them, month calendars of rings, streaks, trends (90
+/// days against 365), weekly, two-weekly and monthly charts, sleep per night, workouts by type,
+/// trackers. Every number comes from a vault query or a bundle's daily lines
+/// (`ReportFigures`); the report only lays them out (the template is `ReportTemplate.html`,
+/// rendered with swift-mustache).
 public enum HealthReport {
-    /// The report of `from...to` (default: the year up to the last day with ring data).
+    /// The report of a vault, `from...to` (default: the year up to the last day with ring data).
     public static func render(vault: Vault, from: LocalDay? = nil, to: LocalDay? = nil, now: Date = Date()) throws -> String {
-        let allRings = try vault.rings()
-        let last = to ?? allRings.last?.day
+        try render(try ReportFigures(vault: vault), title: "Your health", origin: "the vault's read models", from: from, to: to, now: now,
+                   trackersToToday: true)
+    }
+
+    /// The report of an opened bundle's daily lines (`report --bundle DIR`): what the person
+    /// shared, drawn as their own report draws it.
+    public static func render(bundleLines: [AggregateLine], sender: String, from: LocalDay? = nil, to: LocalDay? = nil, now: Date = Date()) throws -> String {
+        try render(ReportFigures(dailyLines: bundleLines), title: "Shared health data", origin: "the daily lines of a bundle from \(sender)",
+                   from: from, to: to, now: now, trackersToToday: false)
+    }
+
+    /// `trackersToToday`: a person keeps logging after their last import, so their own report's
+    /// tracker strips run to today; a bundle's end on its last day.
+    static func render(_ figures: ReportFigures, title: String, origin: String, from: LocalDay?, to: LocalDay?, now: Date,
+                       trackersToToday: Bool) throws -> String {
+        let allRings = figures.rings
+        let last = to ?? figures.lastDay
             ?? LocalDay(instant: Int64(now.timeIntervalSince1970), utcOffset: Int32(TimeZone.current.secondsFromGMT(for: now)))
         let first = from ?? LocalDay(dayNumber: last.dayNumber - 364)
         let rings = allRings.filter { $0.day >= first && $0.day <= last }
         var context: [String: Any] = [
+            "title": title, "origin": origin,
             "from": first.description, "to": last.description,
             "generated": ISO8601DateFormatter().string(from: now),
         ]
         if let latest = rings.last { context["latest"] = latestRings(latest) }
         context["calendars"] = calendars(rings)
-        context["streaks"] = try streaks(vault)
-        context["trends"] = try trends(vault, rings: allRings.filter { $0.day <= last }, last: last)
-        context["charts"] = try charts(vault, from: first, to: last)
-        context["sleep"] = try sleep(vault, from: LocalDay(dayNumber: max(first.dayNumber, last.dayNumber - 29)), to: last)
-        context["workouts"] = try workouts(vault, from: first, to: last)
-        // Trackers to the later of the last ring day and today: people keep logging after their last import.
+        context["streaks"] = streaks(figures.streaks)
+        context["trends"] = try trends(figures, rings: allRings.filter { $0.day <= last }, last: last)
+        context["charts"] = try charts(figures, from: first, to: last)
+        context["sleep"] = try sleep(figures, from: LocalDay(dayNumber: max(first.dayNumber, last.dayNumber - 29)), to: last)
+        context["workouts"] = try workouts(figures, from: first, to: last)
         let today = LocalDay(instant: Int64(now.timeIntervalSince1970), utcOffset: Int32(TimeZone.current.secondsFromGMT(for: now)))
-        context["trackers"] = try trackers(vault, to: to ?? max(last, today))
+        context["trackers"] = try trackers(figures, to: to ?? (trackersToToday ? max(last, today) : last))
         return try MustacheTemplate(string: ReportTemplate.html).render(context)
     }
 
@@ -76,16 +92,15 @@ public enum HealthReport {
         }
     }
 
-    static func streaks(_ vault: Vault) throws -> [[String: Any]] {
-        let s = try vault.streaks()
-        return [("Move", s.move), ("Exercise", s.exercise), ("Stand", s.stand), ("All three", s.all)].map { name, streak in
+    static func streaks(_ s: Streaks) -> [[String: Any]] {
+        [("Move", s.move), ("Exercise", s.exercise), ("Stand", s.stand), ("All three", s.all)].map { name, streak in
             ["name": name, "current": streak.current, "longest": streak.longest,
              "longestSpan": streak.longestFrom.map { "\($0) – \(streak.longestTo?.description ?? "")" } ?? ""]
         }
     }
 
     /// The average of the last 90 days against the last 365, per ring and for steps.
-    static func trends(_ vault: Vault, rings: [RingDay], last: LocalDay) throws -> [[String: Any]] {
+    static func trends(_ figures: ReportFigures, rings: [RingDay], last: LocalDay) throws -> [[String: Any]] {
         func average(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.reduce(0, +) / Double(values.count) }
         func window(_ days: Int64) -> [RingDay] { rings.filter { $0.day.dayNumber > last.dayNumber - days } }
         var rows: [(String, Double?, Double?, String)] = [
@@ -93,7 +108,7 @@ public enum HealthReport {
             ("Exercise", average(window(90).map(\.exercise)), average(window(365).map(\.exercise)), "min"),
             ("Stand", average(window(90).map { Double($0.stand) }), average(window(365).map { Double($0.stand) }), "h"),
         ]
-        let steps = try vault.summary(metric: "steps", by: .day, from: LocalDay(dayNumber: last.dayNumber - 364), to: last)
+        let steps = try figures.summary("steps", .day, LocalDay(dayNumber: last.dayNumber - 364), last)
         func stepAverage(_ days: Int64) -> Double? {
             average(steps.filter { (LocalDay(parsing: $0.period)?.dayNumber ?? 0) > last.dayNumber - days }.map(\.value))
         }
@@ -106,16 +121,16 @@ public enum HealthReport {
         }
     }
 
-    static func charts(_ vault: Vault, from: LocalDay, to: LocalDay) throws -> [[String: Any]] {
+    static func charts(_ figures: ReportFigures, from: LocalDay, to: LocalDay) throws -> [[String: Any]] {
         let metrics: [(name: String, metric: String, unit: String, color: String)] = [
             ("Steps", "steps", "steps", "#5ac8fa"), ("Active energy", "active-energy", "kcal", "#fa114f"),
             ("Exercise", "exercise-time", "min", "#92e82a"), ("Stand hours", "stand-hour", "h", "#1eeaef"),
         ]
-        return try metrics.map { m in
+        return metrics.map { m in
             let periods: [(String, SummaryPeriod)] = [("Weekly", .week), ("Two-weekly", .twoWeeks), ("Monthly", .month)]
-            let panels = try periods.map { label, period -> [String: Any] in
+            let panels = periods.map { label, period -> [String: Any] in
                 // One unit a chart: rows in a unit the normaliser does not know are left out.
-                let rows = ((try? vault.summary(metric: m.metric, by: period, from: from, to: to)) ?? []).filter { $0.unit == m.unit }
+                let rows = ((try? figures.summary(m.metric, period, from, to)) ?? []).filter { $0.unit == m.unit }
                 let bars = rows.map { BarChart.Bar(label: Self.label(ofPeriod: $0.period, period), value: $0.value) }
                 return ["period": label, "svg": BarChart.svg(bars, color: m.color, unit: m.unit)]
             }
@@ -135,8 +150,8 @@ public enum HealthReport {
         }
     }
 
-    static func sleep(_ vault: Vault, from: LocalDay, to: LocalDay) throws -> [String: Any] {
-        let nights = try vault.sleep(from: from, to: to)
+    static func sleep(_ figures: ReportFigures, from: LocalDay, to: LocalDay) throws -> [String: Any] {
+        let nights = try figures.nights(from, to)
         let stacks = nights.map { n in
             BarChart.Stack(label: String(n.night.description.suffix(5)), parts: [
                 (n.deep / 60, "#3a2cbf"), (n.core / 60, "#5b8cff"), (n.rem / 60, "#49c7f5"),
@@ -146,9 +161,9 @@ public enum HealthReport {
         return ["svg": BarChart.svg(stacks, unit: "h"), "nights": nights.count]
     }
 
-    static func workouts(_ vault: Vault, from: LocalDay, to: LocalDay) throws -> [String: Any] {
+    static func workouts(_ figures: ReportFigures, from: LocalDay, to: LocalDay) throws -> [String: Any] {
         var minutes: [String: Double] = [:], counts: [String: Int] = [:]
-        for row in try vault.workouts(by: .month, from: from, to: to) {
+        for row in try figures.workouts(from, to) {
             let name = ShortNames.short(for: row.type) ?? row.type
             minutes[name, default: 0] += row.minutes
             counts[name, default: 0] += row.count
@@ -159,21 +174,21 @@ public enum HealthReport {
                 "rows": sorted.map { ["type": BarChart.escape($0.key), "count": counts[$0.key] ?? 0, "hours": BarChart.format($0.value / 60)] }]
     }
 
-    /// Each tracker's last 60 days as squares, success filled, with its streaks.
-    static func trackers(_ vault: Vault, to: LocalDay) throws -> [[String: Any]] {
-        try vault.trackers().map { tracker in
+    /// Each tracker's last 60 days as squares: success green, other levels orange, a level of
+    /// unknown success (a bundle's) blue, no entry grey; with its streaks when known.
+    static func trackers(_ figures: ReportFigures, to: LocalDay) throws -> [[String: Any]] {
+        try figures.trackers(to).map { tracker in
             let from = LocalDay(dayNumber: to.dayNumber - 59)
-            let days = Dictionary(try vault.trackerDays(name: tracker.name, from: from, to: to).map { ($0.day, $0) }, uniquingKeysWith: { a, _ in a })
             var svg = #"<svg class="strip" viewBox="0 0 600 14" width="100%" height="14" role="img">"#
             for i in 0..<60 {
                 let day = LocalDay(dayNumber: from.dayNumber + Int64(i))
-                let fill = days[day].map { tracker.success.contains($0.level) ? "#92e82a" : "#ff8a65" } ?? "#333"
+                let fill = tracker.days[day].map { success in success.map { $0 ? "#92e82a" : "#ff8a65" } ?? "#5ac8fa" } ?? "#333"
                 svg += #"<rect x="\#(i * 10)" y="0" width="9" height="14" fill="\#(fill)"><title>\#(day)</title></rect>"#
             }
             svg += "</svg>"
-            let streak = try vault.trackerStreak(name: tracker.name)
-            return ["name": BarChart.escape(tracker.name), "svg": svg, "current": streak.current, "longest": streak.longest,
-                    "levels": BarChart.escape(tracker.levels.map { "\($0.name) \($0.value)" }.joined(separator: ", "))]
+            var row: [String: Any] = ["name": BarChart.escape(tracker.name), "svg": svg, "levels": BarChart.escape(tracker.levels)]
+            if let streak = tracker.streak { row["trackerStreak"] = ["current": streak.current, "longest": streak.longest] }
+            return row
         }
     }
 }

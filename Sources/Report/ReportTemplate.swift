@@ -27,8 +27,8 @@ enum ReportTemplate {
     </style>
     </head>
     <body>
-    <h1>Your health, {{from}} to {{to}}</h1>
-    <p class="muted">Made by healthvault from the vault's read models on {{generated}}. This file fetches nothing.</p>
+    <h1>{{title}}, {{from}} to {{to}}</h1>
+    <p class="muted">Made by healthvault from {{origin}} on {{generated}}. This file fetches nothing.</p>
 
     <h2>Rings</h2>
     {{#latest}}
@@ -71,7 +71,7 @@ enum ReportTemplate {
 
     <h2>Trackers</h2>
     {{#trackers}}
-    <h3>{{{name}}} <span class="muted">({{{levels}}}); current streak {{current}} days, longest {{longest}}</span></h3>
+    <h3>{{{name}}} <span class="muted">({{{levels}}}){{#trackerStreak}}; current streak {{current}} days, longest {{longest}}{{/trackerStreak}}</span></h3>
     {{{svg}}}
     {{/trackers}}
     {{^trackers}}<p class="empty">no tracker yet</p>{{/trackers}}

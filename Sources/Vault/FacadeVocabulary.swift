@@ -34,6 +34,8 @@
 @_exported import enum ResearchBundle.RecipientKeyFiles
 @_exported import enum ResearchBundle.BundleError
 @_exported import enum ResearchBundle.Fingerprint
+@_exported import struct ResearchBundle.AggregateLine
+@_exported import struct ResearchBundle.OpenedBundleDirectory
 
 // Secrets as the command line reads them (SecureMemory).
 @_exported import struct SecureMemory.Passphrase

@@ -9,16 +9,32 @@ extension Vaultctl {
         static let configuration = CommandConfiguration(
             commandName: "report",
             abstract: "Write one self-contained HTML report (rings, calendars, streaks, trends, charts, sleep, workouts, trackers).",
-            discussion: "The file holds health data in plain text (mode 0600); it is refused inside the vault directory and over an existing file.")
+            discussion: """
+                The file holds health data in plain text (mode 0600); it is refused inside the vault directory and over an existing \
+                file. With --bundle DIR (a directory `bundle open` wrote) a researcher gets the same pictures from the bundle's \
+                daily lines, and no vault is opened.
+                """)
 
         @OptionGroup var vault: VaultOptions
         @Option(help: ArgumentHelp("The HTML file to write.", valueName: "FILE.html")) var out: String
+        @Option(help: ArgumentHelp("Draw an opened bundle's daily lines instead of the vault.", valueName: "DIR")) var bundle: String?
         @OptionGroup var range: DayRange
 
         func execute() throws {
-            let opened = try vault.openWithProjections()
-            let target = try opened.plaintextTarget(out)
-            let html = try HealthReport.render(vault: opened, from: range.from, to: range.to)
+            let html: String
+            let target: String
+            if let bundle {
+                let opened = try OpenedBundleDirectory(path: bundle)
+                guard !opened.dailyLines.isEmpty else {
+                    throw BundleError.refused(path: bundle, reason: "holds no daily lines (its grants were raw or hourly); the report draws daily figures")
+                }
+                target = URL(fileURLWithPath: out).standardizedFileURL.path
+                html = try HealthReport.render(bundleLines: opened.dailyLines, sender: opened.sender, from: range.from, to: range.to)
+            } else {
+                let opened = try vault.openWithProjections()
+                target = try opened.plaintextTarget(out)
+                html = try HealthReport.render(vault: opened, from: range.from, to: range.to)
+            }
             try Self.write(Data(html.utf8), to: target)
             Console.print("wrote \(out) (\(html.utf8.count) bytes)")
         }

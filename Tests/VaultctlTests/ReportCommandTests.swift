@@ -74,6 +74,118 @@ import Testing
         #expect(try run(["report", "--out", vault + "/report.html"]).stderr.contains("inside the vault directory"))
     }
 
+    /// The researcher's report: a bundle of daily grants carries the rings with their goals,
+    /// nights by stage and workouts per type, and `report --bundle` draws from them the rings,
+    /// calendars and streaks the person's own report shows.
+    @Test func aBundlesDailyLinesDrawTheSameRingsAsTheVault() throws {
+        let dir = TemporaryDirectory()
+        let cli = CLIRunner()
+        let pass = dir.passphraseFile("pass", "report passphrase")
+        let vault = dir.file("vault")
+        func run(_ arguments: [String]) throws -> CLIRunner.Result {
+            try cli.run(arguments + ["--vault", vault, "--passphrase-file", pass])
+        }
+        func json(_ arguments: [String]) throws -> [[String: Any]] {
+            let result = try run(arguments + ["--json"])
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        }
+        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
+        let zip = dir.file("export.zip")
+        try SyntheticExport.writeZip(to: zip, options: .init(days: 40, firstDay: (2024, 2, 1), tripStart: 100))
+        #expect(try run(["import", zip]).status == 0)
+        #expect(try run(["goals", "set", "move", "450", "--from", "2024-02-20"]).status == 0)
+        #expect(try run(["tracker", "add", "NoAlc", "--levels", "steady=0,wild=6", "--success", "steady"]).status == 0)
+        #expect(try run(["track", "NoAlc", "wild", "--at", "2024-03-01 21:00"]).status == 0)
+        #expect(try cli.run(["keygen", "--out", dir.file("lab")]).status == 0)
+        #expect(try run(["recipient", "add", "lab", "--key", dir.file("lab.pub")]).status == 0)
+        #expect(try run(["grant", "lab", "--categories", "activity,sleep,workouts,trackers", "--granularity", "daily",
+                         "--from", "2024-02-05", "--to", "2024-03-05"]).status == 0)
+        #expect(try run(["export", "lab", "--out", dir.file("lab.bundle")]).status == 0)
+        let fingerprint = try #require(try JSONSerialization.jsonObject(with: Data(try run(["identity", "--json"]).stdout.utf8)) as? [String: String])["fingerprint"]
+        let opened = dir.file("opened")
+        #expect(try cli.run(["bundle", "open", dir.file("lab.bundle"), "--key", dir.file("lab.key"), "--out", opened,
+                             "--expect-sender", fingerprint!]).status == 0)
+
+        // The derived lines are the figures `rings`, `sleep` and `workouts` show, inside the period only.
+        func lines(_ category: String) throws -> [[String: Any]] {
+            try String(contentsOfFile: opened + "/data/\(category).ndjson", encoding: .utf8).split(separator: "\n").map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+        }
+        let activity = try lines("activity")
+        let rings = try json(["rings", "--from", "2024-02-05", "--to", "2024-03-05"])
+        #expect(rings.count == 30)
+        for ring in rings {
+            let date = ring["date"] as! String
+            // `rings --json` rounds move to a tenth and exercise to a minute; bundles keep a millionth.
+            for (name, unit, step) in [("move", "kcal", 10.0), ("exercise", "min", 1), ("stand", "h", 1)] {
+                let line = activity.first { $0["metric"] as? String == "ring:" + name && $0["period"] as? String == date }
+                let shipped = try #require(line?["value"] as? Double, "\(name) \(date)")
+                #expect((shipped * step).rounded() / step == ring[name] as? Double && line?["unit"] as? String == unit, "\(name) \(date)")
+                let goal = activity.first { $0["metric"] as? String == "goal:" + name && $0["period"] as? String == date }
+                #expect(goal?["value"] as? Double == ring[name + "Goal"] as? Double, "\(name) goal \(date)")
+            }
+        }
+        #expect(activity.filter { ($0["metric"] as! String).hasPrefix("ring:") }.count == 90)
+        #expect(activity.first { $0["metric"] as? String == "goal:move" && $0["period"] as? String == "2024-02-20" }?["value"] as? Double == 450)
+        let nights = try json(["sleep", "--from", "2024-02-05", "--to", "2024-03-05"])
+        let sleep = try lines("sleep").filter { ($0["metric"] as! String).hasPrefix("sleep:") }
+        #expect(!nights.isEmpty && sleep.count == nights.count * 6)
+        for night in nights {
+            for stage in ["inBed", "asleep", "core", "deep", "rem", "awake"] {
+                let line = sleep.first { $0["metric"] as? String == "sleep:" + stage && $0["period"] as? String == night["night"] as? String }
+                // `sleep --json` gives minutes to a thousandth, bundles to a millionth.
+                let shipped = try #require(line?["value"] as? Double, "\(stage) of \(night["night"]!)")
+                #expect((shipped * 1000).rounded() / 1000 == night[stage] as? Double, "\(stage) of \(night["night"]!)")
+            }
+        }
+        let workouts = try json(["workouts", "--by", "day", "--from", "2024-02-05", "--to", "2024-03-05"])
+        let workoutLines = try lines("workouts").filter { ($0["metric"] as! String).hasPrefix("workout:") }
+        #expect(!workouts.isEmpty && workoutLines.count == workouts.count)
+        let shippedWorkouts: Int = workoutLines.map { $0["samples"] as! Int }.reduce(0, +)
+        let countedWorkouts: Int = workouts.map { $0["count"] as! Int }.reduce(0, +)
+        #expect(shippedWorkouts == countedWorkouts)
+
+        // The researcher's report: the rings of the bundle's last day, as the vault's report draws them.
+        let html = dir.file("bundle.html")
+        let made = try cli.run(["report", "--bundle", opened, "--out", html])
+        #expect(made.status == 0, "\(made.stderr)")
+        let text = try String(contentsOfFile: html, encoding: .utf8)
+        for outside in ["http://", "https://", "<script", "src=", "url("] { #expect(!text.contains(outside), "\(outside)") }
+        #expect(text.contains("Shared health data") && text.contains(fingerprint!))
+        let own = dir.file("own.html")
+        #expect(try run(["report", "--out", own, "--from", "2024-02-05", "--to", "2024-03-05"]).status == 0)
+        let ownText = try String(contentsOfFile: own, encoding: .utf8)
+        func section(_ text: String, _ from: String, _ to: String) -> Substring? {
+            guard let a = text.range(of: from), let b = text.range(of: to, range: a.upperBound..<text.endIndex) else { return nil }
+            return text[a.lowerBound..<b.lowerBound]
+        }
+        // Rings and month calendars: the same SVG from either side (streaks differ: the vault's
+        // run on past the period the bundle holds).
+        let shared = try #require(section(text, "<h2>Rings</h2>", "<h2>Streaks"))
+        #expect(shared == section(ownText, "<h2>Rings</h2>", "<h2>Streaks"))
+        #expect(shared.contains("data-day=\"2024-03-05\"") && !shared.contains("data-day=\"2024-03-06\""))
+        #expect(section(text, "<h2>Sleep", "<h2>Workouts") == section(ownText, "<h2>Sleep", "<h2>Workouts"))
+        #expect(section(text, "<h2>Workouts", "<h2>Trackers") == section(ownText, "<h2>Workouts", "<h2>Trackers"))
+        // The tracker's strip ends on the bundle's last day, its logged day drawn.
+        #expect(text.contains("NoAlc") && text.contains("fill=\"#5ac8fa\"><title>2024-03-01</title>"))
+        let dom = try chromium(["--dump-dom", "file://" + html])
+        #expect(dom.contains("Shared health data"))
+
+        // A bundle of raw lines has nothing daily to draw; a folder that is no bundle is named.
+        #expect(try run(["grant", "lab", "--categories", "heart", "--granularity", "raw", "--from", "2024-02-05", "--to", "2024-02-06"]).status == 0)
+        #expect(try run(["revoke", "lab", "--categories", "activity,sleep,workouts,trackers"]).status == 0)
+        #expect(try run(["export", "lab", "--out", dir.file("raw.bundle")]).status == 0)
+        #expect(try cli.run(["bundle", "open", dir.file("raw.bundle"), "--key", dir.file("lab.key"), "--out", dir.file("raw"),
+                             "--expect-sender", fingerprint!]).status == 0)
+        let refused = try cli.run(["report", "--bundle", dir.file("raw"), "--out", dir.file("raw.html")])
+        #expect(refused.status != 0 && refused.stderr.contains("holds no daily lines"))
+        let notABundle = try cli.run(["report", "--bundle", dir.path, "--out", dir.file("none.html")])
+        #expect(notABundle.status != 0 && notABundle.stderr.contains("manifest.json"))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("raw.html")) && !FileManager.default.fileExists(atPath: dir.file("none.html")))
+    }
+
     @Test func textFromTheVaultCannotBecomeMarkupAndHugeValuesDoNotStopTheReport() throws {
         let dir = TemporaryDirectory()
         let cli = CLIRunner()

@@ -100,6 +100,8 @@ extension Vault {
             }
         }
 
+        try derivedDailyLines(inForce: inForce, models: models, into: &files)
+
         // Raw and hourly: one pass over the log.
         // Tracker entries are read from the log whatever the granularity.
         let trackerCategories = try self.trackerCategories()
@@ -190,6 +192,50 @@ extension Vault {
             }
         }
         return files
+    }
+}
+
+extension Vault {
+    /// Figures the vault derives per day, for daily grants (docs/bundle-format.md, "daily"):
+    /// `activity` the three rings and their goals, `sleep` each night's minutes by stage,
+    /// `workouts` each day's minutes and count per activity type. They let a researcher draw what
+    /// `rings`, `sleep` and `workouts` show, without a single sample leaving.
+    func derivedDailyLines(inForce: [HealthCategory: ConsentGrant], models: ReadModels, into files: inout [HealthCategory: BundleLines]) throws {
+        func daily(_ category: HealthCategory) -> ConsentGrant? {
+            inForce[category].flatMap { $0.granularity == .daily ? $0 : nil }
+        }
+        if let grant = daily(.activity) {
+            for day in try models.rings(from: grant.from, to: grant.to) {
+                let rings: [(String, Double, Double, String)] = [
+                    ("move", day.move, day.moveGoal, "kcal"), ("exercise", day.exercise, day.exerciseGoal, "min"),
+                    ("stand", Double(day.stand), day.standGoal, "h"),
+                ]
+                for (ring, value, goal, unit) in rings {
+                    files[.activity]!.aggregate(category: "activity", metric: "ring:" + ring, period: day.day.description, value: value,
+                                                unit: unit, min: nil, max: nil, samples: 0)
+                    files[.activity]!.aggregate(category: "activity", metric: "goal:" + ring, period: day.day.description, value: goal,
+                                                unit: unit, min: nil, max: nil, samples: 0)
+                }
+            }
+        }
+        if let grant = daily(.sleep) {
+            for night in try models.sleep(from: grant.from, to: grant.to) where grant.covers(day: night.night) {
+                let stages: [(String, Double)] = [
+                    ("inBed", night.inBed), ("asleep", night.asleep), ("core", night.core), ("deep", night.deep),
+                    ("rem", night.rem), ("awake", night.awake),
+                ]
+                for (stage, minutes) in stages {
+                    files[.sleep]!.aggregate(category: "sleep", metric: "sleep:" + stage, period: night.night.description, value: minutes,
+                                             unit: "min", min: nil, max: nil, samples: 0)
+                }
+            }
+        }
+        if let grant = daily(.workouts) {
+            for row in try models.workouts(by: .day, from: grant.from, to: grant.to) {
+                files[.workouts]!.aggregate(category: "workouts", metric: "workout:" + row.type, period: row.period, value: row.minutes,
+                                            unit: "min", min: nil, max: nil, samples: row.count)
+            }
+        }
     }
 }
 
