@@ -111,6 +111,27 @@ import VaultTestSupport
         #expect(exports.count == exportsChecked)
     }
 
+    /// The figure `rings`, `sleep` or `workouts` gives for a derived daily line (to a millionth, as bundles carry it).
+    private func derivedFigure(_ vault: Vault, metric: String, day: LocalDay, category: HealthCategory) throws -> Double? {
+        let parts = metric.split(separator: ":", maxSplits: 1).map(String.init)
+        let micro = { (v: Double) in (v * 1e6).rounded() / 1e6 }
+        switch (category, parts[0]) {
+        case (.activity, "ring"), (.activity, "goal"):
+            guard let ring = try vault.rings(from: day, to: day).first else { return nil }
+            let figures: [String: (Double, Double)] = ["move": (ring.move, ring.moveGoal), "exercise": (ring.exercise, ring.exerciseGoal),
+                                                       "stand": (Double(ring.stand), ring.standGoal)]
+            return figures[parts[1]].map { micro(parts[0] == "ring" ? $0.0 : $0.1) }
+        case (.sleep, "sleep"):
+            guard let night = try vault.sleep(from: day, to: day).first(where: { $0.night == day }) else { return nil }
+            let stages = ["inBed": night.inBed, "asleep": night.asleep, "core": night.core, "deep": night.deep, "rem": night.rem, "awake": night.awake]
+            return stages[parts[1]].map(micro)
+        case (.workouts, "workout"):
+            return try vault.workouts(by: .day, from: day, to: day).first { $0.type == parts[1] }.map { micro($0.minutes) }
+        default:
+            return nil
+        }
+    }
+
     private func check(world: World, out: String, expected: [HealthCategory: ConsentGrant], summary: ExportSummary) throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: out + "/data").filter { $0.hasSuffix(".ndjson") }
         #expect(Set(files.map { String($0.dropLast(7)) }).isSubset(of: Set(expected.keys.map(\.rawValue))))
@@ -138,6 +159,13 @@ import VaultTestSupport
                     let endDay = LocalDay(parsing: String(end.prefix(10)))!
                     let endsAtClosingMidnight = end.dropFirst(10).hasPrefix("T00:00:00") && grant.to.map { endDay.dayNumber == $0.dayNumber + 1 } == true
                     #expect(grant.covers(day: endDay) || endsAtClosingMidnight, "\(start)..\(end) outside \(grant)")
+                } else if let metric = line["metric"] as? String, metric.contains(":") {
+                    // A figure the vault derives: daily only, on a covered day, the figure its query gives.
+                    let period = try #require(line["period"] as? String)
+                    let day = try #require(LocalDay(parsing: period))
+                    #expect(grant.granularity == .daily && grant.covers(day: day), "\(metric) \(period) under \(grant)")
+                    #expect(try derivedFigure(world.vault, metric: metric, day: day, category: category) == (line["value"] as? NSNumber)?.doubleValue,
+                            "\(metric) \(period)")
                 } else {
                     let period = try #require(line["period"] as? String)
                     #expect(HealthCategory.of(type: try #require(line["metric"] as? String)) == category)
@@ -160,7 +188,7 @@ import VaultTestSupport
                 if category != .workouts { #expect(lines.count == expectedCount, "\(category)") }
             case .daily:
                 // The same figures as `summary`.
-                for line in lines {
+                for line in lines where !(line["metric"] as! String).contains(":") {
                     let metric = line["metric"] as! String, period = line["period"] as! String
                     let row = try world.vault.summary(metric: metric, by: .day, from: LocalDay(parsing: period), to: LocalDay(parsing: period))
                         .first { $0.unit == line["unit"] as? String }
