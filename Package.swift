@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // `vaultctl study load --into postgres://...`: the researcher's PostgreSQL.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -113,6 +115,15 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // The researcher's study database: bundles of many participants loaded into SQLite (embedded)
+        // or PostgreSQL (PostgresNIO), all or nothing, withdrawals honoured (docs/study-schema.md).
+        .target(name: "StudyStore", dependencies: [
+            "ResearchBundle", "CSQLite", "Envelope", "SecureMemory",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], linkerSettings: [.linkedLibrary("sqlite3")]),
         // Realistic synthetic Apple Health exports for tests, the demo and the benchmarks.
         .target(name: "SyntheticHealth", dependencies: ["HealthModel", "ZIPFoundation"]),
         // Parses arguments and prints; everything else is in Vault.
@@ -126,6 +137,7 @@ let package = Package(
                 "CompanionClient",
                 "CQREncode",
                 "Report",
+                "StudyStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -117,6 +117,9 @@ struct BundleManifest: Codable, Equatable {
     var consents: [ConsentReceipt]
     var files: [File]
     var counts: [String: Int]
+    /// `export --since-last`: the hash of the bundle to the same recipient this one follows
+    /// (absent in full exports and in bundles made before 2026-11-25).
+    var follows: String?
 }
 
 /// A consent as a FHIR R4 `Consent` resource (the subset a research system reads).
