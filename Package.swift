@@ -118,7 +118,7 @@ let package = Package(
         // The researcher's study database: bundles of many participants loaded into SQLite (embedded)
         // or PostgreSQL (PostgresNIO), all or nothing, withdrawals honoured (docs/study-schema.md).
         .target(name: "StudyStore", dependencies: [
-            "ResearchBundle", "CSQLite", "Envelope", "SecureMemory",
+            "ResearchBundle", "Projections", "CSQLite", "Envelope", "SecureMemory",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -182,7 +182,7 @@ let package = Package(
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "EnvelopeTests", dependencies: ["Envelope", "SecureMemory"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),
-        .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "TestSupport", "SyntheticHealth", "Envelope", "SecureMemory"]),
+        .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "TestSupport", "SyntheticHealth", "Envelope", "SecureMemory", "Projections"]),
         .testTarget(name: "CompanionServerTests", dependencies: ["vaultctl", "CompanionClient", "TestSupport", "SyntheticHealth"]),
     ]
 )

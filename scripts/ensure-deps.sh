@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building and testing healthvault needs and is missing: libsodium, sqlite3, zlib and
-# libqrencode headers, and with --test Chromium (the report's tests)
+# libqrencode headers, and with --test Chromium (the report's tests) and PostgreSQL (the study tests)
 # (and pkg-config, which SwiftPM's system-library targets use to find them).
 # As root it uses apt-get; otherwise it names the packages to install and fails.
 set -euo pipefail
@@ -16,9 +16,11 @@ else
     missing+=(libsodium-dev libsqlite3-dev zlib1g-dev libqrencode-dev)
 fi
 
-# With --test: the report's tests load it in a real headless browser.
+# With --test: the report's tests load it in a real headless browser; the study tests load
+# bundles into a real PostgreSQL server they start themselves.
 if [ "${1:-}" = "--test" ]; then
     command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+    compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 fi
 
 if ! command -v swift >/dev/null 2>&1 && [ ! -x /opt/swift/usr/bin/swift ]; then

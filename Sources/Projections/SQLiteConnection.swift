@@ -4,14 +4,14 @@ import CSQLite
 ///
 /// Either in memory, or a file opened through a page-encrypting VFS (`PageCipherVFS`), which the
 /// connection keeps registered while it is open. Temporary tables and sorts stay in memory.
-final class SQLiteConnection {
-    let handle: OpaquePointer
+package final class SQLiteConnection {
+    package let handle: OpaquePointer
     /// The VFS the file is opened through; released after the handle is closed.
     private let vfs: PageCipherVFS?
 
     /// Opens the existing plain database file at `path` through the default VFS (the explicit
     /// plaintext copy's target).
-    init(plainFile path: String) throws {
+    package init(plainFile path: String) throws {
         handle = try Self.open(path, flags: SQLITE_OPEN_READWRITE, vfs: nil)
         vfs = nil
     }
@@ -28,8 +28,18 @@ final class SQLiteConnection {
         try execute("PRAGMA cache_size = -16384")
     }
 
+    /// Opens, creating it if missing, the plain (unencrypted) database file at `path`: a
+    /// researcher's study database, which is theirs to protect like their PostgreSQL.
+    package init(creatingPlainFile path: String) throws {
+        handle = try Self.open(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE, vfs: nil)
+        vfs = nil
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, 10_000)
+        try execute("PRAGMA temp_store = MEMORY")
+    }
+
     /// A new, empty in-memory database.
-    init() throws {
+    package init() throws {
         // ":memory:" alone, not SQLITE_OPEN_MEMORY: that flag would make VACUUM INTO's target
         // (the explicit plaintext copy) an in-memory database as well.
         handle = try Self.open(":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs: nil)
@@ -57,21 +67,21 @@ final class SQLiteConnection {
     }
 
     /// Runs one or more statements that return no rows.
-    func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         try check(sqlite3_exec(handle, sql, nil, nil, nil))
     }
 
     /// The rowid of the last row inserted.
-    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     /// Rows the last statement inserted, updated or deleted.
-    var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
 
-    func prepare(_ sql: String) throws -> SQLiteStatement {
+    package func prepare(_ sql: String) throws -> SQLiteStatement {
         try SQLiteStatement(connection: self, sql: sql)
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    func transaction<T>(_ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -84,13 +94,13 @@ final class SQLiteConnection {
     }
 
     /// The first column of the first row, as text.
-    func scalarText(_ sql: String) throws -> String? {
+    package func scalarText(_ sql: String) throws -> String? {
         let statement = try prepare(sql)
         guard try statement.step() else { return nil }
         return statement.text(0)
     }
 
-    func check(_ rc: Int32) throws {
+    package func check(_ rc: Int32) throws {
         guard rc == SQLITE_OK || rc == SQLITE_DONE || rc == SQLITE_ROW else {
             // The extended code tells a page that failed authentication (SQLITE_IOERR_DATA) from
             // other I/O errors.

@@ -1,13 +1,13 @@
 import CSQLite
 
 /// A prepared statement, finalized in `deinit`. Binding indexes start at 1, columns at 0.
-final class SQLiteStatement {
-    let handle: OpaquePointer
+package final class SQLiteStatement {
+    package let handle: OpaquePointer
     unowned let connection: SQLiteConnection
 
     /// Prepares the first statement of `sql`; `hasTail` says whether anything but whitespace and
     /// comments followed it.
-    init(connection: SQLiteConnection, sql: String) throws {
+    package init(connection: SQLiteConnection, sql: String) throws {
         var statement: OpaquePointer?
         var tail = false
         let rc = sql.withCString { text -> Int32 in
@@ -32,42 +32,42 @@ final class SQLiteStatement {
     }
 
     /// Whether more statements followed the one prepared.
-    let hasTail: Bool
+    package let hasTail: Bool
 
     deinit {
         sqlite3_finalize(handle)
     }
 
     /// Whether the statement leaves the database unchanged.
-    var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+    package var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
 
-    var columnCount: Int { Int(sqlite3_column_count(handle)) }
+    package var columnCount: Int { Int(sqlite3_column_count(handle)) }
 
-    func columnName(_ i: Int) -> String { String(cString: sqlite3_column_name(handle, Int32(i))) }
+    package func columnName(_ i: Int) -> String { String(cString: sqlite3_column_name(handle, Int32(i))) }
 
     /// Clears bindings and rewinds, ready for the next use.
-    func reset() {
+    package func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
 
-    func bind(_ i: Int32, _ value: Int64) throws { try connection.check(sqlite3_bind_int64(handle, i, value)) }
-    func bind(_ i: Int32, _ value: Double) throws { try connection.check(sqlite3_bind_double(handle, i, value)) }
-    func bindNull(_ i: Int32) throws { try connection.check(sqlite3_bind_null(handle, i)) }
-    func bind(_ i: Int32, _ value: Double?) throws {
+    package func bind(_ i: Int32, _ value: Int64) throws { try connection.check(sqlite3_bind_int64(handle, i, value)) }
+    package func bind(_ i: Int32, _ value: Double) throws { try connection.check(sqlite3_bind_double(handle, i, value)) }
+    package func bindNull(_ i: Int32) throws { try connection.check(sqlite3_bind_null(handle, i)) }
+    package func bind(_ i: Int32, _ value: Double?) throws {
         if let value { try bind(i, value) } else { try bindNull(i) }
     }
-    func bind(_ i: Int32, _ value: String) throws {
+    package func bind(_ i: Int32, _ value: String) throws {
         try connection.check(sqlite3_bind_text(handle, i, value, -1, SQLITE_TRANSIENT))
     }
-    func bind(_ i: Int32, _ value: [UInt8]) throws {
+    package func bind(_ i: Int32, _ value: [UInt8]) throws {
         let rc = value.withUnsafeBytes { sqlite3_bind_blob(handle, i, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), SQLITE_TRANSIENT) }
         try connection.check(rc)
     }
 
     /// Steps once: true when a row is available, false when done.
     @discardableResult
-    func step() throws -> Bool {
+    package func step() throws -> Bool {
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW { return true }
         try connection.check(rc)
@@ -75,27 +75,27 @@ final class SQLiteStatement {
     }
 
     /// Runs to completion, then resets.
-    func run() throws {
+    package func run() throws {
         defer { reset() }
         while try step() {}
     }
 
-    func isNull(_ i: Int) -> Bool { sqlite3_column_type(handle, Int32(i)) == SQLITE_NULL }
-    func int64(_ i: Int) -> Int64 { sqlite3_column_int64(handle, Int32(i)) }
-    func double(_ i: Int) -> Double { sqlite3_column_double(handle, Int32(i)) }
-    func optionalDouble(_ i: Int) -> Double? { isNull(i) ? nil : double(i) }
-    func text(_ i: Int) -> String? {
+    package func isNull(_ i: Int) -> Bool { sqlite3_column_type(handle, Int32(i)) == SQLITE_NULL }
+    package func int64(_ i: Int) -> Int64 { sqlite3_column_int64(handle, Int32(i)) }
+    package func double(_ i: Int) -> Double { sqlite3_column_double(handle, Int32(i)) }
+    package func optionalDouble(_ i: Int) -> Double? { isNull(i) ? nil : double(i) }
+    package func text(_ i: Int) -> String? {
         guard let p = sqlite3_column_text(handle, Int32(i)) else { return nil }
         return String(cString: p)
     }
-    func blob(_ i: Int) -> [UInt8] {
+    package func blob(_ i: Int) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, Int32(i)))
         guard count > 0, let p = sqlite3_column_blob(handle, Int32(i)) else { return [] }
         return Array(UnsafeRawBufferPointer(start: p, count: count))
     }
 
     /// The column's value as SQLite typed it: Int64, Double, String, [UInt8] or nil.
-    func value(_ i: Int) -> SQLValue {
+    package func value(_ i: Int) -> SQLValue {
         switch sqlite3_column_type(handle, Int32(i)) {
         case SQLITE_INTEGER: .integer(int64(i))
         case SQLITE_FLOAT: .real(double(i))

@@ -166,6 +166,16 @@ public struct ConsentReceipt: Codable, Equatable, Sendable {
             dataPeriod: Period(start: from, end: to))
         `extension` = [Extension(url: "urn:healthvault:granularity", valueCode: granularity)]
     }
+
+    /// The consent's id in the sender's vault.
+    public var consentID: String { id }
+    /// The categories it covers (`activity`, ...).
+    public var categories: [String] { provision.class.map(\.code) }
+    /// `raw`, `hourly` or `daily`.
+    public var granularity: String? { `extension`.first { $0.url == "urn:healthvault:granularity" }?.valueCode }
+    /// The first and last local day of the data it covers (`YYYY-MM-DD`), nil when open.
+    public var dataFrom: String? { provision.dataPeriod.start }
+    public var dataTo: String? { provision.dataPeriod.end }
 }
 
 extension BundleManifest {

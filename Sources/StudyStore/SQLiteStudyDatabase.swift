@@ -1,0 +1,156 @@
+import Foundation
+import ResearchBundle
+import Projections
+
+/// The embedded study database: one SQLite file (nothing to install). Rows are staged with a
+/// prepared statement in one `BEGIN IMMEDIATE` transaction per bundle, which SQLite's journal
+/// makes all or nothing across a crash.
+final class SQLiteStudyDatabase: StudyDatabase {
+    let path: String
+    private let db: SQLiteConnection
+
+    init(path: String) throws {
+        self.path = path
+        do { db = try SQLiteConnection(creatingPlainFile: path) } catch { throw Self.failure(path, error) }
+    }
+
+    static func failure(_ path: String, _ error: Error) -> Error {
+        // A bundle that failed its checks part-way is the bundle's refusal, not the database's.
+        if error is BundleError { return error }
+        if let error = error as? StudyError { return error }
+        if case .sqlite(_, let message)? = error as? ProjectionError { return StudyError.database(target: "sqlite:\(path)", reason: message) }
+        return StudyError.database(target: "sqlite:\(path)", reason: "\(error)")
+    }
+
+    func prepare() async throws {
+        do {
+            for sql in StudySchema.tables(.sqlite) { try db.execute(sql) }
+            if let found = try db.scalarText("SELECT value FROM study_meta WHERE key = 'schema'").flatMap({ Int($0) }) {
+                guard found <= StudySchema.version else {
+                    throw StudyError.newerSchema(target: "sqlite:\(path)", found: found, supported: StudySchema.version)
+                }
+            } else {
+                try db.execute("INSERT INTO study_meta (key, value) VALUES ('schema', '\(StudySchema.version)')")
+            }
+        } catch { throw Self.failure(path, error) }
+    }
+
+    func loadedLines(bundle hash: String) async throws -> Int? {
+        do {
+            let statement = try db.prepare("SELECT lines FROM bundles WHERE hash = ?")
+            try statement.bind(1, hash)
+            return try statement.step() ? Int(statement.int64(0)) : nil
+        } catch { throw Self.failure(path, error) }
+    }
+
+    func load(_ bundle: PendingBundle, rows: BundleRows) async throws -> LoadCounts {
+        do {
+            return try db.transaction {
+                try db.execute("DROP TABLE IF EXISTS temp.study_staging")
+                try db.execute(StudySchema.staging(.sqlite))
+                let columns = StudySchema.stagingColumns
+                let insert = try db.prepare("INSERT INTO study_staging (\(columns.joined(separator: ","))) VALUES (\(columns.map { _ in "?" }.joined(separator: ",")))")
+                while let batch = try rows.nextBatch() {
+                    for row in batch { try stage(row, with: insert) }
+                }
+                var counts = LoadCounts()
+                for sql in StudySchema.moves(.sqlite, fingerprint: bundle.fingerprint, bundle: bundle.hash, madeAt: bundle.madeAt) {
+                    try db.execute(sql)
+                    counts.added += db.changes
+                }
+                counts.duplicates = rows.lines - counts.added
+                let now = StudyClock.now()
+                let participant = try db.prepare("""
+                    INSERT INTO participants (fingerprint, label, first_loaded) VALUES (?, ?, ?)
+                    ON CONFLICT (fingerprint) DO UPDATE SET label = COALESCE(excluded.label, participants.label)
+                    """)
+                try participant.bind(1, bundle.fingerprint)
+                if let label = bundle.label { try participant.bind(2, label) } else { try participant.bindNull(2) }
+                try participant.bind(3, now)
+                try participant.run()
+                let record = try db.prepare("""
+                    INSERT INTO bundles (hash, fingerprint, recipient, made_at, loaded_at, follows, consents, lines, added, duplicates, withdrawn)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+                    """)
+                for (i, text) in [bundle.hash, bundle.fingerprint, bundle.recipient, bundle.madeAt, now].enumerated() { try record.bind(Int32(i + 1), text) }
+                if let follows = bundle.follows { try record.bind(6, follows) } else { try record.bindNull(6) }
+                try record.bind(7, bundle.consents)
+                try record.bind(8, Int64(rows.lines))
+                try record.bind(9, Int64(counts.added))
+                try record.bind(10, Int64(counts.duplicates))
+                try record.run()
+                counts.withdrawn = try withdraw(bundle, now: now)
+                try db.execute("UPDATE bundles SET withdrawn = \(counts.withdrawn) WHERE hash = \(StudySchema.literal(bundle.hash))")
+                try db.execute("DROP TABLE temp.study_staging")
+                if StudyPause.beforeCommit { StudyPause.wait("before commit") }
+                return counts
+            }
+        } catch { throw Self.failure(path, error) }
+    }
+
+    private func stage(_ row: StudyRow, with insert: SQLiteStatement) throws {
+        insert.reset()
+        func text(_ i: Int32, _ value: String?) throws { if let value { try insert.bind(i, value) } else { try insert.bindNull(i) } }
+        func int(_ i: Int32, _ value: Int?) throws { if let value { try insert.bind(i, Int64(value)) } else { try insert.bindNull(i) } }
+        try text(1, row.kind.rawValue)
+        try text(2, row.category)
+        try text(3, row.granularity)
+        try text(4, row.name)
+        try text(5, row.day)
+        try text(6, row.period)
+        try text(7, row.start)
+        try text(8, row.end)
+        try int(9, row.utcOffsetMinutes)
+        try insert.bind(10, row.value)
+        try text(11, row.valueText)
+        try text(12, row.unit)
+        try insert.bind(13, row.minimum)
+        try insert.bind(14, row.maximum)
+        try int(15, row.samples)
+        try insert.bind(16, Int64(row.clipped ? 1 : 0))
+        try text(17, row.fields)
+        try text(18, row.lineHash)
+        try insert.bind(19, Int64(row.ordinal))
+        try insert.run()
+    }
+
+    /// Deletes the participant's rows that their latest bundle's consents no longer cover, and
+    /// records how many per category and granularity.
+    private func withdraw(_ bundle: PendingBundle, now: String) throws -> Int {
+        let latest = try db.prepare("SELECT consents FROM bundles WHERE fingerprint = ? ORDER BY made_at DESC, loaded_at DESC, rowid DESC LIMIT 1")
+        try latest.bind(1, bundle.fingerprint)
+        guard try latest.step(), let consents = latest.text(0) else { return 0 }
+        // No statement may be running when a table is dropped.
+        latest.reset()
+        let coverage = try Coverage(consentsJSON: consents)
+        try db.execute("DROP TABLE IF EXISTS temp.study_coverage")
+        try db.execute("CREATE TEMP TABLE study_coverage (category TEXT, granularity TEXT, from_day TEXT, to_day TEXT)")
+        let span = try db.prepare("INSERT INTO study_coverage VALUES (?, ?, ?, ?)")
+        for s in coverage.spans {
+            span.reset()
+            for (i, text) in [s.category, s.granularity, s.from, s.to].enumerated() { try span.bind(Int32(i + 1), text) }
+            try span.run()
+        }
+        let fp = StudySchema.literal(bundle.fingerprint)
+        let tables: [(table: String, alias: String, granularity: String, covered: String)] = [
+            ("samples", "s", "'raw'", Coverage.covered("s", granularity: "raw", dayCast: "")),
+            ("records", "r", "'raw'", Coverage.recordCovered),
+            ("aggregates", "a", "a.granularity", Coverage.covered("a", granularity: nil, dayCast: "")),
+        ]
+        var total = 0
+        for t in tables {
+            let outside = "\(t.alias).fingerprint = \(fp) AND NOT \(t.covered)"
+            try db.execute("""
+                INSERT INTO withdrawals (fingerprint, bundle, category, granularity, rows, at)
+                SELECT \(fp), \(StudySchema.literal(bundle.hash)), \(t.alias).category, \(t.granularity), count(*), \(StudySchema.literal(now))
+                FROM \(t.table) AS \(t.alias) WHERE \(outside) GROUP BY \(t.alias).category, \(t.granularity)
+                """)
+            try db.execute("DELETE FROM \(t.table) AS \(t.alias) WHERE \(outside)")
+            total += db.changes
+        }
+        try db.execute("DROP TABLE temp.study_coverage")
+        return total
+    }
+
+    func close() async {}
+}

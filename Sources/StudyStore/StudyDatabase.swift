@@ -1,0 +1,88 @@
+import Foundation
+import ResearchBundle
+
+/// A bundle whose manifest checked out, about to be loaded.
+struct PendingBundle {
+    var path: String
+    /// BLAKE2b-256 of the bundle file (hex): the `bundleHash` of the sender's `history`.
+    var hash: String
+    var fingerprint: String
+    var label: String?
+    var recipient: String
+    /// The manifest's `createdAt`, as `YYYY-MM-DDTHH:MM:SSZ`.
+    var madeAt: String
+    var follows: String?
+    /// The manifest's consent receipts (FHIR `Consent`), as JSON.
+    var consents: String
+}
+
+/// What loading one bundle changed.
+struct LoadCounts: Equatable {
+    /// Rows new to the database, and figures a later bundle changed.
+    var added = 0
+    /// Lines the database already held.
+    var duplicates = 0
+    /// Rows deleted because the participant's latest consents no longer cover them.
+    var withdrawn = 0
+}
+
+/// One study database. `load` is all or nothing: it stages the rows `BundleRows` gives, which
+/// ends only once the bundle checked out whole, and commits once, or keeps nothing.
+protocol StudyDatabase: AnyObject {
+    /// Creates the tables if missing; refuses a database of a later schema.
+    func prepare() async throws
+    /// The data lines of an already loaded bundle, nil when it was never loaded.
+    func loadedLines(bundle hash: String) async throws -> Int?
+    func load(_ bundle: PendingBundle, rows: BundleRows) async throws -> LoadCounts
+    func close() async
+}
+
+/// What a participant's latest consents cover (`raw`, `daily` or `hourly`, per category and
+/// data period): every row outside it is withdrawn.
+struct Coverage {
+    struct Span {
+        var category: String
+        var granularity: String
+        /// `YYYY-MM-DD`, inclusive; open ends are the far past and future.
+        var from: String
+        var to: String
+    }
+    var spans: [Span]
+
+    init(consentsJSON: String) throws {
+        let receipts = try JSONDecoder().decode([ConsentReceipt].self, from: Data(consentsJSON.utf8))
+        spans = receipts.flatMap { receipt in
+            receipt.categories.map {
+                Span(category: $0, granularity: receipt.granularity ?? "raw", from: receipt.dataFrom ?? "0001-01-01", to: receipt.dataTo ?? "9999-12-31")
+            }
+        }
+    }
+
+    /// The predicate that keeps a row of `alias` (with `category`, `day` and, for aggregates,
+    /// `granularity` columns) covered by a span in `study_coverage`.
+    static func covered(_ alias: String, granularity: String?, dayCast: String) -> String {
+        let granularityTest = granularity.map { "c.granularity = '\($0)'" } ?? "c.granularity = \(alias).granularity"
+        return "EXISTS (SELECT 1 FROM study_coverage c WHERE c.category = \(alias).category AND \(granularityTest) AND \(alias).day >= c.from_day\(dayCast) AND \(alias).day <= c.to_day\(dayCast))"
+    }
+
+    /// Records are undated: covered while their category is granted raw.
+    static let recordCovered = "EXISTS (SELECT 1 FROM study_coverage c WHERE c.category = r.category AND c.granularity = 'raw')"
+}
+
+enum StudyClock {
+    /// Now as `YYYY-MM-DDTHH:MM:SSZ`.
+    static func now() -> String { ISO8601DateFormatter().string(from: Date()) }
+}
+
+/// Test hooks that stop a load at a chosen point and wait to be killed: after a number of lines
+/// (`HEALTHVAULT_STUDY_PAUSE_AFTER_LINES`, rows staged) or with every row moved and the commit
+/// next (`HEALTHVAULT_STUDY_PAUSE_BEFORE_COMMIT`). They say so on stderr first.
+enum StudyPause {
+    static let afterLines = ProcessInfo.processInfo.environment["HEALTHVAULT_STUDY_PAUSE_AFTER_LINES"].flatMap { Int($0) }
+    static let beforeCommit = ProcessInfo.processInfo.environment["HEALTHVAULT_STUDY_PAUSE_BEFORE_COMMIT"] != nil
+
+    static func wait(_ what: String) -> Never {
+        FileHandle.standardError.write(Data("study load paused \(what)\n".utf8))
+        while true { sleep(60) }
+    }
+}

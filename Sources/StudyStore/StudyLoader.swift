@@ -1,0 +1,125 @@
+import Dispatch
+import Envelope
+import Foundation
+import ResearchBundle
+
+/// What `study load` did.
+public struct StudyLoadSummary: Sendable, Equatable {
+    /// Bundles loaded now or found loaded before.
+    public var bundles = 0
+    /// Distinct senders among them.
+    public var participants = 0
+    /// Rows new to the database (and figures a later bundle changed).
+    public var rows = 0
+    /// Lines the database already held (a bundle loaded twice: all of its lines).
+    public var duplicates = 0
+    /// Rows deleted because a participant's latest consents no longer cover them.
+    public var withdrawn = 0
+    /// Bundles refused, with why; nothing of them was kept.
+    public var refused: [Refusal] = []
+
+    public struct Refusal: Sendable, Equatable {
+        public var bundle: String
+        public var reason: String
+    }
+}
+
+/// `vaultctl study load`: bundles from a study's participants into one database, each checked
+/// whole (key, signature, hashes, the roster) and loaded all or nothing.
+public enum StudyLoader {
+    /// Loads `bundles` (paths) opened with `keyFile` into `target`. A bundle that fails is
+    /// refused and the others still load; a database that cannot be reached stops everything.
+    /// Blocks the calling thread (PostgresNIO is asynchronous; a command line is not).
+    public static func load(bundles: [String], keyFile: String, into target: StudyTarget, roster: StudyRoster?) throws -> StudyLoadSummary {
+        return try blocking {
+            let database: any StudyDatabase
+            switch target {
+            case .sqlite(let path): database = try SQLiteStudyDatabase(path: path)
+            case .postgres: database = try await PostgresStudyDatabase(target: target)
+            }
+            do {
+                let summary = try await load(bundles, keyFile: keyFile, into: database, roster: roster)
+                await database.close()
+                return summary
+            } catch {
+                await database.close()
+                throw error
+            }
+        }
+    }
+
+    private static func load(_ bundles: [String], keyFile: String, into database: any StudyDatabase, roster: StudyRoster?) async throws -> StudyLoadSummary {
+        try await database.prepare()
+        var summary = StudyLoadSummary()
+        var senders = Set<String>()
+        for path in bundles {
+            do {
+                let (fingerprint, counts) = try await load(path, keyFile: keyFile, into: database, roster: roster)
+                summary.bundles += 1
+                senders.insert(fingerprint)
+                summary.rows += counts.added
+                summary.duplicates += counts.duplicates
+                summary.withdrawn += counts.withdrawn
+            } catch let error as BundleError {
+                summary.refused.append(.init(bundle: path, reason: "\(error)"))
+            } catch let error as StudyError {
+                if case .notOnRoster = error { summary.refused.append(.init(bundle: path, reason: "\(error)")); continue }
+                throw error
+            }
+        }
+        summary.participants = senders.count
+        return summary
+    }
+
+    private static func load(_ path: String, keyFile: String, into database: any StudyDatabase, roster: StudyRoster?) async throws -> (String, LoadCounts) {
+        let hash = try fileHash(path)
+        let stream = try BundleStream(path: path, keyFile: keyFile, expectSender: nil)
+        var label: String?
+        let rows = try BundleRows(stream: stream) { manifest in
+            if let roster {
+                guard let known = roster.label(of: manifest.senderFingerprint) else {
+                    throw StudyError.notOnRoster(path: path, fingerprint: manifest.senderFingerprint)
+                }
+                label = known
+            }
+        }
+        let fingerprint = rows.manifest.senderFingerprint
+        if let lines = try await database.loadedLines(bundle: hash) {
+            return (fingerprint, LoadCounts(added: 0, duplicates: lines, withdrawn: 0))
+        }
+        guard let made = ISO8601DateFormatter().date(from: rows.manifest.createdAt) else {
+            throw BundleError.refused(path: path, reason: "malformed manifest")
+        }
+        let consents = String(decoding: try JSONEncoder().encode(rows.manifest.consents), as: UTF8.self)
+        let bundle = PendingBundle(path: path, hash: hash, fingerprint: fingerprint, label: label, recipient: rows.manifest.recipient,
+                                   madeAt: ISO8601DateFormatter().string(from: made), follows: rows.manifest.follows, consents: consents)
+        return (fingerprint, try await database.load(bundle, rows: rows))
+    }
+
+    /// BLAKE2b-256 of the file (hex), read a MiB at a time.
+    static func fileHash(_ path: String) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw BundleError.refused(path: path, reason: "cannot be read") }
+        defer { try? handle.close() }
+        let digest = Digest()
+        while let data = try handle.read(upToCount: 1 << 20), !data.isEmpty { digest.update(Array(data)) }
+        return digest.finish().hex
+    }
+
+    /// Runs `body` to its end on Swift's concurrency pool while this thread waits.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
+            done.signal()
+        }
+        done.wait()
+        return try box.result!.get()
+    }
+}
+
+/// The result an asynchronous body hands to the thread waiting for it (written before the
+/// semaphore is signalled, read after it is waited on).
+private final class ResultBox<T>: @unchecked Sendable {
+    var result: Result<T, Error>?
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Projections
+import SyntheticHealth
+import Testing
+
+/// `vaultctl study load` as a researcher runs it, into the embedded SQLite file and into a real
+/// PostgreSQL server the test starts: a load, a reload that adds nothing, a withdrawal, a bundle
+/// from someone not on the roster, a tampered bundle, and a load killed half-way.
+@Suite struct StudyLoadTests {
+    /// A participant's vault, paired with the lab.
+    struct Participant {
+        var vault: String
+        var pass: String
+        var fingerprint: String
+        func args(_ arguments: [String]) -> [String] { arguments + ["--vault", vault, "--passphrase-file", pass] }
+    }
+
+    /// The study database, whichever kind: a count from one SQL query.
+    struct Study {
+        var url: String
+        var sqlitePath: String?
+        var server: PostgresServer?
+
+        func count(_ sql: String) throws -> Int {
+            if let sqlitePath {
+                let db = try SQLiteConnection(creatingPlainFile: sqlitePath)
+                return Int(try db.scalarText(sql) ?? "") ?? -1
+            }
+            return Int(try server!.psql(sql)) ?? -1
+        }
+    }
+
+    let cli = CLIRunner()
+
+    func participant(_ dir: TemporaryDirectory, _ name: String, firstDay: (Int, Int, Int)) throws -> Participant {
+        let pass = dir.passphraseFile(name + ".pass", "study passphrase of \(name)")
+        var p = Participant(vault: dir.file(name), pass: pass, fingerprint: "")
+        #expect(try cli.run(p.args(["init", "--kdf", "interactive"])).status == 0)
+        let zip = dir.file(name + ".zip")
+        try SyntheticExport.writeZip(to: zip, options: .init(days: 4, firstDay: firstDay, tripStart: 100))
+        #expect(try cli.run(p.args(["import", zip])).status == 0)
+        #expect(try cli.run(p.args(["recipient", "add", "lab", "--key", dir.file("lab.pub")])).status == 0)
+        let identity = try JSONSerialization.jsonObject(with: Data(try cli.run(p.args(["identity", "--json"])).stdout.utf8)) as! [String: String]
+        p.fingerprint = identity["fingerprint"]!
+        return p
+    }
+
+    func export(_ p: Participant, _ path: String) throws {
+        let result = try cli.run(p.args(["export", "lab", "--out", path]))
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    /// Lines of a bundle's NDJSON files by granularity, counted from `bundle open`'s output.
+    func lines(of bundle: String, in dir: TemporaryDirectory) throws -> [String: Int] {
+        let out = dir.file("opened-\(UUID().uuidString.prefix(8))")
+        #expect(try cli.run(["bundle", "open", bundle, "--key", dir.file("lab.key"), "--out", out, "--any-sender"]).status == 0)
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json"))) as! [String: Any]
+        var counts: [String: Int] = [:]
+        for file in manifest["files"] as! [[String: Any]] where file["format"] as? String == "ndjson" {
+            let text = try String(contentsOfFile: out + "/" + (file["path"] as! String), encoding: .utf8)
+            counts[file["granularity"] as! String, default: 0] += text.split(separator: "\n").count
+        }
+        return counts
+    }
+
+    func load(_ study: Study, _ bundles: [String], dir: TemporaryDirectory, roster: String) throws -> (status: Int32, json: [String: Any], stderr: String) {
+        let result = try cli.run(["study", "load"] + bundles + ["--key", dir.file("lab.key"), "--into", study.url, "--roster", roster, "--json"])
+        let json = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]) ?? [:]
+        return (result.status, json ?? [:], result.stderr)
+    }
+
+    @Test(arguments: ["sqlite", "postgres"])
+    func aStudyLoadsOnceHonoursWithdrawalsAndRefusesWhatItShould(backend: String) throws {
+        let dir = TemporaryDirectory("study-\(backend)")
+        let server = backend == "postgres" ? try PostgresServer() : nil
+        let study = Study(url: server?.url ?? "sqlite:" + dir.file("study.sqlite"), sqlitePath: server == nil ? dir.file("study.sqlite") : nil, server: server)
+        #expect(try cli.run(["keygen", "--out", dir.file("lab")]).status == 0)
+
+        let a = try participant(dir, "a", firstDay: (2024, 3, 1))
+        let b = try participant(dir, "b", firstDay: (2024, 4, 28))
+        let stranger = try participant(dir, "stranger", firstDay: (2024, 3, 1))
+        #expect(try cli.run(a.args(["grant", "lab", "--categories", "activity,heart", "--granularity", "raw"])).status == 0)
+        #expect(try cli.run(b.args(["grant", "lab", "--categories", "activity", "--granularity", "daily"])).status == 0)
+        #expect(try cli.run(stranger.args(["grant", "lab", "--categories", "activity"])).status == 0)
+        let roster = dir.file("roster.csv")
+        try Data("participant,fingerprint\nP-001,\(a.fingerprint)\nP-002,\(b.fingerprint)\n".utf8).write(to: URL(fileURLWithPath: roster))
+        for (p, name) in [(a, "a1"), (b, "b1"), (stranger, "s1")] { try export(p, dir.file(name + ".bundle")) }
+        let a1 = try lines(of: dir.file("a1.bundle"), in: dir), b1 = try lines(of: dir.file("b1.bundle"), in: dir)
+        let fa = "'\(a.fingerprint)'", fb = "'\(b.fingerprint)'"
+
+        // Load: every line a row, months partitioned in PostgreSQL.
+        let first = try load(study, [dir.file("a1.bundle"), dir.file("b1.bundle")], dir: dir, roster: roster)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.json["bundles"] as? Int == 2 && first.json["participants"] as? Int == 2)
+        #expect(first.json["rows"] as? Int == a1["raw"]! + b1["daily"]! && first.json["duplicates"] as? Int == 0 && first.json["withdrawn"] as? Int == 0)
+        #expect(try study.count("SELECT count(*) FROM samples WHERE fingerprint = \(fa)") == a1["raw"]!)
+        #expect(try study.count("SELECT count(*) FROM aggregates WHERE fingerprint = \(fb) AND granularity = 'daily'") == b1["daily"]!)
+        #expect(try study.count("SELECT count(*) FROM participants WHERE label IN ('P-001', 'P-002')") == 2)
+        if let server {
+            #expect(try server.psql("SELECT count(*) FROM pg_inherits WHERE inhparent = 'samples'::regclass AND inhrelid::regclass::text LIKE 'samples_2024_03'") == "1")
+            #expect(try server.psql("SELECT count(*) FROM samples_default") == "0")
+        }
+
+        // Loading a bundle again adds nothing.
+        let again = try load(study, [dir.file("a1.bundle")], dir: dir, roster: roster)
+        #expect(again.status == 0 && again.json["rows"] as? Int == 0 && again.json["duplicates"] as? Int == a1["raw"]!)
+        #expect(try study.count("SELECT count(*) FROM samples") == a1["raw"]!)
+
+        // Someone not on the roster, and a bundle damaged in transit: refused, nothing kept.
+        let strange = try load(study, [dir.file("s1.bundle")], dir: dir, roster: roster)
+        #expect(strange.status != 0 && strange.stderr.contains("not on the roster"))
+        var damaged = try Data(contentsOf: URL(fileURLWithPath: dir.file("a1.bundle")))
+        damaged[damaged.count / 2] ^= 0x40
+        try damaged.write(to: URL(fileURLWithPath: dir.file("damaged.bundle")))
+        let refused = try load(study, [dir.file("damaged.bundle")], dir: dir, roster: roster)
+        #expect(refused.status != 0 && refused.stderr.contains("damaged.bundle"))
+        #expect(try study.count("SELECT count(*) FROM bundles") == 2)
+        #expect(try study.count("SELECT count(*) FROM samples") == a1["raw"]!)
+
+        // A withdraws heart: their next bundle's consents no longer cover those rows.
+        let heartRows = try study.count("SELECT count(*) FROM samples WHERE fingerprint = \(fa) AND category = 'heart'")
+        #expect(heartRows > 0)
+        #expect(try cli.run(a.args(["revoke", "lab", "--categories", "heart"])).status == 0)
+        try export(a, dir.file("a2.bundle"))
+        let withdrawn = try load(study, [dir.file("a2.bundle")], dir: dir, roster: roster)
+        #expect(withdrawn.status == 0, "\(withdrawn.stderr)")
+        #expect(withdrawn.json["withdrawn"] as? Int == heartRows && withdrawn.json["rows"] as? Int == 0)
+        #expect(try study.count("SELECT count(*) FROM samples WHERE fingerprint = \(fa) AND category = 'heart'") == 0)
+        #expect(try study.count("SELECT sum(rows) FROM withdrawals WHERE fingerprint = \(fa) AND category = 'heart' AND granularity = 'raw'") == heartRows)
+
+        // A load killed half-way keeps nothing; the next one loads the bundle whole.
+        #expect(try cli.run(b.args(["grant", "lab", "--categories", "heart", "--granularity", "raw"])).status == 0)
+        try export(b, dir.file("b2.bundle"))
+        let b2 = try lines(of: dir.file("b2.bundle"), in: dir)
+        // The first pause comes past the first batch of 1,024 lines: those are in the open transaction.
+        #expect(b2["raw"]! + b2["daily"]! > 1_100)
+        // Killed with rows staged, then with every row moved and only the commit left: nothing kept.
+        for pause in [["HEALTHVAULT_STUDY_PAUSE_AFTER_LINES": "1100"], ["HEALTHVAULT_STUDY_PAUSE_BEFORE_COMMIT": "1"]] {
+            let marker = Pipe()
+            let paused = try CLIRunner(environment: pause).start(
+                ["study", "load", dir.file("b2.bundle"), "--key", dir.file("lab.key"), "--into", study.url, "--roster", roster], stderr: marker)
+            var said = Data()
+            while !String(decoding: said, as: UTF8.self).contains("paused"), paused.isRunning {
+                said += marker.fileHandleForReading.availableData
+            }
+            #expect(String(decoding: said, as: UTF8.self).contains("study load paused"), "\(pause)")
+            if let server {
+                #expect(try server.psql("SELECT count(*) FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname = 'postgres'") == "1")
+            } else if pause.keys.contains("HEALTHVAULT_STUDY_PAUSE_BEFORE_COMMIT") {
+                #expect(FileManager.default.fileExists(atPath: study.sqlitePath! + "-journal"))
+            }
+            kill(paused.processIdentifier, SIGKILL)
+            paused.waitUntilExit()
+            #expect(try study.count("SELECT count(*) FROM samples WHERE fingerprint = \(fb)") == 0, "\(pause)")
+            #expect(try study.count("SELECT count(*) FROM bundles") == 3, "\(pause)")
+        }
+        let whole = try load(study, [dir.file("b2.bundle")], dir: dir, roster: roster)
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(whole.json["rows"] as? Int == b2["raw"]! && whole.json["duplicates"] as? Int == b2["daily"]!)
+        #expect(try study.count("SELECT count(*) FROM samples WHERE fingerprint = \(fb)") == b2["raw"]!)
+    }
+}
