@@ -35,6 +35,8 @@ public struct BundleDraft {
     public var files: [DataFile]
     /// Lines per category.
     public var counts: [String: Int]
+    /// `export --since-last`: the hash of the bundle this one follows.
+    public var follows: String?
 
     public init(createdAt: Date, recipientName: String, recipientKey: [UInt8], chainHash: String,
                 consents: [ConsentReceipt], files: [DataFile], counts: [String: Int]) {
@@ -62,7 +64,7 @@ public struct BundleDraft {
                 BundleManifest.File(path: file.path, category: file.category, granularity: file.granularity, format: file.format,
                                     lines: file.lines, bytes: file.bytes.count, blake2b: Digest.of(file.bytes).hex)
             },
-            counts: counts)
+            counts: counts, follows: follows)
         let manifestBytes = try manifest.encoded()
         return [BundleFormat.entry(name: BundleFormat.manifestName, bytes: manifestBytes),
                 BundleFormat.entry(name: BundleFormat.signatureName, bytes: signing.sign(manifestBytes))]

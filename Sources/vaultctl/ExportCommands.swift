@@ -11,6 +11,7 @@ extension Vaultctl {
         @Argument(help: "The recipient.") var name: String
         @Option(help: ArgumentHelp("The bundle file to write (must not exist).", valueName: "FILE")) var out: String
         @Flag(help: "Add a CSV file beside each NDJSON file.") var csv = false
+        @Flag(help: "Only what no earlier bundle to NAME held; the manifest names the bundle it follows.") var sinceLast = false
         @Flag(help: "Print one JSON document on stdout.") var json = false
 
         struct Output: Encodable {
@@ -21,15 +22,22 @@ extension Vaultctl {
             var consents: [String]
             var bundleHash: String
             var bytes: Int
+            var follows: String?
         }
 
         func execute() throws {
             let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
-            let summary = try opened.export(to: name, path: out, csv: csv)
+            let summary = try opened.export(to: name, path: out, csv: csv, sinceLast: sinceLast)
             if json {
                 try Console.json(Output(path: summary.path, recipient: summary.recipient, counts: summary.counts, files: summary.files,
-                                        consents: summary.consentIDs, bundleHash: summary.bundleHash, bytes: summary.bytes))
+                                        consents: summary.consentIDs, bundleHash: summary.bundleHash, bytes: summary.bytes,
+                                        follows: summary.follows))
                 return
+            }
+            if let follows = summary.follows {
+                Console.note("holding only what the bundle \(follows.prefix(16))… did not")
+            } else if sinceLast {
+                Console.note("no earlier bundle to \(name): this one holds everything the consent covers")
             }
             let counts = summary.counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             Console.print("wrote \(out) for \(name): \(counts) lines, \(summary.bytes) bytes; recorded in the audit trail (BLAKE2b \(summary.bundleHash.prefix(16))…)")

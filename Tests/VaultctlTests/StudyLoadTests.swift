@@ -160,3 +160,56 @@ import Testing
         #expect(try study.count("SELECT count(*) FROM samples WHERE fingerprint = \(fb)") == b2["raw"]!)
     }
 }
+
+extension StudyLoadTests {
+    /// `export --since-last` holds only what the last bundle to the recipient did not: nothing
+    /// right after it, then the new samples and the days they change; loaded after the first,
+    /// the study holds what one full export would.
+    @Test func sinceLastBundlesAddUpToAFullOne() throws {
+        let dir = TemporaryDirectory("study-since-last")
+        #expect(try cli.run(["keygen", "--out", dir.file("lab")]).status == 0)
+        let a = try participant(dir, "a", firstDay: (2024, 3, 1))
+        #expect(try cli.run(a.args(["grant", "lab", "--categories", "activity", "--granularity", "raw"])).status == 0)
+        #expect(try cli.run(a.args(["grant", "lab", "--categories", "heart", "--granularity", "daily"])).status == 0)
+        try export(a, dir.file("full1.bundle"))
+        let hash1 = try #require((try JSONSerialization.jsonObject(with: Data(try cli.run(a.args(["history", "--json"])).stdout.utf8)) as? [[String: Any]])?
+            .last { $0["kind"] as? String == "export" }?["detail"] as? [String: String])["bundleHash"]
+
+        // Nothing new: empty files, the manifest naming the bundle it follows.
+        let empty = try cli.run(a.args(["export", "lab", "--out", dir.file("empty.bundle"), "--since-last", "--json"]))
+        #expect(empty.status == 0, "\(empty.stderr)")
+        let emptyJSON = try #require(try JSONSerialization.jsonObject(with: Data(empty.stdout.utf8)) as? [String: Any])
+        #expect(emptyJSON["follows"] as? String == hash1)
+        #expect(emptyJSON["counts"] as? [String: Int] == ["activity": 0, "heart": 0])
+
+        // New samples: two steps on a day already shared, one heart rate on a new day.
+        let csv = dir.file("more.csv")
+        try Data("""
+            type,start,end,value,unit,source
+            HKQuantityTypeIdentifierStepCount,2024-03-02T23:10:00+01:00,2024-03-02T23:20:00+01:00,123,count,Phone
+            HKQuantityTypeIdentifierStepCount,2024-03-02T23:30:00+01:00,2024-03-02T23:40:00+01:00,77,count,Phone
+            HKQuantityTypeIdentifierHeartRate,2024-03-09T08:00:00+01:00,2024-03-09T08:00:00+01:00,61,count/min,Phone
+
+            """.utf8).write(to: URL(fileURLWithPath: csv))
+        #expect(try cli.run(a.args(["import", csv])).status == 0)
+        let next = try cli.run(a.args(["export", "lab", "--out", dir.file("next.bundle"), "--since-last", "--json"]))
+        #expect(next.status == 0, "\(next.stderr)")
+        let nextJSON = try #require(try JSONSerialization.jsonObject(with: Data(next.stdout.utf8)) as? [String: Any])
+        #expect(nextJSON["follows"] as? String != hash1)  // it follows the empty one, the last bundle to the lab
+        #expect(nextJSON["counts"] as? [String: Int] == ["activity": 2, "heart": 1])
+
+        // The full bundle, then the two since-last ones: the rows of one full export now.
+        try export(a, dir.file("full2.bundle"))
+        let full2 = try lines(of: dir.file("full2.bundle"), in: dir)
+        let study = Study(url: "sqlite:" + dir.file("study.sqlite"), sqlitePath: dir.file("study.sqlite"), server: nil)
+        let roster = dir.file("roster.csv")
+        try Data("P-1,\(a.fingerprint)\n".utf8).write(to: URL(fileURLWithPath: roster))
+        let loaded = try load(study, [dir.file("full1.bundle"), dir.file("empty.bundle"), dir.file("next.bundle")], dir: dir, roster: roster)
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        #expect(try study.count("SELECT count(*) FROM samples") == full2["raw"]!)
+        #expect(try study.count("SELECT count(*) FROM aggregates") == full2["daily"]!)
+        #expect(try study.count("SELECT count(*) FROM bundles WHERE follows IS NOT NULL") == 2)
+        let reloaded = try load(study, [dir.file("full2.bundle")], dir: dir, roster: roster)
+        #expect(reloaded.json["rows"] as? Int == 0 && reloaded.json["duplicates"] as? Int == full2["raw"]! + full2["daily"]!)
+    }
+}

@@ -18,6 +18,8 @@ public struct ExportSummary: Sendable {
     /// BLAKE2b-256 of the bundle file, hex.
     public var bundleHash: String
     public var bytes: Int
+    /// `--since-last`: the bundle this one follows, nil for a full export.
+    public var follows: String?
 }
 
 extension Vault {
@@ -25,7 +27,10 @@ extension Vault {
     /// granted categories, samples inside the data period, at the granted granularity. Refuses,
     /// writing nothing, when no consent is in force. The export is recorded in the log before the
     /// bundle appears under its name.
-    public func export(to recipient: String, path: String, csv: Bool = false, now: Date = Date(), today: LocalDay? = nil) throws -> ExportSummary {
+    /// `sinceLast`: only what the last bundle to `recipient` did not hold (`SinceLast`); its
+    /// manifest names that bundle (`follows`). Without an earlier bundle it is a full export.
+    public func export(to recipient: String, path: String, csv: Bool = false, sinceLast: Bool = false, now: Date = Date(),
+                       today: LocalDay? = nil) throws -> ExportSummary {
         guard !FileManager.default.fileExists(atPath: path) else { throw VaultError.fileExists(path: path) }
         let ledger = try consentLedger()
         guard let record = ledger.recipients[recipient] else { throw VaultError.unknownRecipient(name: recipient) }
@@ -33,7 +38,8 @@ extension Vault {
         guard !inForce.isEmpty else { throw VaultError.noConsentInForce(recipient: recipient) }
         let identity = try identity(ledger: ledger, now: now)
         let position = log.committed
-        let files = try withReadModels { try collectLines(inForce: inForce, models: $0, csv: csv) }.sorted { $0.key.rawValue < $1.key.rawValue }
+        let since = sinceLast ? try SinceLast(vault: self, recipient: recipient) : nil
+        let files = try withReadModels { try collectLines(inForce: inForce, models: $0, csv: csv, since: since) }.sorted { $0.key.rawValue < $1.key.rawValue }
         var dataFiles: [BundleDraft.DataFile] = []
         for (category, lines) in files {
             let grant = inForce[category]!
@@ -47,13 +53,14 @@ extension Vault {
         }
         let grants = Array(Set(inForce.values)).sorted { $0.at < $1.at }
         let counts = Dictionary(uniqueKeysWithValues: files.map { ($0.key.rawValue, $0.value.count) })
-        let draft = BundleDraft(
+        var draft = BundleDraft(
             createdAt: now, recipientName: recipient, recipientKey: record.publicKey, chainHash: position.chainHash.hex,
             consents: grants.map { grant in
                 // The receipt names only what this grant still covers now (not revoked, not superseded).
                 ConsentReceipt(grant, categories: inForce.filter { $0.value.id == grant.id }.keys.sorted { $0.rawValue < $1.rawValue })
             },
             files: dataFiles, counts: counts)
+        draft.follows = since?.follows
         let stream = try draft.entries(signedBy: identity.signing, encryptionKey: identity.encryption.publicKey)
 
         let temporary = path + ".tmp." + RandomBytes.make(8).hex
@@ -82,11 +89,11 @@ extension Vault {
             throw error
         }
         return ExportSummary(path: path, recipient: recipient, counts: counts, files: dataFiles.map(\.path),
-                             consentIDs: grants.map(\.id), bundleHash: hash, bytes: bytes)
+                             consentIDs: grants.map(\.id), bundleHash: hash, bytes: bytes, follows: since?.follows)
     }
 
     /// The lines of every category in force, filtered to its data period and granularity.
-    private func collectLines(inForce: [HealthCategory: ConsentGrant], models: ReadModels, csv: Bool) throws -> [HealthCategory: BundleLines] {
+    private func collectLines(inForce: [HealthCategory: ConsentGrant], models: ReadModels, csv: Bool, since: SinceLast?) throws -> [HealthCategory: BundleLines] {
         var files: [HealthCategory: BundleLines] = [:]
         for (category, grant) in inForce { files[category] = BundleLines(withCSV: csv, aggregated: grant.granularity != .raw) }
 
@@ -95,12 +102,13 @@ extension Vault {
             let category = HealthCategory.of(type: metric.identifier)
             guard let grant = inForce[category], grant.granularity == .daily else { continue }
             for row in try models.summary(metric: metric.identifier, by: .day, from: grant.from, to: grant.to) where row.unit == metric.unit {
+                if let since, let day = LocalDay(parsing: row.period), since.heldAggregate(category, .daily, day: day) { continue }
                 files[category]!.aggregate(category: category.rawValue, metric: metric.identifier, period: row.period, value: row.value,
                                            unit: row.unit, min: row.min, max: row.max, samples: row.samples)
             }
         }
 
-        try derivedDailyLines(inForce: inForce, models: models, into: &files)
+        try derivedDailyLines(inForce: inForce, models: models, since: since, into: &files)
 
         // Raw and hourly: one pass over the log.
         // Tracker entries are read from the log whatever the granularity.
@@ -117,13 +125,14 @@ extension Vault {
         var trackerDays: [HealthCategory: [String: [LocalDay: TrackerEntry]]] = [:]
         // Samples a re-posted value replaced are out of every bundle.
         var superseded = SampleContent.Skipping(try models.supersededSamples())
-        try forEachEvent { _, event in
+        try forEachEvent { index, event in
             if case .sample(let s) = event, superseded.skips(s) { return }
             switch event {
             case .sample(let s):
                 let category = s.category
                 guard let grant = inForce[category], grant.granularity != .daily else { return }
                 if grant.granularity == .raw {
+                    if let since, since.heldRaw(category, start: s.start, end: s.end, index: index) { return }
                     // Nothing outside the data period: the span is cut at its edges.
                     guard let clip = PeriodClip(start: s.start, end: s.end, from: grant.from, to: grant.to) else { return }
                     let value: BundleLines.RawValue
@@ -151,6 +160,7 @@ extension Vault {
             case .workout(let w):
                 guard let grant = inForce[.workouts], grant.granularity == .raw,
                       let clip = PeriodClip(start: w.start, end: w.end, from: grant.from, to: grant.to) else { return }
+                if let since, since.heldRaw(.workouts, start: w.start, end: w.end, index: index) { return }
                 let duration = w.duration.map { clip.clipped ? DecimalValue(double: BundleLines.micro($0.double * clip.fraction)) : $0 }
                 files[.workouts]!.raw(category: "workouts", type: w.activityType, start: clip.start, end: clip.end,
                                       value: duration.map { .decimal($0) } ?? .none,
@@ -160,6 +170,7 @@ extension Vault {
                 if grant.granularity == .raw {
                     // Its time too: an entry before the day start lies on the next calendar day.
                     guard PeriodClip(start: entry.at, end: entry.at, from: grant.from, to: grant.to) != nil else { return }
+                    if let since, since.heldRaw(entry.category, start: entry.at, end: entry.at, index: index) { return }
                     files[entry.category]!.raw(category: entry.category.rawValue, type: entry.tracker, start: entry.at, end: entry.at,
                                                value: .decimal(entry.value), unit: nil, clipped: false)
                 } else if trackerDays[entry.category]?[entry.tracker]?[entry.day].map({ $0.at.seconds <= entry.at.seconds }) ?? true {
@@ -167,6 +178,8 @@ extension Vault {
                 }
             case .route, .characteristics, .correlation, .genericRecord, .electrocardiogram:
                 guard let label = DataLabel.of(event), let grant = inForce[label.category], grant.granularity == .raw else { return }
+                // A record is held as a whole: by its event's place and its category's grant.
+                if let since, since.heldUndated(label.category, index: index) { return }
                 RecordLines.append(event, category: label.category, grant: grant, to: &files[label.category]!)
             default:
                 return
@@ -175,6 +188,7 @@ extension Vault {
         for (category, trackers) in trackerDays {
             for (tracker, days) in trackers.sorted(by: { $0.key < $1.key }) {
                 for (day, entry) in days.sorted(by: { $0.key < $1.key }) {
+                    if let since, since.heldAggregate(category, inForce[category]!.granularity, day: day) { continue }
                     files[category]!.aggregate(category: category.rawValue, metric: tracker, period: day.description, value: entry.value.double,
                                                unit: "level", min: nil, max: nil, samples: 1)
                 }
@@ -184,6 +198,7 @@ extension Vault {
             for row in aggregator.rows() {
                 // Hourly data keeps to the data period by the hour's own day.
                 guard let day = LocalDay(parsing: String(row.period.prefix(10))), inForce[category]!.covers(day: day) else { continue }
+                if let since, since.heldAggregate(category, .hourly, day: day) { continue }
                 // A discrete metric's hour with a single reading is that reading, timed to the hour:
                 // closer to raw data than the grant allows, so it is withheld.
                 if row.min != nil, row.samples < 2 { continue }
@@ -200,12 +215,14 @@ extension Vault {
     /// `activity` the three rings and their goals, `sleep` each night's minutes by stage,
     /// `workouts` each day's minutes and count per activity type. They let a researcher draw what
     /// `rings`, `sleep` and `workouts` show, without a single sample leaving.
-    func derivedDailyLines(inForce: [HealthCategory: ConsentGrant], models: ReadModels, into files: inout [HealthCategory: BundleLines]) throws {
+    func derivedDailyLines(inForce: [HealthCategory: ConsentGrant], models: ReadModels, since: SinceLast?,
+                           into files: inout [HealthCategory: BundleLines]) throws {
         func daily(_ category: HealthCategory) -> ConsentGrant? {
             inForce[category].flatMap { $0.granularity == .daily ? $0 : nil }
         }
         if let grant = daily(.activity) {
             for day in try models.rings(from: grant.from, to: grant.to) {
+                if let since, since.heldAggregate(.activity, .daily, day: day.day, ringFigure: true) { continue }
                 let rings: [(String, Double, Double, String)] = [
                     ("move", day.move, day.moveGoal, "kcal"), ("exercise", day.exercise, day.exerciseGoal, "min"),
                     ("stand", Double(day.stand), day.standGoal, "h"),
@@ -220,6 +237,9 @@ extension Vault {
         }
         if let grant = daily(.sleep) {
             for night in try models.sleep(from: grant.from, to: grant.to) where grant.covers(day: night.night) {
+                // A night is touched by the samples of the evening before it too.
+                if let since, since.heldAggregate(.sleep, .daily, day: night.night),
+                   !since.touchedSince(.sleep, day: LocalDay(dayNumber: night.night.dayNumber - 1)) { continue }
                 let stages: [(String, Double)] = [
                     ("inBed", night.inBed), ("asleep", night.asleep), ("core", night.core), ("deep", night.deep),
                     ("rem", night.rem), ("awake", night.awake),
@@ -232,6 +252,7 @@ extension Vault {
         }
         if let grant = daily(.workouts) {
             for row in try models.workouts(by: .day, from: grant.from, to: grant.to) {
+                if let since, let day = LocalDay(parsing: row.period), since.heldAggregate(.workouts, .daily, day: day) { continue }
                 files[.workouts]!.aggregate(category: "workouts", metric: "workout:" + row.type, period: row.period, value: row.minutes,
                                             unit: "min", min: nil, max: nil, samples: row.count)
             }
