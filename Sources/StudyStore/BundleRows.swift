@@ -23,6 +23,10 @@ final class BundleRows {
             throw BundleError.refused(path: stream.path, reason: "malformed contents (no signed manifest)")
         }
         try accept(manifest)
+        // FHIR and Open mHealth files are for systems that read those; the study tables take the lines.
+        if !manifest.files.isEmpty, !manifest.files.contains(where: { $0.format == "ndjson" }) {
+            throw BundleError.refused(path: stream.path, reason: "holds \(manifest.files[0].format) files, which study load does not read (ask for --format ndjson)")
+        }
         self.manifest = manifest
     }
 

@@ -12,6 +12,8 @@ extension Vaultctl {
         @Option(help: ArgumentHelp("The bundle file to write (must not exist).", valueName: "FILE")) var out: String
         @Flag(help: "Add a CSV file beside each NDJSON file.") var csv = false
         @Flag(help: "Only what no earlier bundle to NAME held; the manifest names the bundle it follows.") var sinceLast = false
+        @Option(help: ArgumentHelp("ndjson (the lines), fhir (FHIR R4 Observations) or omh (Open mHealth data points).", valueName: "FORMAT"))
+        var format: StandardFormat = .ndjson
         @Flag(help: "Print one JSON document on stdout.") var json = false
 
         struct Output: Encodable {
@@ -27,7 +29,7 @@ extension Vaultctl {
 
         func execute() throws {
             let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
-            let summary = try opened.export(to: name, path: out, csv: csv, sinceLast: sinceLast)
+            let summary = try opened.export(to: name, path: out, csv: csv, sinceLast: sinceLast, format: format)
             if json {
                 try Console.json(Output(path: summary.path, recipient: summary.recipient, counts: summary.counts, files: summary.files,
                                         consents: summary.consentIDs, bundleHash: summary.bundleHash, bytes: summary.bytes,
@@ -137,3 +139,5 @@ extension Vaultctl {
         }
     }
 }
+
+extension StandardFormat: ExpressibleByArgument {}

@@ -213,3 +213,67 @@ extension StudyLoadTests {
         #expect(reloaded.json["rows"] as? Int == 0 && reloaded.json["duplicates"] as? Int == full2["raw"]! + full2["daily"]!)
     }
 }
+
+extension StudyLoadTests {
+    /// `export --format fhir|omh`: the same lines as FHIR R4 Observations (LOINC where it has a
+    /// code) and Open mHealth data points, line for line; `study load` names what it cannot read.
+    @Test func fhirAndOpenMHealthBundlesCarryTheSameLines() throws {
+        let dir = TemporaryDirectory("study-formats")
+        #expect(try cli.run(["keygen", "--out", dir.file("lab")]).status == 0)
+        let a = try participant(dir, "a", firstDay: (2024, 3, 1))
+        #expect(try cli.run(a.args(["grant", "lab", "--categories", "activity,heart", "--granularity", "raw", "--to", "2024-03-02"])).status == 0)
+        func objects(_ path: String) throws -> [[String: Any]] {
+            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+        }
+        func open(_ format: String) throws -> String {
+            let bundle = dir.file(format + ".bundle"), out = dir.file(format)
+            let made = try cli.run(a.args(["export", "lab", "--out", bundle, "--format", format]))
+            #expect(made.status == 0, "\(made.stderr)")
+            #expect(try cli.run(["bundle", "open", bundle, "--key", dir.file("lab.key"), "--out", out, "--expect-sender", a.fingerprint]).status == 0)
+            return out
+        }
+        let plain = try open("ndjson"), fhir = try open("fhir"), omh = try open("omh")
+        let lines = try objects(plain + "/data/heart.ndjson") + (try objects(plain + "/data/activity.ndjson"))
+        let observations = try objects(fhir + "/data/heart.fhir.ndjson") + (try objects(fhir + "/data/activity.fhir.ndjson"))
+        let points = try objects(omh + "/data/heart.omh.ndjson") + (try objects(omh + "/data/activity.omh.ndjson"))
+        #expect(!lines.isEmpty && observations.count == lines.count && points.count == lines.count)
+        var checked: [String: Int] = [:]
+        for (i, line) in lines.enumerated() {
+            let observation = observations[i], point = points[i]
+            let type = line["type"] as! String
+            #expect(observation["resourceType"] as? String == "Observation" && observation["status"] as? String == "final")
+            let codings = (observation["code"] as? [String: Any])?["coding"] as? [[String: Any]] ?? []
+            #expect(codings.contains { $0["system"] as? String == "urn:healthvault:type" && $0["code"] as? String == type })
+            let quantity = observation["valueQuantity"] as? [String: Any]
+            let header = point["header"] as? [String: Any], body = point["body"] as? [String: Any]
+            switch type {
+            case "HKQuantityTypeIdentifierStepCount":
+                #expect(codings.contains { $0["system"] as? String == "http://loinc.org" && $0["code"] as? String == "55423-8" })
+                #expect(quantity?["value"] as? Double == line["value"] as? Double && quantity?["code"] as? String == "{steps}")
+                #expect((header?["schema_id"] as? [String: String])?["name"] == "step-count" && body?["step_count"] as? Double == line["value"] as? Double)
+                checked["steps", default: 0] += 1
+            case "HKQuantityTypeIdentifierHeartRate":
+                #expect(codings.contains { $0["system"] as? String == "http://loinc.org" && $0["code"] as? String == "8867-4" })
+                #expect(quantity?["value"] as? Double == line["value"] as? Double && quantity?["code"] as? String == "/min")
+                let rate = body?["heart_rate"] as? [String: Any]
+                #expect(rate?["value"] as? Double == line["value"] as? Double && rate?["unit"] as? String == "beats/min")
+                checked["heart rate", default: 0] += 1
+            default:
+                break
+            }
+            // Times as the line gives them.
+            if let period = observation["effectivePeriod"] as? [String: String] {
+                #expect(period["start"] == line["start"] as? String && period["end"] == line["end"] as? String)
+            } else {
+                #expect(observation["effectiveDateTime"] as? String == line["start"] as? String)
+            }
+        }
+        #expect(checked["steps", default: 0] > 10 && checked["heart rate", default: 0] > 10, "\(checked)")
+
+        let study = "sqlite:" + dir.file("study.sqlite")
+        let refused = try cli.run(["study", "load", dir.file("fhir.bundle"), "--key", dir.file("lab.key"), "--into", study])
+        #expect(refused.status != 0 && refused.stderr.contains("which study load does not read"))
+    }
+}

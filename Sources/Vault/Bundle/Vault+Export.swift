@@ -29,8 +29,10 @@ extension Vault {
     /// bundle appears under its name.
     /// `sinceLast`: only what the last bundle to `recipient` did not hold (`SinceLast`); its
     /// manifest names that bundle (`follows`). Without an earlier bundle it is a full export.
-    public func export(to recipient: String, path: String, csv: Bool = false, sinceLast: Bool = false, now: Date = Date(),
-                       today: LocalDay? = nil) throws -> ExportSummary {
+    /// `format`: the data files as the lines themselves (ndjson), FHIR R4 Observations or Open
+    /// mHealth data points (`StandardFormat`).
+    public func export(to recipient: String, path: String, csv: Bool = false, sinceLast: Bool = false, format: StandardFormat = .ndjson,
+                       now: Date = Date(), today: LocalDay? = nil) throws -> ExportSummary {
         guard !FileManager.default.fileExists(atPath: path) else { throw VaultError.fileExists(path: path) }
         let ledger = try consentLedger()
         guard let record = ledger.recipients[recipient] else { throw VaultError.unknownRecipient(name: recipient) }
@@ -44,8 +46,9 @@ extension Vault {
         for (category, lines) in files {
             let grant = inForce[category]!
             let base = "data/\(category.rawValue)"
-            dataFiles.append(BundleDraft.DataFile(path: base + ".ndjson", category: category.rawValue, granularity: grant.granularity.rawValue,
-                                                  format: "ndjson", lines: lines.count, bytes: lines.ndjson))
+            dataFiles.append(BundleDraft.DataFile(path: base + format.suffix, category: category.rawValue, granularity: grant.granularity.rawValue,
+                                                  format: format.rawValue, lines: lines.count,
+                                                  bytes: try format.convert(lines.ndjson, granularity: grant.granularity.rawValue, createdAt: now)))
             if csv {
                 dataFiles.append(BundleDraft.DataFile(path: base + ".csv", category: category.rawValue, granularity: grant.granularity.rawValue,
                                                       format: "csv", lines: lines.count, bytes: lines.csv))
