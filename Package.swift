@@ -126,6 +126,9 @@ let package = Package(
         ], linkerSettings: [.linkedLibrary("sqlite3")]),
         // Realistic synthetic Apple Health exports for tests, the demo and the benchmarks.
         .target(name: "SyntheticHealth", dependencies: ["HealthModel", "ZIPFoundation"]),
+        // A generated study (participants' vaults, consents of four kinds, their bundles, a roster)
+        // for the tests, the demo and `vaultbench study`.
+        .target(name: "SyntheticStudy", dependencies: ["Vault", "SyntheticHealth", "HealthModel", "EventLog"]),
         // Parses arguments and prints; everything else is in Vault.
         .executableTarget(
             name: "vaultctl",
@@ -138,6 +141,7 @@ let package = Package(
                 "CQREncode",
                 "Report",
                 "StudyStore",
+                "SyntheticStudy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -155,7 +159,9 @@ let package = Package(
                 "Projections",
                 "HealthModel",
                 "SyntheticHealth",
+                "SyntheticStudy",
                 "CompanionClient",
+                "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
