@@ -48,6 +48,9 @@ final class PostgresStudyDatabase: StudyDatabase {
 
     func prepare() async throws {
         do {
+            // A bundle's staged rows stay in memory (the default 8 MB of temporary buffers would
+            // send a year's bundle to disk and back); set before the session's first temp table.
+            try await run("SET temp_buffers = '512MB'")
             // Concurrent loaders of one study: one at a time makes the tables.
             try await run("BEGIN")
             try await run("SELECT pg_advisory_xact_lock(4242001)")
@@ -101,7 +104,7 @@ final class PostgresStudyDatabase: StudyDatabase {
         }
         // Month partitions for the rows' days (made before the rows arrive, so the default
         // partition stays empty and a month can always be attached).
-        let monthRows = try await connection.query("SELECT DISTINCT substr(day, 1, 7) FROM study_staging WHERE day IS NOT NULL", logger: logger)
+        let monthRows = try await connection.query("SELECT DISTINCT to_char(day, 'YYYY-MM') FROM study_staging WHERE day IS NOT NULL", logger: logger)
         // Loaders running side by side make partitions one at a time (held to the commit).
         try await run("SELECT pg_advisory_xact_lock(4242002)")
         var months: [String] = []
@@ -117,7 +120,11 @@ final class PostgresStudyDatabase: StudyDatabase {
             }
         }
         var counts = LoadCounts()
-        for sql in StudySchema.moves(.postgres, fingerprint: bundle.fingerprint, bundle: bundle.hash, madeAt: bundle.madeAt) {
+        let held = try await count("""
+            SELECT (EXISTS (SELECT 1 FROM samples WHERE fingerprint = \(StudySchema.literal(bundle.fingerprint)))
+                 OR EXISTS (SELECT 1 FROM records WHERE fingerprint = \(StudySchema.literal(bundle.fingerprint))))::int
+            """)
+        for sql in StudySchema.moves(.postgres, fingerprint: bundle.fingerprint, bundle: bundle.hash, madeAt: bundle.madeAt, fresh: held == 0) {
             counts.added += try await count("WITH moved AS (\(sql) RETURNING 1) SELECT count(*) FROM moved")
         }
         counts.duplicates = rows.lines - counts.added
@@ -190,7 +197,6 @@ final class PostgresStudyDatabase: StudyDatabase {
             }
             buffer.writeInteger(last ? UInt8(0x0A) : UInt8(0x09))
         }
-        func number(_ value: Double?) -> String? { value.map { "\($0)" } }
         field(row.kind.rawValue)
         field(row.category)
         field(row.granularity)
@@ -200,11 +206,11 @@ final class PostgresStudyDatabase: StudyDatabase {
         field(row.start)
         field(row.end)
         field(row.utcOffsetMinutes.map(String.init))
-        field(number(row.value))
+        field(row.valueLiteral)
         field(row.valueText)
         field(row.unit)
-        field(number(row.minimum))
-        field(number(row.maximum))
+        field(row.minimumLiteral)
+        field(row.maximumLiteral)
         field(row.samples.map(String.init))
         field(row.clipped ? "t" : "f")
         field(row.fields)

@@ -27,11 +27,15 @@ struct StudyRow {
     /// The start's UTC offset in minutes: the local clock the person lived by.
     var utcOffsetMinutes: Int?
     var value: Double?
+    /// `value` as the line wrote it (COPY sends it as is; the hash reads it).
+    var valueLiteral: String?
     /// A category value (`HKCategoryValueSleepAnalysisAsleepCore`) or characteristic, as text.
     var valueText: String?
     var unit: String?
     var minimum: Double?
     var maximum: Double?
+    var minimumLiteral: String?
+    var maximumLiteral: String?
     var samples: Int?
     var clipped = false
     /// The line's other members (a route point's coordinates, a record's attributes) as a JSON object.
@@ -75,7 +79,9 @@ struct StudyRow {
                 throw Malformed(reason: "no start")
             }
             switch json["value"] {
-            case .number(let number, _)?: value = number
+            case .number(let number, let text)?:
+                value = number
+                valueLiteral = text
             case .string(let text)?: valueText = text
             case .null?, nil: break
             default: throw Malformed(reason: "a malformed value")
@@ -94,9 +100,9 @@ struct StudyRow {
             self.period = period
             self.day = day
             self.unit = unit
-            if case .number(let v, _)? = json["value"] { value = v }
-            if case .number(let v, _)? = json["min"] { minimum = v }
-            if case .number(let v, _)? = json["max"] { maximum = v }
+            if case .number(let v, let text)? = json["value"] { value = v; valueLiteral = text }
+            if case .number(let v, let text)? = json["min"] { minimum = v; minimumLiteral = text }
+            if case .number(let v, let text)? = json["max"] { maximum = v; maximumLiteral = text }
             if case .number(let v, _)? = json["samples"] { samples = Int(exactly: v) }
         }
         lineHash = Self.hash(of: self)
@@ -166,7 +172,7 @@ struct StudyRow {
         mix(row.start)
         mix(row.end)
         mix(row.period)
-        mix(row.value.map { String($0) })
+        mix(row.valueLiteral)
         mix(row.valueText)
         mix(row.unit)
         mix(row.clipped ? "c" : nil)

@@ -114,48 +114,51 @@ enum StudySchema {
     static func staging(_ dialect: Dialect) -> String {
         let pg = dialect == .postgres
         let real = pg ? "double precision" : "REAL"
+        // PostgreSQL parses days, times and JSON while the rows stream in (COPY), not in the move.
+        let day = pg ? "date" : "TEXT", time = pg ? "timestamptz" : "TEXT", json = pg ? "jsonb" : "TEXT"
         return """
             CREATE TEMP TABLE study_staging (
                 kind TEXT NOT NULL, category TEXT NOT NULL, granularity TEXT NOT NULL, name TEXT NOT NULL,
-                day TEXT, period TEXT, start_at TEXT, end_at TEXT, utc_offset INTEGER,
+                day \(day), period TEXT, start_at \(time), end_at \(time), utc_offset INTEGER,
                 value \(real), value_text TEXT, unit TEXT, min_value \(real), max_value \(real), samples INTEGER,
-                clipped BOOLEAN NOT NULL, fields TEXT, line_hash TEXT NOT NULL, ordinal BIGINT NOT NULL)\(pg ? " ON COMMIT DROP" : "")
+                clipped BOOLEAN NOT NULL, fields \(json), line_hash TEXT NOT NULL, ordinal BIGINT NOT NULL)\(pg ? " ON COMMIT DROP" : "")
             """
     }
 
     /// Moves staged lines into the tables: new raw rows (an identical line's copies numbered in
     /// bundle order), undated records, and figures newer than the ones held. `$FP`, `$BUNDLE`
     /// and `$MADE` are bound by the caller (placeholders differ between the dialects).
-    static func moves(_ dialect: Dialect, fingerprint: String, bundle: String, madeAt: String) -> [String] {
+    /// `fresh`: the participant has no raw rows yet, so none can conflict and the plain insert
+    /// (cheaper than ON CONFLICT's speculative one) is enough.
+    static func moves(_ dialect: Dialect, fingerprint: String, bundle: String, madeAt: String, fresh: Bool = false) -> [String] {
         let pg = dialect == .postgres
         let fp = literal(fingerprint), b = literal(bundle), made = literal(madeAt)
-        let dayCast = pg ? "s.day::date" : "s.day"
         let timeCast = pg ? "::timestamptz" : ""
-        let jsonCast = pg ? "::jsonb" : ""
+        let skipConflicts = fresh ? "" : "ON CONFLICT DO NOTHING"
         let clipped = pg ? "s.clipped" : "CASE WHEN s.clipped THEN 1 ELSE 0 END"
         // SQLite needs a WHERE before ON CONFLICT in INSERT ... SELECT.
         return [
             """
             INSERT INTO samples (fingerprint, category, type, day, start_at, end_at, utc_offset, value, value_text, unit, clipped, fields,
                                  line_hash, occurrence, bundle)
-            SELECT \(fp), s.category, s.name, \(dayCast), s.start_at\(timeCast), s.end_at\(timeCast), s.utc_offset, s.value, s.value_text,
-                   s.unit, \(clipped), s.fields\(jsonCast), s.line_hash,
+            SELECT \(fp), s.category, s.name, s.day, s.start_at\(timeCast), s.end_at\(timeCast), s.utc_offset, s.value, s.value_text,
+                   s.unit, \(clipped), s.fields, s.line_hash,
                    row_number() OVER (PARTITION BY s.day, s.line_hash ORDER BY s.ordinal), \(b)
             FROM study_staging s WHERE s.kind = 's'
-            ON CONFLICT DO NOTHING
+            \(skipConflicts)
             """,
             """
             INSERT INTO records (fingerprint, category, type, value_text, fields, line_hash, occurrence, bundle)
-            SELECT \(fp), s.category, s.name, s.value_text, s.fields\(jsonCast), s.line_hash,
+            SELECT \(fp), s.category, s.name, s.value_text, s.fields, s.line_hash,
                    row_number() OVER (PARTITION BY s.line_hash ORDER BY s.ordinal), \(b)
             FROM study_staging s WHERE s.kind = 'u'
-            ON CONFLICT DO NOTHING
+            \(skipConflicts)
             """,
             // A figure is replaced only by one from a bundle made later, and only when it changed.
             """
             INSERT INTO aggregates (fingerprint, category, granularity, metric, period, day, value, unit, min_value, max_value, samples,
                                     made_at, bundle)
-            SELECT \(fp), s.category, s.granularity, s.name, s.period, \(dayCast), s.value, s.unit, s.min_value, s.max_value, s.samples,
+            SELECT \(fp), s.category, s.granularity, s.name, s.period, s.day, s.value, s.unit, s.min_value, s.max_value, s.samples,
                    \(made)\(timeCast), \(b)
             FROM study_staging s WHERE s.kind = 'a'
             ON CONFLICT (fingerprint, day, granularity, period, metric, unit) DO UPDATE SET

@@ -17,6 +17,7 @@ extension VaultBench {
         @Option(help: "Days of data each.") var days = 90
         @Option(help: "Work directory.") var work = ".build/bench"
         @Option(help: "The vaultctl binary (default: beside this one).") var vaultctl: String?
+        @Flag(help: "Keep the generated study (vaults, bundles, roster) in the work directory.") var keep = false
 
         func run() throws {
             let cli = try VaultctlProcess(vaultctl)
@@ -24,7 +25,7 @@ extension VaultBench {
             print("machine: \(Machine.summary)")
             let directory = "\(work)/study-\(participants)x\(days)"
             try? FileManager.default.removeItem(atPath: directory)
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            defer { if !keep { try? FileManager.default.removeItem(atPath: directory) } }
             var secret = Array("study bench passphrase".utf8)
             let passphrase = Passphrase(consuming: &secret)
             let (study, made) = try measure {

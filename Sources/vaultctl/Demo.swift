@@ -4,7 +4,9 @@ import CompanionServer
 import Foundation
 import HealthModel
 import Report
+import StudyStore
 import SyntheticHealth
+import SyntheticStudy
 import Vault
 
 extension Vaultctl {
@@ -191,6 +193,29 @@ extension Vaultctl {
             try step("audit trail (vaultctl history)") {
                 let events = try Vault.open(at: directory, passphrase: second).history()
                 return events.map { "#\($0.index) \($0.event.kind)" }.joined(separator: "; ")
+            }
+            let studyDirectory = directory + "-study"
+            defer { if !keep { try? FileManager.default.removeItem(atPath: studyDirectory) } }
+            var study: SyntheticStudy?
+            try step("study: three participants share with the lab (one raw, one daily only, one under a consent that expired)") {
+                study = try SyntheticStudy.make(in: studyDirectory, participants: 3, days: 7, passphrase: randomPassphrase())
+                return "\(study!.bundles.count) bundles; roster \(study!.roster)"
+            }
+            let database = studyDirectory + "/study.sqlite"
+            try step("researcher: study load checks each bundle whole and loads it into SQLite, all or nothing") {
+                let summary = try StudyLoader.load(bundles: study!.bundles, keyFile: study!.keyPrefix + ".key", into: .sqlite(path: database),
+                                                   roster: try StudyRoster(contentsOf: study!.roster))
+                return "\(summary.bundles) bundles from \(summary.participants) participants: \(summary.rows) rows, \(summary.duplicates) duplicates"
+            }
+            let query = """
+                SELECT p.label, count(DISTINCT s.day), sum(s.value) FROM samples s JOIN participants p USING (fingerprint)
+                WHERE s.type = 'HKQuantityTypeIdentifierStepCount' GROUP BY p.label ORDER BY p.label
+                """
+            try step("researcher: one SQL query across them (raw steps per participant): \(query.replacingOccurrences(of: "\n", with: " "))") {
+                let rows = try StudyQuery.rows(sqlite: database, query)
+                let daily = try StudyQuery.rows(sqlite: database, "SELECT count(*) FROM aggregates")
+                return rows.map { "\($0[0]): \($0[1]) days, \(Rings.number(Double($0[2]) ?? 0)) steps" }.joined(separator: "; ")
+                    + "; and \(daily.first?.first ?? "0") daily figures from the participant who shared daily only"
             }
         }
 
