@@ -155,11 +155,7 @@ final class PostgresStudyDatabase: StudyDatabase {
             try await connection.query("INSERT INTO study_coverage VALUES (\(s.category), \(s.granularity), \(s.from), \(s.to))", logger: logger)
         }
         let fp = StudySchema.literal(bundle.fingerprint), hash = StudySchema.literal(bundle.hash)
-        let tables: [(table: String, alias: String, granularity: String, covered: String)] = [
-            ("samples", "s", "'raw'", Coverage.covered("s", granularity: "raw", dayCast: "::date")),
-            ("records", "r", "'raw'", Coverage.recordCovered),
-            ("aggregates", "a", "a.granularity", Coverage.covered("a", granularity: nil, dayCast: "::date")),
-        ]
+        let tables = Coverage.tables(dayCast: "::date")
         var total = 0
         for t in tables {
             total += try await count("""

@@ -132,11 +132,7 @@ final class SQLiteStudyDatabase: StudyDatabase {
             try span.run()
         }
         let fp = StudySchema.literal(bundle.fingerprint)
-        let tables: [(table: String, alias: String, granularity: String, covered: String)] = [
-            ("samples", "s", "'raw'", Coverage.covered("s", granularity: "raw", dayCast: "")),
-            ("records", "r", "'raw'", Coverage.recordCovered),
-            ("aggregates", "a", "a.granularity", Coverage.covered("a", granularity: nil, dayCast: "")),
-        ]
+        let tables = Coverage.tables(dayCast: "")
         var total = 0
         for t in tables {
             let outside = "\(t.alias).fingerprint = \(fp) AND NOT \(t.covered)"

@@ -67,6 +67,17 @@ struct Coverage {
 
     /// Records are undated: covered while their category is granted raw.
     static let recordCovered = "EXISTS (SELECT 1 FROM study_coverage c WHERE c.category = r.category AND c.granularity = 'raw')"
+
+    /// The tables withdrawals delete from: each with its alias, the granularity its rows have,
+    /// and the predicate that keeps a row (`dayCast` turns the coverage's text days into the
+    /// table's day type).
+    static func tables(dayCast: String) -> [(table: String, alias: String, granularity: String, covered: String)] {
+        [
+            ("samples", "s", "'raw'", covered("s", granularity: "raw", dayCast: dayCast)),
+            ("records", "r", "'raw'", recordCovered),
+            ("aggregates", "a", "a.granularity", covered("a", granularity: nil, dayCast: dayCast)),
+        ]
+    }
 }
 
 enum StudyClock {
