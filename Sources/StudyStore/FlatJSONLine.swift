@@ -22,6 +22,30 @@ struct FlatJSONLine {
 
     struct Malformed: Error {}
 
+    /// JSON's number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    static func isJSONNumber(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var p = bytes.startIndex
+        let end = bytes.endIndex
+        func digits() -> Int {
+            let start = p
+            while p < end, (0x30...0x39).contains(bytes[p]) { p += 1 }
+            return p - start
+        }
+        if p < end, bytes[p] == 0x2D { p += 1 }
+        guard p < end else { return false }
+        if bytes[p] == 0x30 { p += 1 } else if digits() == 0 { return false }
+        if p < end, bytes[p] == 0x2E {
+            p += 1
+            guard digits() > 0 else { return false }
+        }
+        if p < end, bytes[p] == 0x65 || bytes[p] == 0x45 {
+            p += 1
+            if p < end, bytes[p] == 0x2B || bytes[p] == 0x2D { p += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return p == end
+    }
+
     init(_ line: ArraySlice<UInt8>) throws {
         var p = line.startIndex
         let end = line.endIndex
@@ -67,7 +91,8 @@ struct FlatJSONLine {
                             guard (0xDC00..<0xE000).contains(low) else { throw Malformed() }
                             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         }
-                        guard let unicode = Unicode.Scalar(scalar) else { throw Malformed() }
+                        // NUL: no database column takes it (PostgreSQL refuses it, SQLite would cut the text).
+                        guard scalar != 0, let unicode = Unicode.Scalar(scalar) else { throw Malformed() }
                         bytes += Array(String(Character(unicode)).utf8)
                     default: throw Malformed()
                     }
@@ -141,7 +166,8 @@ struct FlatJSONLine {
             default:
                 let start = p
                 while p < end, let c = Optional(line[p]), (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x2B || c == 0x2E || c == 0x65 || c == 0x45 { p += 1 }
-                guard p > start, let text = String(validating: line[start..<p], as: UTF8.self), let number = Double(text), number.isFinite else {
+                guard p > start, let text = String(validating: line[start..<p], as: UTF8.self), Self.isJSONNumber(line[start..<p]),
+                      let number = Double(text), number.isFinite, number == 0 || abs(number) >= 1e-300 else {
                     throw Malformed()
                 }
                 return .number(number, text: text)

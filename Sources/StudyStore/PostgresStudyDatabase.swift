@@ -2,6 +2,7 @@ import Foundation
 import ResearchBundle
 import Logging
 import NIOCore
+import NIOSSL
 import PostgresNIO
 
 /// A study in PostgreSQL, through PostgresNIO. A bundle's rows stream into a temporary staging
@@ -15,9 +16,17 @@ final class PostgresStudyDatabase: StudyDatabase {
     private let logger = Logger(label: "healthvault.study", factory: { _ in SwiftLogNoOpLogHandler() })
 
     init(target: StudyTarget) async throws {
-        guard case .postgres(let user, let password, let host, let port, let database) = target else { throw StudyError.badTarget("\(target)") }
+        guard case .postgres(let user, let password, let host, let port, let database, let tlsMode) = target else { throw StudyError.badTarget("\(target)") }
         self.target = target
-        let configuration = PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database, tls: .disable)
+        let tls: PostgresConnection.Configuration.TLS
+        switch tlsMode {
+        case .disable: tls = .disable
+        case .prefer, .require:
+            let context: NIOSSLContext
+            do { context = try NIOSSLContext(configuration: .makeClientConfiguration()) } catch { throw Self.failure(target, error) }
+            tls = tlsMode == .require ? .require(context) : .prefer(context)
+        }
+        let configuration = PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
         do {
             connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         } catch {
@@ -55,17 +64,18 @@ final class PostgresStudyDatabase: StudyDatabase {
             try await run("BEGIN")
             try await run("SELECT pg_advisory_xact_lock(4242001)")
             for sql in StudySchema.tables(.postgres) { try await run(sql) }
-            try await run("COMMIT")
             let rows = try await connection.query("SELECT value FROM study_meta WHERE key = 'schema'", logger: logger)
             var found: Int?
             for try await value in rows.decode(String.self) { found = Int(value) }
             if let found {
                 guard found <= StudySchema.version else {
+                    try await run("ROLLBACK")
                     throw StudyError.newerSchema(target: "\(target)", found: found, supported: StudySchema.version)
                 }
             } else {
                 try await run("INSERT INTO study_meta (key, value) VALUES ('schema', '\(StudySchema.version)')")
             }
+            try await run("COMMIT")
         } catch { throw Self.failure(target, error) }
     }
 
@@ -87,9 +97,23 @@ final class PostgresStudyDatabase: StudyDatabase {
                 return counts
             } catch {
                 _ = try? await run("ROLLBACK")
-                throw error
+                throw Self.refusal(of: bundle, error) ?? error
             }
         } catch { throw Self.failure(target, error) }
+    }
+
+    /// What the server refused because of the bundle's content (SQLSTATE class 22, a value the
+    /// column cannot take), or because another load took the same bundle meanwhile (23505 on
+    /// `bundles`): the bundle is refused, the run goes on.
+    static func refusal(of bundle: PendingBundle, _ error: Error) -> BundleError? {
+        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return nil }
+        if state.hasPrefix("22") {
+            return .refused(path: bundle.path, reason: "holds a value the database refuses (\(error.serverInfo?[.message] ?? state))")
+        }
+        if state == "23505", error.serverInfo?[.constraintName] == "bundles_pkey" {
+            return .refused(path: bundle.path, reason: "was loaded by another load at the same time")
+        }
+        return nil
     }
 
     private func loadInTransaction(_ bundle: PendingBundle, rows: BundleRows) async throws -> LoadCounts {

@@ -17,6 +17,8 @@ public struct StudyLoadSummary: Sendable, Equatable {
     public var withdrawn = 0
     /// Bundles refused, with why; nothing of them was kept.
     public var refused: [Refusal] = []
+    /// What was loaded but deserves a look (a since-last bundle whose predecessor is not here).
+    public var warnings: [String] = []
 
     public struct Refusal: Sendable, Equatable {
         public var bundle: String
@@ -54,7 +56,10 @@ public enum StudyLoader {
         var senders = Set<String>()
         for path in bundles {
             do {
-                let (fingerprint, counts) = try await load(path, keyFile: keyFile, into: database, roster: roster)
+                let (fingerprint, counts, follows) = try await load(path, keyFile: keyFile, into: database, roster: roster)
+                if let follows, try await database.loadedLines(bundle: follows) == nil {
+                    summary.warnings.append("\(path) follows bundle \(follows.prefix(16))…, which is not in this study: what only that bundle held is missing")
+                }
                 summary.bundles += 1
                 senders.insert(fingerprint)
                 summary.rows += counts.added
@@ -71,7 +76,7 @@ public enum StudyLoader {
         return summary
     }
 
-    private static func load(_ path: String, keyFile: String, into database: any StudyDatabase, roster: StudyRoster?) async throws -> (String, LoadCounts) {
+    private static func load(_ path: String, keyFile: String, into database: any StudyDatabase, roster: StudyRoster?) async throws -> (String, LoadCounts, String?) {
         let hash = try fileHash(path)
         let stream = try BundleStream(path: path, keyFile: keyFile, expectSender: nil)
         var label: String?
@@ -85,7 +90,7 @@ public enum StudyLoader {
         }
         let fingerprint = rows.manifest.senderFingerprint
         if let lines = try await database.loadedLines(bundle: hash) {
-            return (fingerprint, LoadCounts(added: 0, duplicates: lines, withdrawn: 0))
+            return (fingerprint, LoadCounts(added: 0, duplicates: lines, withdrawn: 0), nil)
         }
         guard let made = ISO8601DateFormatter().date(from: rows.manifest.createdAt) else {
             throw BundleError.refused(path: path, reason: "malformed manifest")
@@ -93,7 +98,7 @@ public enum StudyLoader {
         let consents = String(decoding: try JSONEncoder().encode(rows.manifest.consents), as: UTF8.self)
         let bundle = PendingBundle(path: path, hash: hash, fingerprint: fingerprint, label: label, recipient: rows.manifest.recipient,
                                    madeAt: ISO8601DateFormatter().string(from: made), follows: rows.manifest.follows, consents: consents)
-        return (fingerprint, try await database.load(bundle, rows: rows))
+        return (fingerprint, try await database.load(bundle, rows: rows), bundle.follows)
     }
 
     /// BLAKE2b-256 of the file (hex), read a MiB at a time.

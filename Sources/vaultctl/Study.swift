@@ -43,6 +43,7 @@ extension Vaultctl {
                 if roster == nil { Console.note("warning: no --roster: bundles are loaded from whichever vault signed them") }
                 let summary = try StudyLoader.load(bundles: bundles, keyFile: key, into: target, roster: roster)
                 for refusal in summary.refused { Console.error(refusal.reason) }
+                for warning in summary.warnings { Console.note("warning: " + warning) }
                 if json {
                     try Console.json(Output(bundles: summary.bundles, participants: summary.participants, rows: summary.rows,
                                             duplicates: summary.duplicates, withdrawn: summary.withdrawn,

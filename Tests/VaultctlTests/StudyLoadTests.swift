@@ -1,5 +1,6 @@
 import Foundation
 import Projections
+@testable import StudyStore
 import SyntheticHealth
 import Testing
 
@@ -271,9 +272,48 @@ extension StudyLoadTests {
             }
         }
         #expect(checked["steps", default: 0] > 10 && checked["heart rate", default: 0] > 10, "\(checked)")
+        // Ids are keyed by the bundle and the line's place: no two resources share one.
+        #expect(Set(observations.compactMap { $0["id"] as? String }).count == observations.count)
+        #expect(Set(points.compactMap { ($0["header"] as? [String: Any])?["uuid"] as? String }).count == points.count)
 
         let study = "sqlite:" + dir.file("study.sqlite")
         let refused = try cli.run(["study", "load", dir.file("fhir.bundle"), "--key", dir.file("lab.key"), "--into", study])
         #expect(refused.status != 0 && refused.stderr.contains("which study load does not read"))
+    }
+}
+
+extension StudyLoadTests {
+    /// `--since-last` judges what the last bundle held by the grant in force for each category
+    /// then: sleep shared daily under a later grant was not shared raw by the earlier one.
+    @Test func sinceLastGoesByTheGrantInForceAtTheLastExport() throws {
+        let dir = TemporaryDirectory("study-since-last-grants")
+        #expect(try cli.run(["keygen", "--out", dir.file("lab")]).status == 0)
+        let a = try participant(dir, "a", firstDay: (2024, 3, 1))
+        #expect(try cli.run(a.args(["grant", "lab", "--categories", "activity,sleep", "--granularity", "raw"])).status == 0)
+        #expect(try cli.run(a.args(["grant", "lab", "--categories", "sleep", "--granularity", "daily"])).status == 0)
+        try export(a, dir.file("first.bundle"))
+        #expect(try cli.run(a.args(["grant", "lab", "--categories", "sleep", "--granularity", "raw"])).status == 0)
+        let next = try cli.run(a.args(["export", "lab", "--out", dir.file("next.bundle"), "--since-last", "--json"]))
+        #expect(next.status == 0, "\(next.stderr)")
+        let counts = try #require(try JSONSerialization.jsonObject(with: Data(next.stdout.utf8)) as? [String: Any])["counts"] as? [String: Int]
+        try export(a, dir.file("full.bundle"))
+        let full = try #require(try JSONSerialization.jsonObject(with: Data(try cli.run(a.args(["history", "--json"])).stdout.utf8)) as? [[String: Any]])
+        let fullCounts = (full.last { $0["kind"] as? String == "export" }?["detail"] as? [String: String])?["counts"] ?? ""
+        // Every raw sleep line is new to the lab; activity raw was held and stays out.
+        #expect(counts?["activity"] == 0)
+        #expect(counts?["sleep"] ?? 0 > 0 && fullCounts.contains("sleep:\(counts?["sleep"] ?? -1)"), "\(String(describing: counts)) against \(fullCounts)")
+    }
+
+    /// The line reader takes JSON's grammar and nothing looser: what a database would refuse or cut
+    /// is refused with the bundle.
+    @Test func theLineReaderIsStrict() throws {
+        for good in [#"{"a":-0.5e3,"b":"x\u00e9","c":null,"d":[1,{"e":"]"}]}"#, #"{}"#, #"{"a":0}"#] {
+            #expect((try? FlatJSONLine(Array(good.utf8)[...])) != nil, "\(good)")
+        }
+        for bad in [#"{"a":+1}"#, #"{"a":.5}"#, #"{"a":01}"#, #"{"a":1.}"#, #"{"a":"\u0000"}"#, #"{"a":1}x"#, #"{"a":1e999}"#, #"["a"]"#] {
+            #expect((try? FlatJSONLine(Array(bad.utf8)[...])) == nil, "\(bad)")
+        }
+        let parsed = try FlatJSONLine(Array(#"{"a":-0.5e3,"d":[1,{"e":"]"}]}"#.utf8)[...])
+        #expect(parsed["a"] == .number(-500, text: "-0.5e3") && parsed["d"] == .json(#"[1,{"e":"]"}]"#))
     }
 }

@@ -20,11 +20,14 @@ struct SinceLast {
     private let touched: [HealthCategory: [LocalDay: UInt64]]
     /// Goals set, with their first day: a ring's figure changes from there on.
     private let goals: [(index: UInt64, from: LocalDay)]
+    /// A source order set since: every deduplicated figure may have changed.
+    private let figuresAllChanged: Bool
 
     /// Nil when nothing was ever exported to `recipient` (the export is then a full one).
     init?(vault: Vault, recipient: String) throws {
-        var grantsByID: [String: ConsentGrant] = [:]
-        var last: (index: UInt64, record: ExportRecord)?
+        var ledger = ConsentLedger()
+        var last: (index: UInt64, record: ExportRecord, inForce: [HealthCategory: ConsentGrant])?
+        var sourceOrderSince: UInt64?
         var touched: [HealthCategory: [LocalDay: UInt64]] = [:]
         var goals: [(UInt64, LocalDay)] = []
         func touch(_ category: HealthCategory, _ start: HealthTimestamp, _ end: HealthTimestamp, _ index: UInt64) {
@@ -43,22 +46,28 @@ struct SinceLast {
             }
         }
         try vault.forEachEvent { index, event in
+            ledger.apply(event)
             switch event {
-            case .consentGranted(let grant): grantsByID[grant.id] = grant
-            case .exportPerformed(let record) where record.recipient == recipient: last = (index, record)
+            case .exportPerformed(let record) where record.recipient == recipient:
+                // What was in force for each category when that export was made: the grant it used.
+                let inForce = ledger.inForce(for: recipient, on: LocalDay.today(now: record.at))
+                last = (index, record, inForce.filter { record.counts[$0.key.rawValue] != nil })
             case .sample(let s): touch(s.category, s.start, s.end, index)
             case .workout(let w): touch(.workouts, w.start, w.end, index)
             case .trackerEntry(let entry): touched[entry.category, default: [:]][entry.day] = index
             case .goalSet(let goal): goals.append((index, goal.from))
+            // Apple's summaries carry goals forward from their day on, like a goal set.
+            case .activitySummary(let summary): goals.append((index, LocalDay(dayNumber: summary.day)))
+            // A new source order changes every deduplicated figure.
+            case .sourceOrderSet: sourceOrderSince = index
             default: break
             }
         }
         guard let last else { return nil }
         follows = last.record.bundleHash
         exportIndex = last.index
-        grants = last.record.consentIDs.compactMap { grantsByID[$0] }.flatMap { grant in
-            grant.categories.filter { last.record.counts[$0.rawValue] != nil }.map { ($0, grant) }
-        }
+        grants = last.inForce.map { ($0.key, $0.value) }
+        figuresAllChanged = (sourceOrderSince ?? 0) > last.index
         self.touched = touched
         self.goals = goals
     }
@@ -73,7 +82,9 @@ struct SinceLast {
         }
     }
 
-    /// Whether the last bundle held a raw line of event `index` that has no time (a `Me` record).
+    /// Whether the last bundle held the raw line of event `index` that has no time (a `Me`
+    /// characteristic). Records with times (routes, ECGs, correlations) are sent again: the
+    /// study's identity of lines takes the copies as duplicates.
     func heldUndated(_ category: HealthCategory, index: UInt64) -> Bool {
         index < exportIndex && grants.contains { $0.category == category && $0.grant.granularity == .raw }
     }
@@ -85,7 +96,7 @@ struct SinceLast {
 
     /// Whether the last bundle held the `granularity` figures of `category` on `day`, unchanged since.
     func heldAggregate(_ category: HealthCategory, _ granularity: Granularity, day: LocalDay, ringFigure: Bool = false) -> Bool {
-        if touchedSince(category, day: day) { return false }
+        if figuresAllChanged || touchedSince(category, day: day) { return false }
         if ringFigure, goals.contains(where: { $0.index > exportIndex && $0.from <= day }) { return false }
         return grants.contains { $0.category == category && $0.grant.granularity == granularity && $0.grant.covers(day: day) }
     }

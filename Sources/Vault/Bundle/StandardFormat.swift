@@ -13,14 +13,16 @@ public enum StandardFormat: String, CaseIterable, Sendable {
     /// The data file's name suffix.
     var suffix: String { self == .ndjson ? ".ndjson" : ".\(rawValue).ndjson" }
 
-    /// `lines` (ndjson, one object per line) converted; `createdAt` stamps OMH headers.
-    func convert(_ lines: [UInt8], granularity: String, createdAt: Date) throws -> [UInt8] {
+    /// `lines` (ndjson, one object per line) converted; `createdAt` stamps OMH headers. Ids are
+    /// keyed by `salt` (the bundle's: sender and time) and the line's place, so two identical
+    /// samples are two resources and an id reveals nothing of the line to whoever sees it.
+    func convert(_ lines: [UInt8], granularity: String, createdAt: Date, salt: [UInt8]) throws -> [UInt8] {
         guard self != .ndjson else { return lines }
         var out: [UInt8] = []
         let created = ISO8601DateFormatter().string(from: createdAt)
-        for line in lines.split(separator: 0x0A) {
+        for (index, line) in lines.split(separator: 0x0A).enumerated() {
             guard let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { continue }
-            let id = Self.uuid(Digest.of(Array(line)).hex)
+            let id = Self.uuid(Digest.of(salt + Array("\(granularity)\u{0}\(index)\u{0}".utf8) + Array(line)).hex)
             let converted = self == .fhir ? Self.observation(object, id: id, granularity: granularity)
                 : Self.dataPoint(object, id: id, granularity: granularity, created: created)
             out += try JSONSerialization.data(withJSONObject: converted, options: [.sortedKeys, .withoutEscapingSlashes])
@@ -55,15 +57,23 @@ public enum StandardFormat: String, CaseIterable, Sendable {
             "code": ["coding": coding, "text": name],
         ]
         if aggregate, let period = line["period"] as? String {
-            // A local day (or hour): the person's clock, without an offset the line does not carry.
-            resource["effectiveDateTime"] = period.count == 10 ? period : period + ":00"
-            resource["extension"] = [["url": "urn:healthvault:granularity", "valueCode": granularity]]
+            // A local day: the person's clock, without an offset the line does not carry (FHIR
+            // allows a date alone; an hour goes in an extension, as a time would need a zone).
+            resource["effectiveDateTime"] = String(period.prefix(10))
+            var extensions: [[String: Any]] = [["url": "urn:healthvault:granularity", "valueCode": granularity]]
+            if period.count > 10 { extensions.append(["url": "urn:healthvault:local-hour", "valueString": String(period.dropFirst(11))]) }
+            resource["extension"] = extensions
         } else if let start = line["start"] as? String, let end = line["end"] as? String {
             if start == end { resource["effectiveDateTime"] = start } else { resource["effectivePeriod"] = ["start": start, "end": end] }
         }
         let unit = line["unit"] as? String
-        if let value = line["value"] as? NSNumber, let unit {
-            resource["valueQuantity"] = ["value": value, "unit": unit, "system": "http://unitsofmeasure.org", "code": StandardCodes.ucum(unit, type: name)]
+        if let value = line["value"] as? NSNumber {
+            if let unit {
+                resource["valueQuantity"] = ["value": Self.percent(value, unit: unit), "unit": unit, "system": "http://unitsofmeasure.org",
+                                             "code": StandardCodes.ucum(unit, type: name)]
+            } else {
+                resource["valueQuantity"] = ["value": value]  // a tracker's level: a number without a unit
+            }
         } else if let text = line["value"] as? String {
             resource["valueCodeableConcept"] = ["text": text]
         }
@@ -71,7 +81,7 @@ public enum StandardFormat: String, CaseIterable, Sendable {
         for key in ["min", "max"] {
             if let v = line[key] as? NSNumber, let unit {
                 components.append(["code": ["coding": [["system": "urn:healthvault:statistic", "code": key]]],
-                                   "valueQuantity": ["value": v, "unit": unit, "system": "http://unitsofmeasure.org", "code": StandardCodes.ucum(unit, type: name)]])
+                                   "valueQuantity": ["value": Self.percent(v, unit: unit), "unit": unit, "system": "http://unitsofmeasure.org", "code": StandardCodes.ucum(unit, type: name)]])
             }
         }
         if !components.isEmpty { resource["component"] = components }
@@ -88,13 +98,15 @@ public enum StandardFormat: String, CaseIterable, Sendable {
 
     static func dataPoint(_ line: [String: Any], id: String, granularity: String, created: String) -> [String: Any] {
         let (name, aggregate) = subject(line)
-        let schema = StandardCodes.omh(type: name)
+        // An omh schema for numbers only: a sleep stage (a category value) is no sleep duration.
+        let schema = line["value"] is NSNumber ? StandardCodes.omh(type: name) : nil
         var body: [String: Any] = [:]
         let unit = line["unit"] as? String ?? ""
         if let value = line["value"] as? NSNumber {
             if let schema {
                 let omhUnit = unit == "count/min" || unit == "count" ? schema.unit : unit == "degC" ? "C" : unit
-                body[schema.member] = schema.bare ? value : ["value": value, "unit": omhUnit]
+                let number = Self.percent(value, unit: unit)
+                body[schema.member] = schema.bare ? number : ["value": number, "unit": omhUnit]
             } else {
                 body["value"] = value
                 body["unit"] = unit
@@ -120,6 +132,12 @@ public enum StandardFormat: String, CaseIterable, Sendable {
             ],
             "body": body,
         ]
+    }
+
+    /// HealthKit keeps percentages as fractions (body fat 0.161 `%`); FHIR's UCUM `%` and Open
+    /// mHealth's mean percent points.
+    static func percent(_ value: NSNumber, unit: String) -> NSNumber {
+        unit == "%" ? NSNumber(value: (value.doubleValue * 100 * 1e9).rounded() / 1e9) : value
     }
 
     private static func text(_ value: Any) -> String {

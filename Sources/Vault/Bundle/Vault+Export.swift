@@ -48,7 +48,8 @@ extension Vault {
             let base = "data/\(category.rawValue)"
             dataFiles.append(BundleDraft.DataFile(path: base + format.suffix, category: category.rawValue, granularity: grant.granularity.rawValue,
                                                   format: format.rawValue, lines: lines.count,
-                                                  bytes: try format.convert(lines.ndjson, granularity: grant.granularity.rawValue, createdAt: now)))
+                                                  bytes: try format.convert(lines.ndjson, granularity: grant.granularity.rawValue, createdAt: now,
+                                                                            salt: Array("\(identity.fingerprint)\u{0}\(now.timeIntervalSince1970)\u{0}\(category.rawValue)".utf8))))
             if csv {
                 dataFiles.append(BundleDraft.DataFile(path: base + ".csv", category: category.rawValue, granularity: grant.granularity.rawValue,
                                                       format: "csv", lines: lines.count, bytes: lines.csv))
@@ -105,7 +106,9 @@ extension Vault {
             let category = HealthCategory.of(type: metric.identifier)
             guard let grant = inForce[category], grant.granularity == .daily else { continue }
             for row in try models.summary(metric: metric.identifier, by: .day, from: grant.from, to: grant.to) where row.unit == metric.unit {
-                if let since, let day = LocalDay(parsing: row.period), since.heldAggregate(category, .daily, day: day) { continue }
+                // A night's figure is touched by samples of the evening before it too.
+                if let since, let day = LocalDay(parsing: row.period), since.heldAggregate(category, .daily, day: day),
+                   category != .sleep || !since.touchedSince(.sleep, day: LocalDay(dayNumber: day.dayNumber - 1)) { continue }
                 files[category]!.aggregate(category: category.rawValue, metric: metric.identifier, period: row.period, value: row.value,
                                            unit: row.unit, min: row.min, max: row.max, samples: row.samples)
             }
@@ -181,8 +184,8 @@ extension Vault {
                 }
             case .route, .characteristics, .correlation, .genericRecord, .electrocardiogram:
                 guard let label = DataLabel.of(event), let grant = inForce[label.category], grant.granularity == .raw else { return }
-                // A record is held as a whole: by its event's place and its category's grant.
-                if let since, since.heldUndated(label.category, index: index) { return }
+                // A `Me` characteristic is held by its event's place and its category's grant.
+                if let since, case .characteristics = event, since.heldUndated(label.category, index: index) { return }
                 RecordLines.append(event, category: label.category, grant: grant, to: &files[label.category]!)
             default:
                 return
