@@ -133,9 +133,9 @@ struct StudyRow {
         var out = "{"
         for (i, member) in members.enumerated() {
             if i > 0 { out += "," }
-            out += quoted(member.key) + ":"
+            out += JSONText.literal(member.key) + ":"
             switch member.value {
-            case .string(let s): out += quoted(s)
+            case .string(let s): out += JSONText.literal(s)
             case .number(_, let text): out += text
             case .bool(let b): out += b ? "true" : "false"
             case .null: out += "null"
@@ -143,19 +143,6 @@ struct StudyRow {
             }
         }
         return out + "}"
-    }
-
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 
     /// FNV-1a 64 over the row's content, fields separated by a zero byte.

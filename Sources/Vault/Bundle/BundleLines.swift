@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 import Projections
+import ResearchBundle
 
 /// The NDJSON and CSV lines of bundle data files (shapes in docs/cli.md).
 struct BundleLines {
@@ -167,21 +168,7 @@ struct BundleLines {
 
 
     /// A JSON string literal.
-    static func json(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func json(_ text: String) -> String { JSONText.literal(text) }
 
     /// An RFC 4180 field. A text that a spreadsheet would run as a formula (starting with `=`, `+`,
     /// `-`, `@`, a tab or a carriage return, and not a plain number) gets a leading `'`, as OWASP

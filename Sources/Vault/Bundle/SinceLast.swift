@@ -90,13 +90,15 @@ struct SinceLast {
     }
 
     /// Whether an event after the last export touched `day` of `category`.
-    func touchedSince(_ category: HealthCategory, day: LocalDay) -> Bool {
+    private func touchedSince(_ category: HealthCategory, day: LocalDay) -> Bool {
         (touched[category]?[day]).map { $0 > exportIndex } ?? false
     }
 
     /// Whether the last bundle held the `granularity` figures of `category` on `day`, unchanged since.
     func heldAggregate(_ category: HealthCategory, _ granularity: Granularity, day: LocalDay, ringFigure: Bool = false) -> Bool {
         if figuresAllChanged || touchedSince(category, day: day) { return false }
+        // A night's figures (by the day it ends) are touched by samples of the evening before too.
+        if category == .sleep, granularity == .daily, touchedSince(.sleep, day: LocalDay(dayNumber: day.dayNumber - 1)) { return false }
         if ringFigure, goals.contains(where: { $0.index > exportIndex && $0.from <= day }) { return false }
         return grants.contains { $0.category == category && $0.grant.granularity == granularity && $0.grant.covers(day: day) }
     }

@@ -106,9 +106,7 @@ extension Vault {
             let category = HealthCategory.of(type: metric.identifier)
             guard let grant = inForce[category], grant.granularity == .daily else { continue }
             for row in try models.summary(metric: metric.identifier, by: .day, from: grant.from, to: grant.to) where row.unit == metric.unit {
-                // A night's figure is touched by samples of the evening before it too.
-                if let since, let day = LocalDay(parsing: row.period), since.heldAggregate(category, .daily, day: day),
-                   category != .sleep || !since.touchedSince(.sleep, day: LocalDay(dayNumber: day.dayNumber - 1)) { continue }
+                if let since, let day = LocalDay(parsing: row.period), since.heldAggregate(category, .daily, day: day) { continue }
                 files[category]!.aggregate(category: category.rawValue, metric: metric.identifier, period: row.period, value: row.value,
                                            unit: row.unit, min: row.min, max: row.max, samples: row.samples)
             }
@@ -243,9 +241,7 @@ extension Vault {
         }
         if let grant = daily(.sleep) {
             for night in try models.sleep(from: grant.from, to: grant.to) where grant.covers(day: night.night) {
-                // A night is touched by the samples of the evening before it too.
-                if let since, since.heldAggregate(.sleep, .daily, day: night.night),
-                   !since.touchedSince(.sleep, day: LocalDay(dayNumber: night.night.dayNumber - 1)) { continue }
+                if let since, since.heldAggregate(.sleep, .daily, day: night.night) { continue }
                 let stages: [(String, Double)] = [
                     ("inBed", night.inBed), ("asleep", night.asleep), ("core", night.core), ("deep", night.deep),
                     ("rem", night.rem), ("awake", night.awake),
