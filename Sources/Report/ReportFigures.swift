@@ -50,7 +50,7 @@ extension ReportFigures {
     init(vault: Vault) throws {
         rings = try vault.rings()
         lastDay = rings.last?.day
-        streaks = try vault.streaks()
+        streaks = Streaks(days: rings)
         summary = { metric, period, from, to in
             try vault.summary(metric: metric, by: period, from: from, to: to).map { PeriodFigure(period: $0.period, value: $0.value, unit: $0.unit) }
         }
