@@ -26,14 +26,10 @@ public final class BundleStream {
     }
 
     public let path: String
-    /// BLAKE2b-256 of the whole bundle file (hex), once `next()` has returned nil: the
-    /// `bundleHash` the sender's `history` shows for the export.
-    public private(set) var fileHash: String?
 
     private let handle: FileHandle
     private let decryptor: SecretStream.Decryptor
     private let check: ContentsCheck
-    private let fileDigest = Digest()
     private var entries = BundleEntryStream()
     private var plaintext: [UInt8] = []
     private var pending: [Part] = []
@@ -58,7 +54,6 @@ public final class BundleStream {
         let headerBytes = BundleFormat.headerBytes(version: version)
         let header = prefix + (try read(headerBytes - 10))
         guard header.count == headerBytes else { throw refuse("not a healthvault bundle") }
-        fileDigest.update(header)
         var cursor = 10
         func take(_ n: Int) -> [UInt8] { defer { cursor += n }; return Array(header[cursor..<cursor + n]) }
         // Version 1 named the sender in the clear; version 2 only inside the manifest.
@@ -94,17 +89,12 @@ public final class BundleStream {
     }
 
     private func readChunk() throws {
-        func read(_ n: Int) throws -> [UInt8] {
-            let bytes = Array(try handle.read(upToCount: n) ?? Data())
-            fileDigest.update(bytes)
-            return bytes
-        }
+        func read(_ n: Int) throws -> [UInt8] { Array(try handle.read(upToCount: n) ?? Data()) }
         let lengthBytes = try read(4)
         if lengthBytes.isEmpty {
             guard decryptor.finished else { throw EnvelopeError.truncated }
             guard entries.isAtEntryBoundary else { throw check.refuse("malformed contents") }
             try check.finish()
-            fileHash = fileDigest.finish().hex
             done = true
             return
         }

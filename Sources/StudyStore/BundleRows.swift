@@ -61,12 +61,11 @@ final class BundleRows {
                     start = newline + 1
                 }
                 carry += bytes[start...]
-            case .fileEnd(let info):
+            case .fileEnd:
                 if let file, !carry.isEmpty {
                     try append(carry[...], file: file, to: &rows)
                     carry.removeAll(keepingCapacity: true)
                 }
-                _ = info
                 file = nil
             }
         }
