@@ -60,6 +60,13 @@ package final class SQLiteStatement {
     package func bind(_ i: Int32, _ value: String) throws {
         try connection.check(sqlite3_bind_text(handle, i, value, -1, SQLITE_TRANSIENT))
     }
+    /// Binds UTF-8 text given as bytes (copied by SQLite).
+    package func bind(_ i: Int32, utf8 text: UnsafeBufferPointer<UInt8>) throws {
+        let rc = text.withMemoryRebound(to: CChar.self) {
+            sqlite3_bind_text(handle, i, $0.baseAddress ?? UnsafePointer(bitPattern: 1), Int32($0.count), SQLITE_TRANSIENT)
+        }
+        try connection.check(rc)
+    }
     package func bind(_ i: Int32, _ value: [UInt8]) throws {
         let rc = value.withUnsafeBytes { sqlite3_bind_blob(handle, i, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), SQLITE_TRANSIENT) }
         try connection.check(rc)

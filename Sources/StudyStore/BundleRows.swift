@@ -3,18 +3,24 @@ import ResearchBundle
 
 /// A bundle's data lines as study rows, pulled in batches: the lines of its NDJSON files (CSV
 /// copies are skipped: they hold the same lines), cut at line ends across the stream's chunks.
-/// `nextBatch()` returns nil only once the whole bundle checked out (`BundleStream`), so a
+/// `nextBatch(into:)` returns false only once the whole bundle checked out (`BundleStream`), so a
 /// database that stages the batches and commits after nil holds nothing of a refused bundle.
 final class BundleRows {
     let stream: BundleStream
     let manifest: BundleManifestInfo
     /// Lines read so far.
     private(set) var lines = 0
-    private var file: BundleFileInfo?
+    /// Rows read so far that the bundle's own consents do not cover (none, from our exporter).
+    private(set) var outsideConsents = 0
+    private let coverage: Coverage
+    /// The current file's spans: its category at its granularity, as `YYYY-MM-DD` bytes.
+    private var fileSpans: [(from: [UInt8], to: [UInt8])] = []
+    private var file: (info: BundleFileInfo, facts: StudyRowBatch.FileFacts)?
+    private let scanner = JSONLineScanner()
     private var lineInFile = 0
     private var carry: [UInt8] = []
     private var finished = false
-    static let batchSize = 1024
+    static let batchSize = 4096
 
     /// Reads up to the manifest; `accept` may refuse the bundle by its manifest (the roster).
     init(stream: BundleStream, accept: (BundleManifestInfo) throws -> Void) throws {
@@ -28,59 +34,97 @@ final class BundleRows {
             throw BundleError.refused(path: stream.path, reason: "holds \(manifest.files[0].format) files, which study load does not read (ask for --format ndjson)")
         }
         self.manifest = manifest
+        coverage = try Coverage(consentsJSON: String(decoding: try JSONEncoder().encode(manifest.consents), as: UTF8.self))
     }
 
-    /// The next rows, nil when the bundle has been read whole and checked.
-    func nextBatch() throws -> [StudyRow]? {
-        guard !finished else { return nil }
-        var rows: [StudyRow] = []
-        rows.reserveCapacity(Self.batchSize)
-        while rows.count < Self.batchSize {
+    /// Fills `batch` with the next rows (emptied first); false, with the batch empty, once the
+    /// bundle has been read whole and checked.
+    func nextBatch(into batch: inout StudyRowBatch) throws -> Bool {
+        batch.removeAll()
+        guard !finished else { return false }
+        while batch.count < Self.batchSize {
             guard let part = try stream.next() else {
                 finished = true
-                return rows.isEmpty ? nil : rows
+                return batch.count > 0
             }
             switch part {
             case .manifest:
                 throw BundleError.refused(path: stream.path, reason: "malformed contents")
             case .fileBegin(let info):
-                file = info.format == "ndjson" ? info : nil
+                file = info.format == "ndjson" ? (info, StudyRowBatch.FileFacts(info)) : nil
+                fileSpans = coverage.spans.filter { $0.category == info.category && $0.granularity == info.granularity }
+                    .map { (Array($0.from.utf8), Array($0.to.utf8)) }
                 lineInFile = 0
                 carry.removeAll(keepingCapacity: true)
             case .bytes(let bytes):
                 guard let file else { continue }
-                var start = bytes.startIndex
-                while let newline = bytes[start...].firstIndex(of: 0x0A) {
-                    if carry.isEmpty {
-                        try append(bytes[start..<newline], file: file, to: &rows)
-                    } else {
-                        carry += bytes[start..<newline]
-                        try append(carry[...], file: file, to: &rows)
-                        carry.removeAll(keepingCapacity: true)
+                try bytes.withUnsafeBufferPointer { chunk in
+                    var start = 0
+                    while let newline = chunk[start...].firstIndex(of: 0x0A) {
+                        if carry.isEmpty {
+                            try append(UnsafeBufferPointer(rebasing: chunk[start..<newline]), file: file, to: &batch)
+                        } else {
+                            carry += chunk[start..<newline]
+                            try carry.withUnsafeBufferPointer { try append($0, file: file, to: &batch) }
+                            carry.removeAll(keepingCapacity: true)
+                        }
+                        start = newline + 1
                     }
-                    start = newline + 1
+                    carry += chunk[start...]
                 }
-                carry += bytes[start...]
             case .fileEnd:
                 if let file, !carry.isEmpty {
-                    try append(carry[...], file: file, to: &rows)
+                    try carry.withUnsafeBufferPointer { try append($0, file: file, to: &batch) }
                     carry.removeAll(keepingCapacity: true)
                 }
                 file = nil
             }
         }
-        return rows
+        return true
     }
 
-    private func append(_ line: ArraySlice<UInt8>, file: BundleFileInfo, to rows: inout [StudyRow]) throws {
+    private func append(_ line: UnsafeBufferPointer<UInt8>, file: (info: BundleFileInfo, facts: StudyRowBatch.FileFacts), to batch: inout StudyRowBatch) throws {
         lineInFile += 1
         guard !line.isEmpty else { return }
         lines += 1
-        if lines == StudyPause.afterLines { StudyPause.wait("after \(lines) lines") }
         do {
-            rows.append(try StudyRow(line: line, file: file, ordinal: lines))
-        } catch let malformed as StudyRow.Malformed {
-            throw BundleError.refused(path: stream.path, reason: "\(file.path) line \(lineInFile): \(malformed.reason)")
+            try batch.append(line: line, scanner: scanner, file: file.facts, ordinal: lines)
+        } catch {
+            throw BundleError.refused(path: stream.path, reason: "\(file.info.path) line \(lineInFile): \(error.reason)")
         }
+        if !isCovered(row: batch.count - 1, of: batch) { outsideConsents += 1 }
+    }
+
+    /// Whether the bundle's own consents cover the row (as `Coverage.covered` judges it).
+    private func isCovered(row: Int, of batch: StudyRowBatch) -> Bool {
+        guard let day = batch.span(row, .day) else { return !fileSpans.isEmpty }
+        return batch.arena.withUnsafeBufferPointer { arena in
+            let bytes = UnsafeBufferPointer(rebasing: arena[day])
+            return fileSpans.contains { !bytes.lexicographicallyPrecedes($0.from) && !$0.to.lexicographicallyPrecedes(bytes) }
+        }
+    }
+}
+
+/// A bundle's rows a batch at a time, with the place reached in the current batch: a COPY that
+/// pauses mid-batch (to make room, or to send staged rows) resumes where it stopped.
+final class RowFeed {
+    let rows: BundleRows
+    var batch = StudyRowBatch()
+    /// The next row of `batch` to send.
+    var index = 0
+    private(set) var finished = false
+
+    init(_ rows: BundleRows) {
+        self.rows = rows
+    }
+
+    /// True while `batch` has rows from `index` on, reading the next batch when it is used up.
+    func fill() throws -> Bool {
+        if index < batch.count { return true }
+        guard !finished else { return false }
+        index = 0
+        if try rows.nextBatch(into: &batch) { return true }
+        finished = true
+        return false
     }
 }

@@ -7,11 +7,20 @@ import PostgresNIO
 
 /// A study in PostgreSQL, through PostgresNIO. A bundle's rows stream into a temporary staging
 /// table with `COPY ... FROM STDIN` (text format), then one `INSERT ... SELECT ... ON CONFLICT`
-/// per table moves them (COPY has no conflict handling); the month partitions the rows need are
-/// made first. Everything in one transaction: a refused bundle or a killed load leaves nothing.
+/// per table moves them (COPY has no conflict handling). A participant's first bundle, whose raw
+/// rows cannot conflict with anything, copies them straight into `samples` instead (the first
+/// of each kind of line; copies go through staging to be numbered). The month partitions the
+/// rows need are made first. Everything of a bundle in one transaction: a refused bundle or a
+/// killed load leaves nothing (but empty partitions).
 final class PostgresStudyDatabase: StudyDatabase {
     let target: StudyTarget
     private let connection: PostgresConnection
+    /// Which raw lines a participant's first bundle has copied straight into `samples`.
+    private var copied = LineBloomFilter()
+    /// Months (`year * 12 + month - 1`) whose partitions exist, as far as this load knows.
+    private var madeMonths = Set<Int32>()
+    /// Those made in the current bundle's transaction (gone again if it rolls back).
+    private var monthsMadeInTransaction = Set<Int32>()
     /// Silent: PostgresNIO's logs could carry query text.
     private let logger = Logger(label: "healthvault.study", factory: { _ in SwiftLogNoOpLogHandler() })
 
@@ -97,6 +106,8 @@ final class PostgresStudyDatabase: StudyDatabase {
                 return counts
             } catch {
                 _ = try? await run("ROLLBACK")
+                // Partitions made in the transaction went with it.
+                madeMonths.subtract(monthsMadeInTransaction)
                 throw Self.refusal(of: bundle, error) ?? error
             }
         } catch { throw Self.failure(target, error) }
@@ -104,51 +115,159 @@ final class PostgresStudyDatabase: StudyDatabase {
 
     /// What the server refused because of the bundle's content (SQLSTATE class 22, a value the
     /// column cannot take), or because another load took the same bundle meanwhile (23505 on
-    /// `bundles`): the bundle is refused, the run goes on.
-    static func refusal(of bundle: PendingBundle, _ error: Error) -> BundleError? {
+    /// `bundles`): the bundle is refused, the run goes on. A deadlock or serialization failure
+    /// the server broke: the bundle is worth another try.
+    static func refusal(of bundle: PendingBundle, _ error: Error) -> Error? {
         guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return nil }
         if state.hasPrefix("22") {
-            return .refused(path: bundle.path, reason: "holds a value the database refuses (\(error.serverInfo?[.message] ?? state))")
+            return BundleError.refused(path: bundle.path, reason: "holds a value the database refuses (\(error.serverInfo?[.message] ?? state))")
+        }
+        if state == "40P01" || state == "40001" {
+            return StudyError.busy(path: bundle.path)
         }
         if state == "23505", error.serverInfo?[.constraintName] == "bundles_pkey" {
-            return .refused(path: bundle.path, reason: "was loaded by another load at the same time")
+            return BundleError.refused(path: bundle.path, reason: "was loaded by another load at the same time")
         }
         return nil
     }
 
+    /// Makes sure `months` (`year * 12 + month - 1`) have their partitions of `samples` and
+    /// `aggregates`, made inside the bundle's transaction when missing, one loader at a time (the
+    /// advisory lock is held to the commit). Two loaders that each need a new month while holding
+    /// rows can deadlock; the server breaks it and the loader tries the bundle again.
+    private func ensurePartitions<S: Sequence>(_ months: S) async throws where S.Element == Int32 {
+        let wanted = Set(months).subtracting(madeMonths)
+        guard !wanted.isEmpty else { return }
+        let names = wanted.sorted().map { Self.partition("samples", $0) }
+        let missing = try await connection.query("SELECT n FROM unnest(\(names)::text[]) AS n WHERE to_regclass(n) IS NULL", logger: logger)
+        var absent = Set<String>()
+        for try await name in missing.decode(String.self) { absent.insert(name) }
+        let toMake = wanted.filter { absent.contains(Self.partition("samples", $0)) }.sorted()
+        if !toMake.isEmpty {
+            try await run("SELECT pg_advisory_xact_lock(4242002)")
+            for month in toMake {
+                let first = Self.firstDay(month), next = Self.firstDay(month + 1)
+                for table in ["samples", "aggregates"] {
+                    try await run("CREATE TABLE IF NOT EXISTS \(Self.partition(table, month)) PARTITION OF \(table) FOR VALUES FROM ('\(first)') TO ('\(next)')")
+                }
+            }
+            monthsMadeInTransaction.formUnion(toMake)
+        }
+        madeMonths.formUnion(wanted)
+    }
+
+    /// A participant's first bundle: its raw rows cannot conflict with anything, so the first
+    /// line of each kind is copied straight into `samples` (occurrence 1); a line the filter may
+    /// have seen, and every other row, is staged and moved after (staged rows are sent whenever
+    /// `stagedLimit` bytes gather, so memory stays bounded). A row of a month without its
+    /// partition pauses the copy while the partition is made. Returns the rows copied.
+    private func copyFirstBundle(_ bundle: PendingBundle, feed: RowFeed) async throws -> Int {
+        copied.reset()
+        var direct = 0
+        let suffix = Array("\t\(bundle.fingerprint)\t1\t\(bundle.hash)".utf8)
+        var staged = ByteBuffer()
+        var newMonth: Int32?
+        repeat {
+            if let month = newMonth {
+                try await ensurePartitions([month])
+                newMonth = nil
+            }
+            try await connection.copyFrom(table: "samples", columns: StudySchema.directSampleColumns, logger: logger) { writer in
+                var out = ByteBuffer()
+                while newMonth == nil, staged.readableBytes < StudyPause.stagedLimit, try feed.fill() {
+                    feed.batch.arena.withUnsafeBufferPointer { arena in
+                        while feed.index < feed.batch.count, staged.readableBytes < StudyPause.stagedLimit {
+                            let row = feed.index
+                            let month = feed.batch.months[row]
+                            if feed.batch.kinds[row] == .sample {
+                                guard madeMonths.contains(month) else { newMonth = month; return }
+                                if !copied.insert(feed.batch.hashes[row]) {
+                                    CopyText.append(row, CopyText.directFields, of: feed.batch, arena: arena, suffix: suffix, to: &out)
+                                    direct += 1
+                                    feed.index += 1
+                                    continue
+                                }
+                            }
+                            CopyText.append(row, CopyText.stagingFields, of: feed.batch, arena: arena, to: &staged)
+                            feed.index += 1
+                        }
+                    }
+                    if out.readableBytes >= 1 << 18 {
+                        try await writer.write(out)
+                        out.clear()
+                        StudyPause.afterSending(lines: feed.rows.lines)
+                    }
+                }
+                if out.readableBytes > 0 {
+                    try await writer.write(out)
+                    StudyPause.afterSending(lines: feed.rows.lines)
+                }
+            }
+            if staged.readableBytes > 0 {
+                try await connection.copyFrom(table: "study_staging", columns: StudySchema.stagingColumns, logger: logger) { writer in
+                    try await writer.write(staged)
+                }
+                staged.clear()
+                StudyPause.afterSending(lines: feed.rows.lines)
+            }
+        } while newMonth != nil || !feed.finished
+        return direct
+    }
+
+    static func partition(_ table: String, _ month: Int32) -> String {
+        "\(table)_\(month / 12)_\(String(format: "%02d", month % 12 + 1))"
+    }
+
+    static func firstDay(_ month: Int32) -> String {
+        String(format: "%04d-%02d-01", month / 12, month % 12 + 1)
+    }
+
+    /// `year * 12 + month - 1` of `YYYY-MM…`.
+    static func monthKey(_ text: String) -> Int32? {
+        Array(text.utf8).withUnsafeBufferPointer { bytes in
+            guard bytes.count >= 7 else { return nil }
+            let padded = Array(bytes.prefix(7)) + Array("-01".utf8)
+            return padded.withUnsafeBufferPointer { StudyRowBatch.month(of: $0) }
+        }
+    }
+
     private func loadInTransaction(_ bundle: PendingBundle, rows: BundleRows) async throws -> LoadCounts {
+        monthsMadeInTransaction = []
+        let fp = StudySchema.literal(bundle.fingerprint)
+        // One load of a participant at a time, so whether their raw rows are new is decided once.
+        try await run("SELECT pg_advisory_xact_lock(4242003, hashtext(\(fp)))")
+        let held = try await count("""
+            SELECT (EXISTS (SELECT 1 FROM samples WHERE fingerprint = \(fp)) OR EXISTS (SELECT 1 FROM records WHERE fingerprint = \(fp)))::int
+            """)
+        let fresh = held == 0
         try await run(StudySchema.staging(.postgres))
-        try await connection.copyFrom(table: "study_staging", columns: StudySchema.stagingColumns, logger: logger) { writer in
-            var buffer = ByteBuffer()
-            while let batch = try rows.nextBatch() {
-                buffer.clear()
-                for row in batch { Self.appendCopyLine(row, to: &buffer) }
-                try await writer.write(buffer)
+        var counts = LoadCounts()
+        let feed = RowFeed(rows)
+        if fresh {
+            counts.added += try await copyFirstBundle(bundle, feed: feed)
+        } else {
+            try await connection.copyFrom(table: "study_staging", columns: StudySchema.stagingColumns, logger: logger) { writer in
+                var out = ByteBuffer()
+                while try feed.fill() {
+                    feed.batch.arena.withUnsafeBufferPointer { arena in
+                        for row in feed.index..<feed.batch.count {
+                            CopyText.append(row, CopyText.stagingFields, of: feed.batch, arena: arena, to: &out)
+                        }
+                    }
+                    feed.index = feed.batch.count
+                    try await writer.write(out)
+                    out.clear()
+                    StudyPause.afterSending(lines: rows.lines)
+                }
             }
         }
-        // Month partitions for the rows' days (made before the rows arrive, so the default
+        // Partitions for the staged rows' months, made before the rows move (so the default
         // partition stays empty and a month can always be attached).
         let monthRows = try await connection.query("SELECT DISTINCT to_char(day, 'YYYY-MM') FROM study_staging WHERE day IS NOT NULL", logger: logger)
-        // Loaders running side by side make partitions one at a time (held to the commit).
-        try await run("SELECT pg_advisory_xact_lock(4242002)")
-        var months: [String] = []
-        for try await month in monthRows.decode(String.self) { months.append(month) }
-        for month in months.sorted() {
-            guard let (year, number) = Self.month(month) else { continue }
-            let next = number == 12 ? String(format: "%04d-01", year + 1) : String(format: "%04d-%02d", year, number + 1)
-            for table in ["samples", "aggregates"] {
-                try await run("""
-                    CREATE TABLE IF NOT EXISTS \(table)_\(year)_\(String(format: "%02d", number)) PARTITION OF \(table)
-                    FOR VALUES FROM ('\(month)-01') TO ('\(next)-01')
-                    """)
-            }
-        }
-        var counts = LoadCounts()
-        let held = try await count("""
-            SELECT (EXISTS (SELECT 1 FROM samples WHERE fingerprint = \(StudySchema.literal(bundle.fingerprint)))
-                 OR EXISTS (SELECT 1 FROM records WHERE fingerprint = \(StudySchema.literal(bundle.fingerprint))))::int
-            """)
-        for sql in StudySchema.moves(.postgres, fingerprint: bundle.fingerprint, bundle: bundle.hash, madeAt: bundle.madeAt, fresh: held == 0) {
+        var stagedMonths: [Int32] = []
+        for try await month in monthRows.decode(String.self) { if let key = Self.monthKey(month) { stagedMonths.append(key) } }
+        try await ensurePartitions(stagedMonths)
+        for sql in StudySchema.moves(.postgres, fingerprint: bundle.fingerprint, bundle: bundle.hash, madeAt: bundle.madeAt, fresh: fresh) {
             counts.added += try await count("WITH moved AS (\(sql) RETURNING 1) SELECT count(*) FROM moved")
         }
         counts.duplicates = rows.lines - counts.added
@@ -161,18 +280,22 @@ final class PostgresStudyDatabase: StudyDatabase {
             VALUES (\(bundle.hash), \(bundle.fingerprint), \(bundle.recipient), \(bundle.madeAt)::timestamptz, clock_timestamp(), \(bundle.follows),
                     \(bundle.consents)::jsonb, \(Int64(rows.lines)), \(Int64(counts.added)), \(Int64(counts.duplicates)), 0)
             """, logger: logger)
-        counts.withdrawn = try await withdraw(bundle)
+        counts.withdrawn = try await withdraw(bundle, rows: rows)
         try await connection.query("UPDATE bundles SET withdrawn = \(Int64(counts.withdrawn)) WHERE hash = \(bundle.hash)", logger: logger)
         return counts
     }
 
-    private func withdraw(_ bundle: PendingBundle) async throws -> Int {
+    private func withdraw(_ bundle: PendingBundle, rows: BundleRows) async throws -> Int {
         let latest = try await connection.query("""
-            SELECT consents::text FROM bundles WHERE fingerprint = \(bundle.fingerprint) ORDER BY made_at DESC, loaded_at DESC LIMIT 1
+            SELECT hash, consents::text FROM bundles WHERE fingerprint = \(bundle.fingerprint) ORDER BY made_at DESC, loaded_at DESC LIMIT 2
             """, logger: logger)
-        var consents: String?
-        for try await text in latest.decode(String.self) { consents = text }
-        guard let consents else { return 0 }
+        var newest: [(hash: String, consents: String)] = []
+        for try await (hash, text) in latest.decode((String, String).self) { newest.append((hash, text)) }
+        guard let consents = newest.first?.consents else { return 0 }
+        if try Coverage.nothingToWithdraw(isLatest: newest[0].hash == bundle.hash, rowsOutside: rows.outsideConsents,
+                                          latest: consents, previous: newest.count > 1 ? newest[1].consents : nil) {
+            return 0
+        }
         let coverage = try Coverage(consentsJSON: consents)
         try await run("CREATE TEMP TABLE study_coverage (category TEXT, granularity TEXT, from_day TEXT, to_day TEXT) ON COMMIT DROP")
         for s in coverage.spans {
@@ -191,51 +314,6 @@ final class PostgresStudyDatabase: StudyDatabase {
                 """)
         }
         return total
-    }
-
-    static func month(_ text: String) -> (Int, Int)? {
-        let parts = text.split(separator: "-")
-        guard parts.count == 2, let year = Int(parts[0]), let month = Int(parts[1]), (1...9999).contains(year), (1...12).contains(month) else { return nil }
-        return (year, month)
-    }
-
-    /// One row as a line of COPY's text format: tab-separated, `\N` for null, backslash escapes.
-    static func appendCopyLine(_ row: StudyRow, to buffer: inout ByteBuffer) {
-        func field(_ text: String?, last: Bool = false) {
-            if let text {
-                for byte in text.utf8 {
-                    switch byte {
-                    case 0x5C: buffer.writeStaticString("\\\\")
-                    case 0x09: buffer.writeStaticString("\\t")
-                    case 0x0A: buffer.writeStaticString("\\n")
-                    case 0x0D: buffer.writeStaticString("\\r")
-                    default: buffer.writeInteger(byte)
-                    }
-                }
-            } else {
-                buffer.writeStaticString("\\N")
-            }
-            buffer.writeInteger(last ? UInt8(0x0A) : UInt8(0x09))
-        }
-        field(row.kind.rawValue)
-        field(row.category)
-        field(row.granularity)
-        field(row.name)
-        field(row.day)
-        field(row.period)
-        field(row.start)
-        field(row.end)
-        field(row.utcOffsetMinutes.map(String.init))
-        field(row.valueLiteral)
-        field(row.valueText)
-        field(row.unit)
-        field(row.minimumLiteral)
-        field(row.maximumLiteral)
-        field(row.samples.map(String.init))
-        field(row.clipped ? "t" : "f")
-        field(row.fields)
-        field(row.lineHash)
-        field(String(row.ordinal), last: true)
     }
 
     func close() async {

@@ -50,8 +50,10 @@ final class SQLiteStudyDatabase: StudyDatabase {
                 try db.execute(StudySchema.staging(.sqlite))
                 let columns = StudySchema.stagingColumns
                 let insert = try db.prepare("INSERT INTO study_staging (\(columns.joined(separator: ","))) VALUES (\(columns.map { _ in "?" }.joined(separator: ",")))")
-                while let batch = try rows.nextBatch() {
-                    for row in batch { try stage(row, with: insert) }
+                var batch = StudyRowBatch()
+                while try rows.nextBatch(into: &batch) {
+                    for row in 0..<batch.count { try stage(row, of: batch, with: insert) }
+                    StudyPause.afterSending(lines: rows.lines)
                 }
                 var counts = LoadCounts()
                 for sql in StudySchema.moves(.sqlite, fingerprint: bundle.fingerprint, bundle: bundle.hash, madeAt: bundle.madeAt) {
@@ -79,7 +81,7 @@ final class SQLiteStudyDatabase: StudyDatabase {
                 try record.bind(9, Int64(counts.added))
                 try record.bind(10, Int64(counts.duplicates))
                 try record.run()
-                counts.withdrawn = try withdraw(bundle, now: now)
+                counts.withdrawn = try withdraw(bundle, rows: rows, now: now)
                 try db.execute("UPDATE bundles SET withdrawn = \(counts.withdrawn) WHERE hash = \(StudySchema.literal(bundle.hash))")
                 try db.execute("DROP TABLE temp.study_staging")
                 if StudyPause.beforeCommit { StudyPause.wait("before commit") }
@@ -88,40 +90,38 @@ final class SQLiteStudyDatabase: StudyDatabase {
         } catch { throw Self.failure(path, error) }
     }
 
-    private func stage(_ row: StudyRow, with insert: SQLiteStatement) throws {
+    private func stage(_ row: Int, of batch: StudyRowBatch, with insert: SQLiteStatement) throws {
         insert.reset()
-        func text(_ i: Int32, _ value: String?) throws { if let value { try insert.bind(i, value) } else { try insert.bindNull(i) } }
-        func int(_ i: Int32, _ value: Int?) throws { if let value { try insert.bind(i, Int64(value)) } else { try insert.bindNull(i) } }
-        try text(1, row.kind.rawValue)
-        try text(2, row.category)
-        try text(3, row.granularity)
-        try text(4, row.name)
-        try text(5, row.day)
-        try text(6, row.period)
-        try text(7, row.start)
-        try text(8, row.end)
-        try int(9, row.utcOffsetMinutes)
-        try insert.bind(10, row.value)
-        try text(11, row.valueText)
-        try text(12, row.unit)
-        try insert.bind(13, row.minimum)
-        try insert.bind(14, row.maximum)
-        try int(15, row.samples)
-        try insert.bind(16, Int64(row.clipped ? 1 : 0))
-        try text(17, row.fields)
-        try text(18, row.lineHash)
-        try insert.bind(19, Int64(row.ordinal))
+        for field in StudyRowBatch.Field.allCases {
+            let column = Int32(field.rawValue + 1)
+            switch field {
+            case .value, .minimum, .maximum:
+                let number = batch.numbers[row * 3 + (field == .value ? 0 : field == .minimum ? 1 : 2)]
+                try insert.bind(column, number.isNaN ? nil : number)
+            case .clipped:
+                try insert.bind(column, Int64(batch.withField(row, field) { $0?.first == 0x74 } ? 1 : 0))
+            default:
+                // Integer columns take their decimal text as the integer (column affinity).
+                try batch.withField(row, field) { bytes in
+                    if let bytes { try insert.bind(column, utf8: bytes) } else { try insert.bindNull(column) }
+                }
+            }
+        }
         try insert.run()
     }
 
     /// Deletes the participant's rows that their latest bundle's consents no longer cover, and
     /// records how many per category and granularity.
-    private func withdraw(_ bundle: PendingBundle, now: String) throws -> Int {
-        let latest = try db.prepare("SELECT consents FROM bundles WHERE fingerprint = ? ORDER BY made_at DESC, loaded_at DESC, rowid DESC LIMIT 1")
+    private func withdraw(_ bundle: PendingBundle, rows: BundleRows, now: String) throws -> Int {
+        let latest = try db.prepare("SELECT hash, consents FROM bundles WHERE fingerprint = ? ORDER BY made_at DESC, loaded_at DESC, rowid DESC LIMIT 2")
         try latest.bind(1, bundle.fingerprint)
-        guard try latest.step(), let consents = latest.text(0) else { return 0 }
+        guard try latest.step(), let newestHash = latest.text(0), let consents = latest.text(1) else { return 0 }
+        let previous = try latest.step() ? latest.text(1) : nil
         // No statement may be running when a table is dropped.
         latest.reset()
+        if try Coverage.nothingToWithdraw(isLatest: newestHash == bundle.hash, rowsOutside: rows.outsideConsents, latest: consents, previous: previous) {
+            return 0
+        }
         let coverage = try Coverage(consentsJSON: consents)
         try db.execute("DROP TABLE IF EXISTS temp.study_coverage")
         try db.execute("CREATE TEMP TABLE study_coverage (category TEXT, granularity TEXT, from_day TEXT, to_day TEXT)")

@@ -58,6 +58,24 @@ struct Coverage {
         }
     }
 
+    /// Whether every row this coverage keeps, `other` keeps too: each span lies within one of
+    /// `other`'s of the same category and granularity.
+    func isWithin(_ other: Coverage) -> Bool {
+        spans.allSatisfy { span in
+            other.spans.contains { $0.category == span.category && $0.granularity == span.granularity && $0.from <= span.from && $0.to >= span.to }
+        }
+    }
+
+    /// Whether the withdrawal pass can be skipped for a participant's bundle that just loaded:
+    /// it is their latest, every row it brought is inside its own consents, and those keep all
+    /// that the consents before it kept (the rows held were inside those, as every load leaves
+    /// them). `previous` is the consents of the latest bundle before it, nil when it is the first.
+    static func nothingToWithdraw(isLatest: Bool, rowsOutside: Int, latest: String, previous: String?) throws -> Bool {
+        guard isLatest, rowsOutside == 0 else { return false }
+        guard let previous else { return true }
+        return try Coverage(consentsJSON: previous).isWithin(Coverage(consentsJSON: latest))
+    }
+
     /// The predicate that keeps a row of `alias` (with `category`, `day` and, for aggregates,
     /// `granularity` columns) covered by a span in `study_coverage`.
     static func covered(_ alias: String, granularity: String?, dayCast: String) -> String {
@@ -85,12 +103,20 @@ enum StudyClock {
     static func now() -> String { ISO8601DateFormatter().string(from: Date()) }
 }
 
-/// Test hooks that stop a load at a chosen point and wait to be killed: after a number of lines
-/// (`HEALTHVAULT_STUDY_PAUSE_AFTER_LINES`, rows staged) or with every row moved and the commit
-/// next (`HEALTHVAULT_STUDY_PAUSE_BEFORE_COMMIT`). They say so on stderr first.
+/// Test hooks that stop a load at a chosen point and wait to be killed: once rows past a number
+/// of lines were sent to the database (`HEALTHVAULT_STUDY_PAUSE_AFTER_LINES`), or with every
+/// row moved and the commit next (`HEALTHVAULT_STUDY_PAUSE_BEFORE_COMMIT`). They say so on
+/// stderr first. `HEALTHVAULT_STUDY_STAGED_LIMIT` makes a first bundle's staged rows go out in
+/// smaller parcels than the default 4 MiB, so small test bundles take that path too.
 enum StudyPause {
     static let afterLines = ProcessInfo.processInfo.environment["HEALTHVAULT_STUDY_PAUSE_AFTER_LINES"].flatMap { Int($0) }
     static let beforeCommit = ProcessInfo.processInfo.environment["HEALTHVAULT_STUDY_PAUSE_BEFORE_COMMIT"] != nil
+    static let stagedLimit = ProcessInfo.processInfo.environment["HEALTHVAULT_STUDY_STAGED_LIMIT"].flatMap { Int($0) } ?? 4 << 20
+
+    /// Waits to be killed once `lines` lines or more were sent, if asked to.
+    static func afterSending(lines: Int) {
+        if let afterLines, lines >= afterLines { wait("after \(lines) lines sent") }
+    }
 
     static func wait(_ what: String) -> Never {
         FileHandle.standardError.write(Data("study load paused \(what)\n".utf8))

@@ -10,6 +10,9 @@ public enum StudyError: Error, Equatable, Sendable, CustomStringConvertible {
     case database(target: String, reason: String)
     /// The database was made by a later version of this tool.
     case newerSchema(target: String, found: Int, supported: Int)
+    /// The server broke a deadlock with another loader (or a serialization failure) by rolling
+    /// the bundle back; it is tried again, and this is said only when tries ran out.
+    case busy(path: String)
 
     public var description: String {
         switch self {
@@ -23,6 +26,8 @@ public enum StudyError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(target): \(reason)"
         case .newerSchema(let target, let found, let supported):
             "\(target): study schema \(found) is newer than this build's \(supported); update vaultctl"
+        case .busy(let path):
+            "\(path): other loads of the same study kept getting in its way; nothing of it was kept, load it again"
         }
     }
 }

@@ -56,7 +56,7 @@ public enum StudyLoader {
         var senders = Set<String>()
         for path in bundles {
             do {
-                let (fingerprint, counts, follows) = try await load(path, keyFile: keyFile, into: database, roster: roster)
+                let (fingerprint, counts, follows) = try await loadRetrying(path, keyFile: keyFile, into: database, roster: roster)
                 if let follows, try await database.loadedLines(bundle: follows) == nil {
                     summary.warnings.append("\(path) follows bundle \(follows.prefix(16))…, which is not in this study: what only that bundle held is missing")
                 }
@@ -68,12 +68,28 @@ public enum StudyLoader {
             } catch let error as BundleError {
                 summary.refused.append(.init(bundle: path, reason: "\(error)"))
             } catch let error as StudyError {
-                if case .notOnRoster = error { summary.refused.append(.init(bundle: path, reason: "\(error)")); continue }
+                switch error {
+                case .notOnRoster, .busy: summary.refused.append(.init(bundle: path, reason: "\(error)")); continue
+                default: break
+                }
                 throw error
             }
         }
         summary.participants = senders.count
         return summary
+    }
+
+    /// Loads one bundle, again from its start (up to three tries) when the server broke a
+    /// deadlock with another loader by rolling it back.
+    private static func loadRetrying(_ path: String, keyFile: String, into database: any StudyDatabase, roster: StudyRoster?) async throws -> (String, LoadCounts, String?) {
+        var attempt = 1
+        while true {
+            do {
+                return try await load(path, keyFile: keyFile, into: database, roster: roster)
+            } catch StudyError.busy where attempt < 3 {
+                attempt += 1
+            }
+        }
     }
 
     private static func load(_ path: String, keyFile: String, into database: any StudyDatabase, roster: StudyRoster?) async throws -> (String, LoadCounts, String?) {

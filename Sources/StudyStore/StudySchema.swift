@@ -10,6 +10,13 @@ enum StudySchema {
         "value", "value_text", "unit", "min_value", "max_value", "samples", "clipped", "fields", "line_hash", "ordinal",
     ]
 
+    /// The `samples` columns a participant's first raw rows are copied into directly
+    /// (PostgreSQL), in COPY order: `CopyText.directFields`, then fingerprint, occurrence, bundle.
+    static let directSampleColumns = [
+        "category", "type", "day", "start_at", "end_at", "utc_offset", "value", "value_text", "unit", "clipped", "fields", "line_hash",
+        "fingerprint", "occurrence", "bundle",
+    ]
+
     enum Dialect { case sqlite, postgres }
 
     /// The tables, created if missing.
@@ -128,14 +135,17 @@ enum StudySchema {
     /// Moves staged lines into the tables: new raw rows (an identical line's copies numbered in
     /// bundle order), undated records, and figures newer than the ones held. `$FP`, `$BUNDLE`
     /// and `$MADE` are bound by the caller (placeholders differ between the dialects).
-    /// `fresh`: the participant has no raw rows yet, so none can conflict and the plain insert
-    /// (cheaper than ON CONFLICT's speculative one) is enough.
+    /// `fresh`: the participant had no raw rows before this bundle, so none can conflict and the
+    /// plain insert (cheaper than ON CONFLICT's speculative one) is enough; the only raw rows
+    /// already there are this bundle's, copied straight into `samples` as the first of their
+    /// kind (occurrence 1), so a staged copy of one of them is numbered after it.
     static func moves(_ dialect: Dialect, fingerprint: String, bundle: String, madeAt: String, fresh: Bool = false) -> [String] {
         let pg = dialect == .postgres
         let fp = literal(fingerprint), b = literal(bundle), made = literal(madeAt)
         let timeCast = pg ? "::timestamptz" : ""
         let skipConflicts = fresh ? "" : "ON CONFLICT DO NOTHING"
         let clipped = pg ? "s.clipped" : "CASE WHEN s.clipped THEN 1 ELSE 0 END"
+        let copiedBefore = "(SELECT count(*) FROM samples x WHERE x.fingerprint = \(fp) AND x.day = s.day AND x.line_hash = s.line_hash)"
         // SQLite needs a WHERE before ON CONFLICT in INSERT ... SELECT.
         return [
             """
@@ -143,7 +153,7 @@ enum StudySchema {
                                  line_hash, occurrence, bundle)
             SELECT \(fp), s.category, s.name, s.day, s.start_at\(timeCast), s.end_at\(timeCast), s.utc_offset, s.value, s.value_text,
                    s.unit, \(clipped), s.fields, s.line_hash,
-                   row_number() OVER (PARTITION BY s.day, s.line_hash ORDER BY s.ordinal), \(b)
+                   row_number() OVER (PARTITION BY s.day, s.line_hash ORDER BY s.ordinal)\(fresh ? " + " + copiedBefore : ""), \(b)
             FROM study_staging s WHERE s.kind = 's'
             \(skipConflicts)
             """,

@@ -1,5 +1,6 @@
 import Foundation
 import Projections
+import ResearchBundle
 @testable import StudyStore
 import SyntheticHealth
 import Testing
@@ -133,7 +134,7 @@ import Testing
         #expect(try cli.run(b.args(["grant", "lab", "--categories", "heart", "--granularity", "raw"])).status == 0)
         try export(b, dir.file("b2.bundle"))
         let b2 = try lines(of: dir.file("b2.bundle"), in: dir)
-        // The first pause comes past the first batch of 1,024 lines: those are in the open transaction.
+        // The first pause comes once rows past line 1,100 were sent: they are in the open transaction.
         #expect(b2["raw"]! + b2["daily"]! > 1_100)
         // Killed with rows staged, then with every row moved and only the commit left: nothing kept.
         for pause in [["HEALTHVAULT_STUDY_PAUSE_AFTER_LINES": "1100"], ["HEALTHVAULT_STUDY_PAUSE_BEFORE_COMMIT": "1"]] {
@@ -147,6 +148,9 @@ import Testing
             #expect(String(decoding: said, as: UTF8.self).contains("study load paused"), "\(pause)")
             if let server {
                 #expect(try server.psql("SELECT count(*) FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname = 'postgres'") == "1")
+                if pause.keys.contains("HEALTHVAULT_STUDY_PAUSE_AFTER_LINES") {
+                    #expect(try server.psql("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY %' AND datname = 'postgres'") == "1")
+                }
             } else if pause.keys.contains("HEALTHVAULT_STUDY_PAUSE_BEFORE_COMMIT") {
                 #expect(FileManager.default.fileExists(atPath: study.sqlitePath! + "-journal"))
             }
@@ -304,16 +308,154 @@ extension StudyLoadTests {
         #expect(counts?["sleep"] ?? 0 > 0 && fullCounts.contains("sleep:\(counts?["sleep"] ?? -1)"), "\(String(describing: counts)) against \(fullCounts)")
     }
 
+    /// Identical lines (HealthKit keeps a sample written twice as two) stay as many rows as the
+    /// bundle has, in a participant's first bundle (copied straight into `samples` in
+    /// PostgreSQL, its copies numbered through staging, a new month's partition made mid-copy)
+    /// as in a later one, and a later bundle holding them again adds none.
+    @Test(arguments: ["sqlite", "postgres"])
+    func identicalLinesStayAsManyAndLoadOnce(backend: String) throws {
+        let dir = TemporaryDirectory("study-same-\(backend)")
+        let server = backend == "postgres" ? try PostgresServer() : nil
+        let study = Study(url: server?.url ?? "sqlite:" + dir.file("study.sqlite"), sqlitePath: server == nil ? dir.file("study.sqlite") : nil, server: server)
+        #expect(try cli.run(["keygen", "--out", dir.file("lab")]).status == 0)
+        let pass = dir.passphraseFile("p.pass", "study passphrase of p")
+        var p = Participant(vault: dir.file("p"), pass: pass, fingerprint: "")
+        #expect(try cli.run(p.args(["init", "--kdf", "interactive"])).status == 0)
+        func heart(_ day: String, _ value: Int) -> String {
+            #"<Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" unit="count/min" startDate="\#(day) 08:00:00 +0100" endDate="\#(day) 08:00:00 +0100" value="\#(value)"/>"#
+        }
+        let xml = dir.file("export.xml")
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             \(heart("2024-03-01", 71))
+             \(heart("2024-03-01", 71))
+             \(heart("2024-03-02", 64))
+             \(heart("2024-03-01", 71))
+             \(heart("2024-04-02", 80))
+             \(heart("2024-04-02", 80))
+            </HealthData>
+            """.utf8).write(to: URL(fileURLWithPath: xml))
+        #expect(try cli.run(p.args(["import", xml])).status == 0)
+        #expect(try cli.run(p.args(["recipient", "add", "lab", "--key", dir.file("lab.pub")])).status == 0)
+        p.fingerprint = (try JSONSerialization.jsonObject(with: Data(try cli.run(p.args(["identity", "--json"])).stdout.utf8)) as! [String: String])["fingerprint"]!
+        #expect(try cli.run(p.args(["grant", "lab", "--categories", "heart", "--granularity", "raw"])).status == 0)
+        try export(p, dir.file("p1.bundle"))
+        #expect(try lines(of: dir.file("p1.bundle"), in: dir)["raw"] == 6)
+        let roster = dir.file("roster.csv")
+        try Data("participant,fingerprint\nP-001,\(p.fingerprint)\n".utf8).write(to: URL(fileURLWithPath: roster))
+
+        // Staged rows sent one at a time, so the pauses between direct and staged copies happen.
+        let first = try CLIRunner(environment: ["HEALTHVAULT_STUDY_STAGED_LIMIT": "1"]).run(
+            ["study", "load", dir.file("p1.bundle"), "--key", dir.file("lab.key"), "--into", study.url, "--roster", roster, "--json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let json = (try? JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any]) ?? [:]
+        #expect(json["rows"] as? Int == 6 && json["duplicates"] as? Int == 0)
+        let numbered = "SELECT count(*) FROM samples WHERE value = 71 AND occurrence IN (1, 2, 3)"
+        #expect(try study.count(numbered) == 3)
+        #expect(try study.count("SELECT count(*) FROM samples WHERE value = 80 AND occurrence IN (1, 2)") == 2)
+        if let server {
+            #expect(try server.psql("SELECT count(*) FROM samples_2024_04") == "2")
+            #expect(try server.psql("SELECT count(*) FROM samples_default") == "0")
+        }
+
+        // A second, full bundle holds them all again: nothing added.
+        try export(p, dir.file("p2.bundle"))
+        let second = try load(study, [dir.file("p2.bundle")], dir: dir, roster: roster)
+        #expect(second.status == 0 && second.json["rows"] as? Int == 0 && second.json["duplicates"] as? Int == 6)
+        #expect(try study.count("SELECT count(*) FROM samples") == 6)
+    }
+
+    /// The withdrawal pass (a scan of the participant's rows) is skipped only when no row can be
+    /// outside the latest consents: the bundle is the latest, brought nothing outside its own
+    /// consents, and those keep everything the consents before them kept.
+    @Test func theWithdrawalPassIsSkippedOnlyWhenNothingCanBeOutside() throws {
+        func consents(_ spans: [(String, String, String?, String?)]) throws -> String {
+            let receipts = spans.enumerated().map { i, span in
+                ConsentReceipt(id: "c\(i)", at: Date(timeIntervalSince1970: 0), recipient: "lab", categories: [span.0], granularity: span.1,
+                               from: span.2, to: span.3, expires: nil, purpose: nil)
+            }
+            return String(decoding: try JSONEncoder().encode(receipts), as: UTF8.self)
+        }
+        let wide = try consents([("heart", "raw", nil, nil), ("activity", "daily", "2024-01-01", "2024-12-31")])
+        let narrow = try consents([("heart", "raw", "2024-03-01", nil)])
+        let otherGranularity = try consents([("heart", "daily", nil, nil)])
+        #expect(try Coverage.nothingToWithdraw(isLatest: true, rowsOutside: 0, latest: wide, previous: nil))
+        #expect(try Coverage.nothingToWithdraw(isLatest: true, rowsOutside: 0, latest: wide, previous: narrow))
+        #expect(try !Coverage.nothingToWithdraw(isLatest: true, rowsOutside: 0, latest: narrow, previous: wide))
+        #expect(try !Coverage.nothingToWithdraw(isLatest: true, rowsOutside: 0, latest: wide, previous: otherGranularity))
+        #expect(try !Coverage.nothingToWithdraw(isLatest: true, rowsOutside: 1, latest: wide, previous: nil))
+        #expect(try !Coverage.nothingToWithdraw(isLatest: false, rowsOutside: 0, latest: wide, previous: nil))
+    }
+
     /// The line reader takes JSON's grammar and nothing looser: what a database would refuse or cut
     /// is refused with the bundle.
     @Test func theLineReaderIsStrict() throws {
-        for good in [#"{"a":-0.5e3,"b":"x\u00e9","c":null,"d":[1,{"e":"]"}]}"#, #"{}"#, #"{"a":0}"#] {
-            #expect((try? FlatJSONLine(Array(good.utf8)[...])) != nil, "\(good)")
+        let scanner = JSONLineScanner()
+        func scans(_ text: String) -> Bool {
+            Array(text.utf8).withUnsafeBufferPointer { (try? scanner.scan($0)) != nil }
         }
-        for bad in [#"{"a":+1}"#, #"{"a":.5}"#, #"{"a":01}"#, #"{"a":1.}"#, #"{"a":"\u0000"}"#, #"{"a":1}x"#, #"{"a":1e999}"#, #"["a"]"#] {
-            #expect((try? FlatJSONLine(Array(bad.utf8)[...])) == nil, "\(bad)")
+        for good in [#"{"a":-0.5e3,"b":"x\u00e9","c":null,"d":[1,{"e":"]"}]}"#, #"{}"#, #"{"a":0}"#, #" { "a" : 1 } "#] {
+            #expect(scans(good), "\(good)")
         }
-        let parsed = try FlatJSONLine(Array(#"{"a":-0.5e3,"d":[1,{"e":"]"}]}"#.utf8)[...])
-        #expect(parsed["a"] == .number(-500, text: "-0.5e3") && parsed["d"] == .json(#"[1,{"e":"]"}]"#))
+        for bad in [#"{"a":+1}"#, #"{"a":.5}"#, #"{"a":01}"#, #"{"a":1.}"#, #"{"a":"\u0000"}"#, #"{"a":1}x"#, #"{"a":1e999}"#, #"["a"]"#,
+                    #"{"a":1e-310}"#, #"{"a":tru}"#, #"{"a":"\ud800"}"#, "{\"a\":\"\u{1}\"}", #"{"a" 1}"#, #"{"a":1,}"#] {
+            #expect(!scans(bad), "\(bad)")
+        }
+        #expect(Array([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x28, 0x22, 0x7D]).withUnsafeBufferPointer { (try? scanner.scan($0)) == nil },
+                "invalid UTF-8 refused")
+        let line = Array(#"{"a":-0.5e3,"d":[1,{"e":"]"}],"s":"tab\there"}"#.utf8)
+        try line.withUnsafeBufferPointer { bytes in
+            try scanner.scan(bytes)
+            let a = try #require(scanner.member("a", in: bytes))
+            #expect(a.kind == .number && a.number == -500 && Array(bytes[a.written]) == Array("-0.5e3".utf8))
+            let d = try #require(scanner.member("d", in: bytes))
+            #expect(d.kind == .nested && String(decoding: scanner.bytes(d.value, in: bytes), as: UTF8.self) == #"[1,{"e":"]"}]"#)
+            let s = try #require(scanner.member("s", in: bytes))
+            #expect(s.kind == .string && String(decoding: scanner.bytes(s.value, in: bytes), as: UTF8.self) == "tab\there")
+            #expect(scanner.hasSpecialBytes)
+        }
+    }
+
+    /// Numbers the scanner reads itself (the common short decimals) equal what Swift's own
+    /// parser makes of them, and every other number is left to that parser.
+    @Test func shortDecimalsParseExactly() {
+        for text in ["0", "-0", "71", "409.22", "0.05", "-12.5", "123456789012345", "1234567890123456789", "0.1234567890123456789", "2.5e3", "1E-5", "98.60000000000001"] {
+            let parsed = Array(text.utf8).withUnsafeBufferPointer { JSONNumber.value($0) }
+            #expect(parsed?.bitPattern == Double(text)?.bitPattern, "\(text)")
+        }
+    }
+
+    /// A line's identity (its hash) is what the first loader computed from the same content, so a
+    /// study loaded before this reader still recognises lines it holds; an escaped string and its
+    /// plain spelling are the same line.
+    @Test func lineHashesAreStable() throws {
+        let file = StudyRowBatch.FileFacts(category: "heart", granularity: "raw")
+        let scanner = JSONLineScanner()
+        var batch = StudyRowBatch()
+        let lines = [
+            #"{"category":"heart","type":"HKQuantityTypeIdentifierHeartRate","start":"2024-01-01T07:06:00+01:00","end":"2024-01-01T07:06:00+01:00","value":71,"unit":"count/min"}"#,
+            #"{"category":"heart","type":"HKQuantityTypeIdentifierHeartRate","start":"2024-01-01T07:06:00+01:00","end":"2024-01-01T07:06:00+01:00","value":71,"unit":"count\/min"}"#,
+            #"{"category":"heart","type":"HKCategoryTypeIdentifierHighHeartRateEvent","start":"2024-03-31T01:30:00-04:30","end":"2024-03-31T01:31:00-04:30","value":"HKCategoryValueNotApplicable","metadata":{"HKHeartRateEventThreshold":"120 count/min"},"clipped":true}"#,
+            #"{"category":"heart","type":"HKCharacteristicTypeIdentifierBloodType","start":null,"value":"A+","note":"caf\u00e9\t\""}"#,
+        ]
+        for (i, line) in lines.enumerated() {
+            try Array(line.utf8).withUnsafeBufferPointer { try batch.append(line: $0, scanner: scanner, file: file, ordinal: i + 1) }
+        }
+        func text(_ row: Int, _ field: StudyRowBatch.Field) -> String? {
+            batch.withField(row, field) { $0.map { String(decoding: $0, as: UTF8.self) } }
+        }
+        // FNV-1a 64 of the fields as the first loader (StudyRow, 2026-11-25) hashed them.
+        #expect(text(0, .lineHash) == "3b9e09cce34f9bb9")
+        #expect(text(1, .lineHash) == text(0, .lineHash))
+        #expect(text(2, .lineHash) == "2af5f976cfabf4dd")
+        #expect(text(3, .lineHash) == "6f69aeea9466bd13")
+        #expect(batch.kinds == [.sample, .sample, .sample, .undated])
+        #expect(text(0, .day) == "2024-01-01" && text(0, .utcOffset) == "60" && text(2, .utcOffset) == "-270" && text(3, .utcOffset) == nil)
+        #expect(text(2, .fields) == #"{"metadata":{"HKHeartRateEventThreshold":"120 count/min"}}"# && text(2, .clipped) == "t")
+        #expect(text(3, .fields) == #"{"note":"café\t\""}"# && batch.needsEscaping == [false, true, false, true])
+        #expect(text(0, .value) == "71" && text(3, .valueText) == "A+" && text(3, .ordinal) == "4")
+        let months: [Int32] = [24288, 24288, 24290, -1]
+        #expect(batch.months == months, "year * 12 + month - 1")
     }
 }
