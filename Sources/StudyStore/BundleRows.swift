@@ -104,27 +104,3 @@ final class BundleRows {
         }
     }
 }
-
-/// A bundle's rows a batch at a time, with the place reached in the current batch: a COPY that
-/// pauses mid-batch (to make room, or to send staged rows) resumes where it stopped.
-final class RowFeed {
-    let rows: BundleRows
-    var batch = StudyRowBatch()
-    /// The next row of `batch` to send.
-    var index = 0
-    private(set) var finished = false
-
-    init(_ rows: BundleRows) {
-        self.rows = rows
-    }
-
-    /// True while `batch` has rows from `index` on, reading the next batch when it is used up.
-    func fill() throws -> Bool {
-        if index < batch.count { return true }
-        guard !finished else { return false }
-        index = 0
-        if try rows.nextBatch(into: &batch) { return true }
-        finished = true
-        return false
-    }
-}

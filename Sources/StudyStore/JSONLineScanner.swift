@@ -48,6 +48,10 @@ final class JSONLineScanner {
 
     /// Scans `line` (without its newline). The spans refer to `line`, valid while it is.
     func scan(_ line: UnsafeBufferPointer<UInt8>) throws(Malformed) {
+        // Worked on as a local (no exclusivity check per member), put back at the end.
+        var members: [Member] = []
+        swap(&members, &self.members)
+        defer { swap(&members, &self.members) }
         members.removeAll(keepingCapacity: true)
         decodedCount = 0
         if decoded.count < line.count {

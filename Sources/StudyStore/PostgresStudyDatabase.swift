@@ -16,7 +16,7 @@ final class PostgresStudyDatabase: StudyDatabase {
     let target: StudyTarget
     private let connection: PostgresConnection
     /// Which raw lines a participant's first bundle has copied straight into `samples`.
-    private var copied = LineBloomFilter()
+    private let copied = LineBloomFilter()
     /// Months (`year * 12 + month - 1`) whose partitions exist, as far as this load knows.
     private var madeMonths = Set<Int32>()
     /// Those made in the current bundle's transaction (gone again if it rolls back).
@@ -175,32 +175,20 @@ final class PostgresStudyDatabase: StudyDatabase {
             try await connection.copyFrom(table: "samples", columns: StudySchema.directSampleColumns, logger: logger) { writer in
                 var out = ByteBuffer()
                 while newMonth == nil, staged.readableBytes < StudyPause.stagedLimit, try feed.fill() {
-                    feed.batch.arena.withUnsafeBufferPointer { arena in
-                        while feed.index < feed.batch.count, staged.readableBytes < StudyPause.stagedLimit {
-                            let row = feed.index
-                            let month = feed.batch.months[row]
-                            if feed.batch.kinds[row] == .sample {
-                                guard madeMonths.contains(month) else { newMonth = month; return }
-                                if !copied.insert(feed.batch.hashes[row]) {
-                                    CopyText.append(row, CopyText.directFields, of: feed.batch, arena: arena, suffix: suffix, to: &out)
-                                    direct += 1
-                                    feed.index += 1
-                                    continue
-                                }
-                            }
-                            CopyText.append(row, CopyText.stagingFields, of: feed.batch, arena: arena, to: &staged)
-                            feed.index += 1
-                        }
-                    }
+                    let routed = Self.route(feed.batch, from: feed.index, months: madeMonths, copied: copied, suffix: suffix,
+                                            direct: &out, staged: &staged)
+                    feed.index = routed.next
+                    direct += routed.copied
+                    newMonth = routed.newMonth
                     if out.readableBytes >= 1 << 18 {
                         try await writer.write(out)
                         out.clear()
-                        StudyPause.afterSending(lines: feed.rows.lines)
+                        StudyPause.afterSending(lines: feed.position)
                     }
                 }
                 if out.readableBytes > 0 {
                     try await writer.write(out)
-                    StudyPause.afterSending(lines: feed.rows.lines)
+                    StudyPause.afterSending(lines: feed.position)
                 }
             }
             if staged.readableBytes > 0 {
@@ -208,10 +196,35 @@ final class PostgresStudyDatabase: StudyDatabase {
                     try await writer.write(staged)
                 }
                 staged.clear()
-                StudyPause.afterSending(lines: feed.rows.lines)
+                StudyPause.afterSending(lines: feed.position)
             }
         } while newMonth != nil || !feed.finished
         return direct
+    }
+
+    /// Sends rows of `batch` from `start` on: a raw row new to `copied`, in a month with its
+    /// partition, to `direct`; every other row to `staged`. Stops at the end of the batch, once
+    /// `staged` is full, or at a raw row whose month has no partition yet (returned).
+    private static func route(_ batch: StudyRowBatch, from start: Int, months: Set<Int32>, copied: LineBloomFilter, suffix: [UInt8],
+                              direct: inout ByteBuffer, staged: inout ByteBuffer) -> (next: Int, copied: Int, newMonth: Int32?) {
+        batch.arena.withUnsafeBufferPointer { arena in
+            var row = start, count = 0
+            while row < batch.count, staged.readableBytes < StudyPause.stagedLimit {
+                if batch.kinds[row] == .sample {
+                    let month = batch.months[row]
+                    guard months.contains(month) else { return (row, count, month) }
+                    if !copied.insert(batch.hashes[row]) {
+                        CopyText.append(row, CopyText.directFields, of: batch, arena: arena, suffix: suffix, to: &direct)
+                        count += 1
+                        row += 1
+                        continue
+                    }
+                }
+                CopyText.append(row, CopyText.stagingFields, of: batch, arena: arena, to: &staged)
+                row += 1
+            }
+            return (row, count, nil)
+        }
     }
 
     static func partition(_ table: String, _ month: Int32) -> String {
@@ -242,9 +255,13 @@ final class PostgresStudyDatabase: StudyDatabase {
         let fresh = held == 0
         try await run(StudySchema.staging(.postgres))
         var counts = LoadCounts()
-        let feed = RowFeed(rows)
+        let feed = RowFeed(rows, readAhead: false)
+        defer { feed.stop() }
+        var staged = true
         if fresh {
-            counts.added += try await copyFirstBundle(bundle, feed: feed)
+            let copied = try await copyFirstBundle(bundle, feed: feed)
+            counts.added += copied
+            staged = copied < rows.lines
         } else {
             try await connection.copyFrom(table: "study_staging", columns: StudySchema.stagingColumns, logger: logger) { writer in
                 var out = ByteBuffer()
@@ -257,18 +274,20 @@ final class PostgresStudyDatabase: StudyDatabase {
                     feed.index = feed.batch.count
                     try await writer.write(out)
                     out.clear()
-                    StudyPause.afterSending(lines: rows.lines)
+                    StudyPause.afterSending(lines: feed.position)
                 }
             }
         }
         // Partitions for the staged rows' months, made before the rows move (so the default
         // partition stays empty and a month can always be attached).
-        let monthRows = try await connection.query("SELECT DISTINCT to_char(day, 'YYYY-MM') FROM study_staging WHERE day IS NOT NULL", logger: logger)
-        var stagedMonths: [Int32] = []
-        for try await month in monthRows.decode(String.self) { if let key = Self.monthKey(month) { stagedMonths.append(key) } }
-        try await ensurePartitions(stagedMonths)
-        for sql in StudySchema.moves(.postgres, fingerprint: bundle.fingerprint, bundle: bundle.hash, madeAt: bundle.madeAt, fresh: fresh) {
-            counts.added += try await count("WITH moved AS (\(sql) RETURNING 1) SELECT count(*) FROM moved")
+        if staged {
+            let monthRows = try await connection.query("SELECT DISTINCT to_char(day, 'YYYY-MM') FROM study_staging WHERE day IS NOT NULL", logger: logger)
+            var stagedMonths: [Int32] = []
+            for try await month in monthRows.decode(String.self) { if let key = Self.monthKey(month) { stagedMonths.append(key) } }
+            try await ensurePartitions(stagedMonths)
+            for sql in StudySchema.moves(.postgres, fingerprint: bundle.fingerprint, bundle: bundle.hash, madeAt: bundle.madeAt, fresh: fresh) {
+                counts.added += try await count("WITH moved AS (\(sql) RETURNING 1) SELECT count(*) FROM moved")
+            }
         }
         counts.duplicates = rows.lines - counts.added
         try await connection.query("""
@@ -281,7 +300,9 @@ final class PostgresStudyDatabase: StudyDatabase {
                     \(bundle.consents)::jsonb, \(Int64(rows.lines)), \(Int64(counts.added)), \(Int64(counts.duplicates)), 0)
             """, logger: logger)
         counts.withdrawn = try await withdraw(bundle, rows: rows)
-        try await connection.query("UPDATE bundles SET withdrawn = \(Int64(counts.withdrawn)) WHERE hash = \(bundle.hash)", logger: logger)
+        if counts.withdrawn > 0 {
+            try await connection.query("UPDATE bundles SET withdrawn = \(Int64(counts.withdrawn)) WHERE hash = \(bundle.hash)", logger: logger)
+        }
         return counts
     }
 

@@ -50,10 +50,12 @@ final class SQLiteStudyDatabase: StudyDatabase {
                 try db.execute(StudySchema.staging(.sqlite))
                 let columns = StudySchema.stagingColumns
                 let insert = try db.prepare("INSERT INTO study_staging (\(columns.joined(separator: ","))) VALUES (\(columns.map { _ in "?" }.joined(separator: ",")))")
-                var batch = StudyRowBatch()
-                while try rows.nextBatch(into: &batch) {
-                    for row in 0..<batch.count { try stage(row, of: batch, with: insert) }
-                    StudyPause.afterSending(lines: rows.lines)
+                let feed = RowFeed(rows, readAhead: true)
+                defer { feed.stop() }
+                while try feed.fill() {
+                    for row in feed.index..<feed.batch.count { try stage(row, of: feed.batch, with: insert) }
+                    feed.index = feed.batch.count
+                    StudyPause.afterSending(lines: feed.position)
                 }
                 var counts = LoadCounts()
                 for sql in StudySchema.moves(.sqlite, fingerprint: bundle.fingerprint, bundle: bundle.hash, madeAt: bundle.madeAt) {

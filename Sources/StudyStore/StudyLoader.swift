@@ -54,9 +54,12 @@ public enum StudyLoader {
         try await database.prepare()
         var summary = StudyLoadSummary()
         var senders = Set<String>()
-        for path in bundles {
+        let hashes = FileHashPrefetch(bundles)
+        defer { hashes.stop() }
+        for (index, path) in bundles.enumerated() {
             do {
-                let (fingerprint, counts, follows) = try await loadRetrying(path, keyFile: keyFile, into: database, roster: roster)
+                let (fingerprint, counts, follows) = try await loadRetrying(path, hash: { try hashes.hash(of: index) }, keyFile: keyFile,
+                                                                           into: database, roster: roster)
                 if let follows, try await database.loadedLines(bundle: follows) == nil {
                     summary.warnings.append("\(path) follows bundle \(follows.prefix(16))…, which is not in this study: what only that bundle held is missing")
                 }
@@ -81,19 +84,21 @@ public enum StudyLoader {
 
     /// Loads one bundle, again from its start (up to three tries) when the server broke a
     /// deadlock with another loader by rolling it back.
-    private static func loadRetrying(_ path: String, keyFile: String, into database: any StudyDatabase, roster: StudyRoster?) async throws -> (String, LoadCounts, String?) {
+    private static func loadRetrying(_ path: String, hash: () throws -> String, keyFile: String, into database: any StudyDatabase,
+                                     roster: StudyRoster?) async throws -> (String, LoadCounts, String?) {
+        let hash = try hash()
         var attempt = 1
         while true {
             do {
-                return try await load(path, keyFile: keyFile, into: database, roster: roster)
+                return try await load(path, hash: hash, keyFile: keyFile, into: database, roster: roster)
             } catch StudyError.busy where attempt < 3 {
                 attempt += 1
             }
         }
     }
 
-    private static func load(_ path: String, keyFile: String, into database: any StudyDatabase, roster: StudyRoster?) async throws -> (String, LoadCounts, String?) {
-        let hash = try fileHash(path)
+    private static func load(_ path: String, hash: String, keyFile: String, into database: any StudyDatabase,
+                             roster: StudyRoster?) async throws -> (String, LoadCounts, String?) {
         let stream = try BundleStream(path: path, keyFile: keyFile, expectSender: nil)
         var label: String?
         let rows = try BundleRows(stream: stream) { manifest in

@@ -14,6 +14,14 @@ import Vault
 /// no more); shared activity and heart raw, then withdrew heart (two bundles, the second one's
 /// consent no longer covering the heart rows).
 public struct SyntheticStudy {
+    /// What the participants consent to.
+    public enum Mix: String, Sendable, CaseIterable {
+        /// Everyone shares activity raw, once: the plain load a study's benchmark is about.
+        case rawActivity = "raw"
+        /// The four kinds above in turn.
+        case consentKinds = "consents"
+    }
+
     public struct Participant {
         public var label: String
         public var vault: String
@@ -31,8 +39,10 @@ public struct SyntheticStudy {
     /// Every bundle, participant by participant, oldest first.
     public var bundles: [String] { participants.flatMap(\.bundles) }
 
-    /// Makes `participants` participants with `days` days each under `directory` (new).
-    public static func make(in directory: String, participants count: Int, days: Int, passphrase: Passphrase) throws -> SyntheticStudy {
+    /// Makes `participants` participants with `days` days each under `directory` (new), their
+    /// consents as `mix` says.
+    public static func make(in directory: String, participants count: Int, days: Int, mix: Mix = .consentKinds,
+                            passphrase: Passphrase) throws -> SyntheticStudy {
         try FileManager.default.createDirectory(atPath: directory + "/bundles", withIntermediateDirectories: true)
         let keyPrefix = directory + "/lab"
         try RecipientKeyFiles.generate(prefix: keyPrefix)
@@ -57,6 +67,13 @@ public struct SyntheticStudy {
                 let bundle = directory + "/bundles/\(label)-\(n).bundle"
                 _ = try vault.export(to: "lab", path: bundle, now: then.addingTimeInterval(Double(n)), today: day)
                 bundles.append(bundle)
+            }
+            if mix == .rawActivity {
+                _ = try vault.grant(recipient: "lab", categories: [.activity], from: first, to: last, granularity: .raw,
+                                    expires: nil, purpose: "synthetic study", now: then)
+                try export(1, at: thenDay)
+                participants.append(Participant(label: label, vault: path, fingerprint: try vault.identity().fingerprint, bundles: bundles))
+                continue
             }
             switch i % 4 {
             case 0:
