@@ -21,7 +21,7 @@ extension VaultBench {
         @Option(help: "The vaultctl binary (default: beside this one).") var vaultctl: String?
         @Option(help: "Timed rounds, each a load and the anchor on the same emptied tables (the figures vary from run to run with the server's checkpoints).")
         var rounds = 1
-        @Flag(help: "Keep the generated study (vaults, bundles, roster) in the work directory.") var keep = false
+        @Flag(help: "Keep the generated study (bundles, roster, the SQLite file) in the work directory.") var keep = false
 
         func run() throws {
             let cli = try VaultctlProcess(vaultctl)
@@ -39,6 +39,8 @@ extension VaultBench {
             let bundleBytes = try study.bundles.reduce(0) { $0 + (((try FileManager.default.attributesOfItem(atPath: $1))[.size] as? NSNumber)?.intValue ?? 0) }
             print("generated \(study.participants.count) vaults and \(study.bundles.count) bundles (\(grouped(bundleBytes)) B) in \(made.formatted(1)) s")
 
+            // The vaults made the bundles; the disk they take is better left to the databases.
+            try? FileManager.default.removeItem(atPath: directory + "/vaults")
             let server = try PostgresServer()
             let load = ["study", "load"] + study.bundles + ["--key", study.keyPrefix + ".key", "--roster", study.roster, "--into"]
             // A first, untimed load warms the server for both timed runs (its WAL files made, its
@@ -76,9 +78,12 @@ extension VaultBench {
             let ratio = (Double(totals.rows) / totals.load) / (Double(totals.anchorRows) / totals.anchor)
             print("ratio     \(ratio.formatted(2)) x the anchor's rows/s over \(max(1, rounds)) round(s)   target >= 0.8: \(ratio >= 0.8 ? "met" : "NOT MET")")
 
+            // The server's tables and the anchor's dump make room for the SQLite file.
+            let lines = Int(try server.psql("SELECT sum(lines) FROM bundles")) ?? 0
+            _ = try server.psql("DROP TABLE samples, aggregates, records, bundles, participants, withdrawals, study_meta CASCADE")
+            for (_, file) in dumps { try? FileManager.default.removeItem(atPath: file) }
             let sqlite = "\(directory)/study.sqlite"
             guard let embedded = try timedProcess(cli.binary, load + ["sqlite:" + sqlite]) else { throw ExitCode.failure }
-            let lines = Int(try server.psql("SELECT sum(lines) FROM bundles")) ?? 0
 
             print("sqlite    vaultctl study load --into sqlite: \(embedded.seconds.formatted(2)) s = \(grouped(Int(Double(lines) / embedded.seconds))) lines/s; peak RSS \((embedded.peakKiB / 1024).formatted(1)) MiB")
         }
