@@ -21,6 +21,10 @@ final class BundleRows {
     private var carry: [UInt8] = []
     private var finished = false
     static let batchSize = 4096
+    /// A batch also ends once its fields take this many bytes (lines can be long: a record's metadata).
+    static let batchBytes = 16 << 20
+    /// The longest line a bundle may have.
+    static let maximumLineBytes = 64 << 20
 
     /// Reads up to the manifest; `accept` may refuse the bundle by its manifest (the roster).
     init(stream: BundleStream, accept: (BundleManifestInfo) throws -> Void) throws {
@@ -42,7 +46,7 @@ final class BundleRows {
     func nextBatch(into batch: inout StudyRowBatch) throws -> Bool {
         batch.removeAll()
         guard !finished else { return false }
-        while batch.count < Self.batchSize {
+        while batch.count < Self.batchSize, batch.arena.count < Self.batchBytes {
             guard let part = try stream.next() else {
                 finished = true
                 return batch.count > 0
@@ -71,6 +75,9 @@ final class BundleRows {
                         start = newline + 1
                     }
                     carry += chunk[start...]
+                    if carry.count > Self.maximumLineBytes {
+                        throw BundleError.refused(path: stream.path, reason: "\(file.info.path) line \(lineInFile + 1): longer than \(Self.maximumLineBytes >> 20) MiB")
+                    }
                 }
             case .fileEnd:
                 if let file, !carry.isEmpty {

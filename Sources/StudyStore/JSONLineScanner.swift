@@ -252,8 +252,16 @@ final class JSONLineScanner {
             let b = line[p]
             if b >= 0x80 { nonASCII = true }
             if b == 0x09 || b == 0x0D { hasSpecialBytes = true }
+            // A backslash anywhere (JSON allows it only in strings; the database judges the
+            // rest) must be escaped for COPY.
+            if b == 0x5C { hasSpecialBytes = true }
             if inString {
-                if b == 0x5C { hasSpecialBytes = true; p += 2; continue }
+                if b == 0x5C {
+                    // The escaped byte is skipped, but still counts for the UTF-8 check.
+                    if p + 1 < line.count, line[p + 1] >= 0x80 { nonASCII = true }
+                    p += 2
+                    continue
+                }
                 if b == 0x22 { inString = false }
             } else if b == 0x22 {
                 inString = true

@@ -70,10 +70,24 @@ struct Coverage {
     /// it is their latest, every row it brought is inside its own consents, and those keep all
     /// that the consents before it kept (the rows held were inside those, as every load leaves
     /// them). `previous` is the consents of the latest bundle before it, nil when it is the first.
+    /// Only consents whose days are all written `YYYY-MM-DD` qualify: the rows were judged by
+    /// comparing those bytes, the database compares dates.
     static func nothingToWithdraw(isLatest: Bool, rowsOutside: Int, latest: String, previous: String?) throws -> Bool {
         guard isLatest, rowsOutside == 0 else { return false }
+        let now = try Coverage(consentsJSON: latest)
+        guard now.hasPlainDays else { return false }
         guard let previous else { return true }
-        return try Coverage(consentsJSON: previous).isWithin(Coverage(consentsJSON: latest))
+        let before = try Coverage(consentsJSON: previous)
+        return before.hasPlainDays && before.isWithin(now)
+    }
+
+    /// Whether every span's days are `YYYY-MM-DD`, digits where digits go.
+    var hasPlainDays: Bool {
+        spans.allSatisfy { span in
+            [span.from, span.to].allSatisfy { day in
+                Array(day.utf8).withUnsafeBufferPointer { $0.count == 10 && StudyRowBatch.month(of: $0) != nil }
+            }
+        }
     }
 
     /// The predicate that keeps a row of `alias` (with `category`, `day` and, for aggregates,

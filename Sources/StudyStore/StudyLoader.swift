@@ -82,8 +82,9 @@ public enum StudyLoader {
         return summary
     }
 
-    /// Loads one bundle, again from its start (up to three tries) when the server broke a
-    /// deadlock with another loader by rolling it back.
+    /// Loads one bundle, again from its start when the server broke a deadlock with another
+    /// loader by rolling it back (loaders side by side into a new study, each making the months
+    /// it needs), after a pause that grows and varies so they fall out of step; eight tries.
     private static func loadRetrying(_ path: String, hash: () throws -> String, keyFile: String, into database: any StudyDatabase,
                                      roster: StudyRoster?) async throws -> (String, LoadCounts, String?) {
         let hash = try hash()
@@ -91,7 +92,8 @@ public enum StudyLoader {
         while true {
             do {
                 return try await load(path, hash: hash, keyFile: keyFile, into: database, roster: roster)
-            } catch StudyError.busy where attempt < 3 {
+            } catch StudyError.busy where attempt < 8 {
+                try await Task.sleep(nanoseconds: UInt64.random(in: 50_000_000...200_000_000) * UInt64(attempt))
                 attempt += 1
             }
         }

@@ -164,7 +164,7 @@ struct StudyRowBatch {
 
         kinds.append(kind)
         hashes.append(hash.value)
-        needsEscaping.append(scanner.hasSpecialBytes)
+        needsEscaping.append(scanner.hasSpecialBytes || file.needsEscaping)
         numbers.append(value?.number ?? .nan)
         numbers.append(minimum?.number ?? .nan)
         numbers.append(maximum?.number ?? .nan)
@@ -283,7 +283,8 @@ struct StudyRowBatch {
             guard (0x30...0x39).contains(tail[i]), (0x30...0x39).contains(tail[i + 1]) else { return nil }
             return Int(tail[i] - 0x30) * 10 + Int(tail[i + 1] - 0x30)
         }
-        guard tail[0] == 0x2B || tail[0] == 0x2D, tail[3] == 0x3A, let h = two(1), let m = two(4) else { return nil }
+        // The separator is not looked at (nor was it by the first loader).
+        guard tail[0] == 0x2B || tail[0] == 0x2D, let h = two(1), let m = two(4) else { return nil }
         return (tail[0] == 0x2D ? -1 : 1) * (h * 60 + m)
     }
 
@@ -292,11 +293,14 @@ struct StudyRowBatch {
         var category: [UInt8]
         var granularity: [UInt8]
         var isRaw: Bool
+        /// Whether the manifest's names for the file hold a byte COPY must escape.
+        var needsEscaping: Bool
 
         init(category: String, granularity: String) {
             self.category = Array(category.utf8)
             self.granularity = Array(granularity.utf8)
             isRaw = granularity == "raw"
+            needsEscaping = (self.category + self.granularity).contains { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         }
 
         init(_ file: BundleFileInfo) {

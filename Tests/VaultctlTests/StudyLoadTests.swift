@@ -380,12 +380,16 @@ extension StudyLoadTests {
         let wide = try consents([("heart", "raw", nil, nil), ("activity", "daily", "2024-01-01", "2024-12-31")])
         let narrow = try consents([("heart", "raw", "2024-03-01", nil)])
         let otherGranularity = try consents([("heart", "daily", nil, nil)])
+        let looseDays = try consents([("heart", "raw", "2024-1-01", "2024-12-31")])
         #expect(try Coverage.nothingToWithdraw(isLatest: true, rowsOutside: 0, latest: wide, previous: nil))
         #expect(try Coverage.nothingToWithdraw(isLatest: true, rowsOutside: 0, latest: wide, previous: narrow))
         #expect(try !Coverage.nothingToWithdraw(isLatest: true, rowsOutside: 0, latest: narrow, previous: wide))
         #expect(try !Coverage.nothingToWithdraw(isLatest: true, rowsOutside: 0, latest: wide, previous: otherGranularity))
         #expect(try !Coverage.nothingToWithdraw(isLatest: true, rowsOutside: 1, latest: wide, previous: nil))
         #expect(try !Coverage.nothingToWithdraw(isLatest: false, rowsOutside: 0, latest: wide, previous: nil))
+        // Days the database would read as dates but the rows were not compared with as bytes.
+        #expect(try !Coverage.nothingToWithdraw(isLatest: true, rowsOutside: 0, latest: looseDays, previous: nil))
+        #expect(try !Coverage.nothingToWithdraw(isLatest: true, rowsOutside: 0, latest: wide, previous: looseDays))
     }
 
     /// The line reader takes JSON's grammar and nothing looser: what a database would refuse or cut
@@ -404,6 +408,18 @@ extension StudyLoadTests {
         }
         #expect(Array([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x28, 0x22, 0x7D]).withUnsafeBufferPointer { (try? scanner.scan($0)) == nil },
                 "invalid UTF-8 refused")
+        // Inside a nested value too, even right after a backslash.
+        #expect(Array(#"{"m":["\"#.utf8 + [0xFF] + #""]}"#.utf8).withUnsafeBufferPointer { (try? scanner.scan($0)) == nil },
+                "invalid UTF-8 in a nested string refused")
+        // A backslash outside a nested value's strings still makes the line one COPY escapes.
+        try Array(#"{"m":{"a":1,\n"b":2}}"#.utf8).withUnsafeBufferPointer { bytes in
+            try scanner.scan(bytes)
+            #expect(scanner.hasSpecialBytes)
+        }
+        try Array(#"{"m":{"a":"x"}}"#.utf8).withUnsafeBufferPointer { bytes in
+            try scanner.scan(bytes)
+            #expect(!scanner.hasSpecialBytes)
+        }
         let line = Array(#"{"a":-0.5e3,"d":[1,{"e":"]"}],"s":"tab\there"}"#.utf8)
         try line.withUnsafeBufferPointer { bytes in
             try scanner.scan(bytes)

@@ -71,13 +71,7 @@ extension Vault {
         var inputs = 0
         var reached = log.genesis
         try models.rebuild { update in
-            var feed = ProjectionFeed()
-            reached = try scanLog { _, event in
-                if let input = feed.input(for: event) {
-                    try update.add(input)
-                    inputs += 1
-                }
-            }
+            (reached, inputs) = try applyInputs(scan: { try self.scanLog($0) }) { try update.add($0) }
             try restateDiscreteDays(&update, models: models)
             return reached.encoded
         }
@@ -127,13 +121,9 @@ extension Vault {
             key.eraseID.map { unrecorded.contains($0) } ?? false
         }.map { String(decoding: $0.label, as: UTF8.self) })
         try models.update { update in
-            var feed = ProjectionFeed()
-            func apply(_ event: VaultEvent) throws {
-                if let input = feed.input(for: event) { try update.add(input) }
-            }
             if !pendingErasure.isEmpty { try update.add(.erased(pendingErasure)) }
             guard let bytes = try models.position else {
-                reached = try scanLog { _, event in try apply(event) }
+                reached = try applyInputs(scan: { try self.scanLog($0) }) { try update.add($0) }.position
                 try restateDiscreteDays(&update, models: models)
                 return reached.encoded
             }
@@ -146,7 +136,7 @@ extension Vault {
                 if log.mode == .readWrite { throw ProjectionMismatch.logDiffers }
                 return pendingErasure.isEmpty ? nil : bytes
             }
-            reached = try scanTail(after: stored) { _, event in try apply(event) }
+            reached = try applyInputs(scan: { try self.scanTail(after: stored, $0) }) { try update.add($0) }.position
             try restateDiscreteDays(&update, models: models)
             return reached.encoded
         }
