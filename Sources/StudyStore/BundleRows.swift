@@ -38,7 +38,7 @@ final class BundleRows {
             throw BundleError.refused(path: stream.path, reason: "holds \(manifest.files[0].format) files, which study load does not read (ask for --format ndjson)")
         }
         self.manifest = manifest
-        coverage = try Coverage(consentsJSON: String(decoding: try JSONEncoder().encode(manifest.consents), as: UTF8.self))
+        coverage = Coverage(receipts: manifest.consents)
     }
 
     /// Fills `batch` with the next rows (emptied first); false, with the batch empty, once the

@@ -237,11 +237,7 @@ final class PostgresStudyDatabase: StudyDatabase {
 
     /// `year * 12 + month - 1` of `YYYY-MM…`.
     static func monthKey(_ text: String) -> Int32? {
-        Array(text.utf8).withUnsafeBufferPointer { bytes in
-            guard bytes.count >= 7 else { return nil }
-            let padded = Array(bytes.prefix(7)) + Array("-01".utf8)
-            return padded.withUnsafeBufferPointer { StudyRowBatch.month(of: $0) }
-        }
+        Array((text.prefix(7) + "-01").utf8).withUnsafeBufferPointer { StudyRowBatch.month(of: $0) }
     }
 
     private func loadInTransaction(_ bundle: PendingBundle, rows: BundleRows) async throws -> LoadCounts {

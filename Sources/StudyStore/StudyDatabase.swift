@@ -50,7 +50,10 @@ struct Coverage {
     var spans: [Span]
 
     init(consentsJSON: String) throws {
-        let receipts = try JSONDecoder().decode([ConsentReceipt].self, from: Data(consentsJSON.utf8))
+        self.init(receipts: try JSONDecoder().decode([ConsentReceipt].self, from: Data(consentsJSON.utf8)))
+    }
+
+    init(receipts: [ConsentReceipt]) {
         spans = receipts.flatMap { receipt in
             receipt.categories.map {
                 Span(category: $0, granularity: receipt.granularity ?? "raw", from: receipt.dataFrom ?? "0001-01-01", to: receipt.dataTo ?? "9999-12-31")
