@@ -213,7 +213,6 @@ struct StudyRowBatch {
     }
 
     private static let commonMembers: [[UInt8]] = ["category", "type", "start", "end", "value", "unit", "clipped"].map { Array($0.utf8) }
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The line's members other than the ones every raw line has, as a JSON object (left null
     /// when there are none): keys and strings written as `JSONText.literal` writes them, other
@@ -239,26 +238,17 @@ struct StudyRowBatch {
         mark(.fields, from: start, base: base)
     }
 
-    /// A JSON string of `span`'s decoded text, escaped as `JSONText.literal` escapes.
+    /// A JSON string of `span`'s decoded text, as `JSONText.literal` writes it.
     private mutating func appendLiteral(_ span: JSONLineScanner.Span, scanner: JSONLineScanner, line: UnsafeBufferPointer<UInt8>) {
-        arena.append(0x22)
         if !span.decoded {
             // Nothing needed escaping on the way in, so nothing does on the way out.
+            arena.append(0x22)
             arena.append(contentsOf: UnsafeBufferPointer(rebasing: line[span.start..<span.end]))
+            arena.append(0x22)
         } else {
-            for byte in scanner.bytes(span, in: line) {
-                switch byte {
-                case 0x22: arena.append(contentsOf: [0x5C, 0x22])
-                case 0x5C: arena.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: arena.append(contentsOf: [0x5C, 0x6E])
-                case 0x0D: arena.append(contentsOf: [0x5C, 0x72])
-                case 0x09: arena.append(contentsOf: [0x5C, 0x74])
-                case ..<0x20: arena.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)]])
-                default: arena.append(byte)
-                }
-            }
+            // Rare (the line had escapes): the decoded bytes are valid UTF-8, so the String is exact.
+            arena.append(contentsOf: JSONText.literal(String(decoding: scanner.bytes(span, in: line), as: UTF8.self)).utf8)
         }
-        arena.append(0x22)
     }
 
     /// `year * 12 + month - 1` of a `YYYY-MM-DD…` time or period, nil unless its first ten
