@@ -91,7 +91,9 @@ final class JSONLineScanner {
     /// The first member named `key`.
     func member(_ key: StaticString, in line: UnsafeBufferPointer<UInt8>) -> Member? {
         let wanted = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
-        for member in members where bytes(member.key, in: line).elementsEqual(wanted) { return member }
+        for member in members where member.key.end - member.key.start == wanted.count {
+            if bytes(member.key, in: line).elementsEqual(wanted) { return member }
+        }
         return nil
     }
 
@@ -116,6 +118,15 @@ final class JSONLineScanner {
         p += 1
         let start = p
         var nonASCII = false
+        // Eight bytes at a time while none of them is a quote, a backslash, a control byte or
+        // non-ASCII (most of a bundle's strings: names, times, units); the byte loop decides
+        // the rest.
+        let base = UnsafeRawPointer(line.baseAddress!)
+        while p + 8 <= line.count {
+            let word = base.loadUnaligned(fromByteOffset: p, as: UInt64.self)
+            guard !Self.hasSpecialByte(word) else { break }
+            p += 8
+        }
         while p < line.count {
             let b = line[p]
             if b == 0x22 {
@@ -129,6 +140,18 @@ final class JSONLineScanner {
             p += 1
         }
         throw Malformed()
+    }
+
+    /// Whether any byte of `word` is a quote, a backslash, below 0x20 or above 0x7F (exact:
+    /// the zero-byte test only errs above a byte that is truly zero).
+    @inline(__always)
+    private static func hasSpecialByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let quote = hasZero(word ^ (ones &* 0x22))
+        let backslash = hasZero(word ^ (ones &* 0x5C))
+        let control = (word &- ones &* 0x20) & ~word & highs
+        return (quote | backslash | control | (word & highs)) != 0
     }
 
     /// The rest of a string that has escapes, decoded into `decoded`; p on the first backslash.

@@ -1,38 +1,44 @@
 /// The line hashes a bundle has shown so far, in bounded memory whatever the bundle's size: a
-/// blocked Bloom filter of 8 MiB (three bits within one 64-byte block, so one cache miss a
-/// line). A participant's first bundle copies a raw line straight into `samples` as the first
-/// of its kind only when the filter says its hash is new; a line it may have seen (a true copy,
-/// or about 1 % false alarms at five million lines) goes through staging, where the database
-/// numbers identical lines exactly.
+/// blocked Bloom filter (three bits within one 64-byte block, so one cache miss a line) of two
+/// bytes a line the bundle's manifest announces, between 64 KiB and 8 MiB. A participant's first
+/// bundle copies a raw line straight into `samples` as the first of its kind only when the
+/// filter says its hash is new; a line it may have seen (a true copy, or a false alarm: about
+/// 0.1 % at the announced size, 1 % at five million lines in the largest filter) goes through
+/// staging, where the database numbers identical lines exactly. A manifest that understates its
+/// lines costs more false alarms, never a wrong row.
+///
+/// Sized to the bundle, a typical one's filter (80,000 lines: 256 KiB) stays in the core's
+/// cache; one size of 8 MiB for every bundle missed it on every line (docs/benchmarks.md).
 final class LineBloomFilter {
-    private static let wordCount = 1 << 20
-    private static let blockCount = wordCount / 8
-    private let words = UnsafeMutablePointer<UInt64>.allocate(capacity: LineBloomFilter.wordCount)
-    private var dirty = true
+    private static let maximumWords = 1 << 20
+    private static let minimumWords = 1 << 13
+    private let words = UnsafeMutablePointer<UInt64>.allocate(capacity: LineBloomFilter.maximumWords)
+    /// Blocks in use (a power of two) less one. Words beyond them are always zero.
+    private var blockMask = LineBloomFilter.maximumWords / 8 - 1
 
     init() {
-        reset()
+        reset(expectedLines: 0)
     }
 
     deinit { words.deallocate() }
 
-    /// Forgets every hash.
-    func reset() {
-        guard dirty else { return }
-        words.initialize(repeating: 0, count: Self.wordCount)
-        dirty = false
+    /// Forgets every hash and sizes the filter for `expectedLines` lines.
+    func reset(expectedLines: Int) {
+        words.initialize(repeating: 0, count: (blockMask + 1) * 8)
+        var wordCount = Self.minimumWords
+        while wordCount < Self.maximumWords && wordCount * 8 < expectedLines * 2 { wordCount <<= 1 }
+        blockMask = wordCount / 8 - 1
     }
 
     /// Adds `hash`; true when it may have been added before.
     func insert(_ hash: UInt64) -> Bool {
-        dirty = true
         // The SplitMix64 finaliser spreads FNV's bits: the top ones pick the block, the bottom
         // 27 the three bits within it.
         var z = hash &+ 0x9E37_79B9_7F4A_7C15
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         z ^= z >> 31
-        let block = words + Int(z >> 40) % Self.blockCount * 8
+        let block = words + (Int(z >> 40) & blockMask) * 8
         var seen = true
         for probe in 0..<3 {
             let bit = Int((z >> (9 * UInt64(probe))) & 511)

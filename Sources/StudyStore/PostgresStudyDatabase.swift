@@ -162,7 +162,7 @@ final class PostgresStudyDatabase: StudyDatabase {
     /// `stagedLimit` bytes gather, so memory stays bounded). A row of a month without its
     /// partition pauses the copy while the partition is made. Returns the rows copied.
     private func copyFirstBundle(_ bundle: PendingBundle, feed: RowFeed) async throws -> Int {
-        copied.reset()
+        copied.reset(expectedLines: feed.rows.manifest.files.reduce(0) { $0 + ($1.granularity == "raw" && $1.format == "ndjson" ? $1.lines : 0) })
         var direct = 0
         let suffix = Array("\t\(bundle.fingerprint)\t1\t\(bundle.hash)".utf8)
         var staged = ByteBuffer()

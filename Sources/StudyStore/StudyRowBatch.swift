@@ -65,6 +65,13 @@ struct StudyRowBatch {
         return spans[i] < 0 ? nil : Int(spans[i])..<Int(spans[i + 1])
     }
 
+    /// The run of `arena` that holds row `row`'s fields: they are written one after the other,
+    /// from its kind to its ordinal, neither of which is ever null.
+    func rowExtent(_ row: Int) -> Range<Int> {
+        let first = row * Self.fieldCount * 2
+        return Int(spans[first])..<Int(spans[first + Self.fieldCount * 2 - 1])
+    }
+
     /// Appends the row of one line of `file`, scanned by `scanner`; on error the batch is as it was.
     mutating func append(line: UnsafeBufferPointer<UInt8>, scanner: JSONLineScanner, file: FileFacts, ordinal: Int) throws(Malformed) {
         do { try scanner.scan(line) } catch { throw Malformed(reason: "not a JSON object") }
@@ -154,9 +161,16 @@ struct StudyRowBatch {
         if file.isRaw { fieldsObject(scanner: scanner, line: line, base: base) }
         // The identity: what the line says, in the order the first loader hashed it.
         var hash = FNV1a()
-        for field in [Field.kind, .category, .granularity, .name, .start, .end, .period, .value, .valueText, .unit] {
-            mix(field, base: base, into: &hash)
-        }
+        mix(.kind, base: base, into: &hash)
+        mix(.category, base: base, into: &hash)
+        mix(.granularity, base: base, into: &hash)
+        mix(.name, base: base, into: &hash)
+        mix(.start, base: base, into: &hash)
+        mix(.end, base: base, into: &hash)
+        mix(.period, base: base, into: &hash)
+        mix(.value, base: base, into: &hash)
+        mix(.valueText, base: base, into: &hash)
+        mix(.unit, base: base, into: &hash)
         if clipped { hash.mix("c") } else { hash.mixNull() }
         mix(.fields, base: base, into: &hash)
         hex(.lineHash, hash.value, base: base)
@@ -255,13 +269,17 @@ struct StudyRowBatch {
     /// bytes are a date's digits and dashes.
     static func month(of text: UnsafeBufferPointer<UInt8>) -> Int32? {
         guard text.count >= 10, text[4] == 0x2D, text[7] == 0x2D else { return nil }
-        var value: [Int32] = [0, 0]
+        var year: Int32 = 0, month: Int32 = 0
         for i in 0..<10 where i != 4 && i != 7 {
             let c = text[i]
             guard c >= 0x30, c <= 0x39 else { return nil }
-            if i < 7 { value[i < 4 ? 0 : 1] = value[i < 4 ? 0 : 1] * 10 + Int32(c - 0x30) }
+            if i < 4 {
+                year = year * 10 + Int32(c - 0x30)
+            } else if i < 7 {
+                month = month * 10 + Int32(c - 0x30)
+            }
         }
-        return value[0] * 12 + value[1] - 1
+        return year * 12 + month - 1
     }
 
     /// The offset of `2024-01-05T08:00:00+01:00` (or `Z`) in minutes; nil without one.

@@ -52,8 +52,14 @@ public final class PostgresServer {
 
     /// Runs `psql -At -c SQL` against the server; returns its output without the last newline.
     public func psql(_ sql: String) throws -> String {
+        try psql([sql])
+    }
+
+    /// Runs `psql -At -c SQL1 -c SQL2 …` (one session: a `SET` holds for what follows).
+    public func psql(_ commands: [String]) throws -> String {
         let (status, output) = try Self.capture(binaries + "/psql",
-                                                ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-At", "-v", "ON_ERROR_STOP=1", "-c", sql])
+                                                ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-At", "-v", "ON_ERROR_STOP=1"]
+                                                    + commands.flatMap { ["-c", $0] })
         guard status == 0 else { throw Unavailable(description: "psql failed: \(output)") }
         return output.hasSuffix("\n") ? String(output.dropLast()) : output
     }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Projections
 import ResearchBundle
 @testable import StudyStore
@@ -406,6 +407,22 @@ extension StudyLoadTests {
                     #"{"a":1e-310}"#, #"{"a":tru}"#, #"{"a":"\ud800"}"#, "{\"a\":\"\u{1}\"}", #"{"a" 1}"#, #"{"a":1,}"#] {
             #expect(!scans(bad), "\(bad)")
         }
+        // Past the eight-byte fast path: what stops it is found at every place in a word.
+        for offset in [7, 8, 9, 15, 16, 17, 23] {
+            let plain = String(repeating: "p", count: offset)
+            #expect(!scans("{\"a\":\"\(plain)\u{1}tail\"}"), "control byte at \(offset)")
+            #expect(!scans("{\"a\":\"\(plain)\u{7F}\u{1F}\"}"), "control byte at \(offset + 1)")
+            #expect(Array("{\"a\":\"\(plain)".utf8 + [0xC3, 0x28] + Array("tail\"}".utf8)).withUnsafeBufferPointer { (try? scanner.scan($0)) == nil },
+                    "invalid UTF-8 at \(offset)")
+            let line = Array("{\"a\":\"\(plain)\",\"b\":\"\(plain)\\n\(plain)é\"}".utf8)
+            try line.withUnsafeBufferPointer { bytes in
+                try scanner.scan(bytes)
+                let a = try #require(scanner.member("a", in: bytes))
+                #expect(String(decoding: scanner.bytes(a.value, in: bytes), as: UTF8.self) == plain)
+                let b = try #require(scanner.member("b", in: bytes))
+                #expect(String(decoding: scanner.bytes(b.value, in: bytes), as: UTF8.self) == plain + "\n" + plain + "é")
+            }
+        }
         #expect(Array([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x28, 0x22, 0x7D]).withUnsafeBufferPointer { (try? scanner.scan($0)) == nil },
                 "invalid UTF-8 refused")
         // Inside a nested value too, even right after a backslash.
@@ -431,6 +448,47 @@ extension StudyLoadTests {
             #expect(s.kind == .string && String(decoding: scanner.bytes(s.value, in: bytes), as: UTF8.self) == "tab\there")
             #expect(scanner.hasSpecialBytes)
         }
+    }
+
+    /// Rows become COPY text exactly: tabs between fields, `\N` for null, the suffix, a newline,
+    /// and backslash escapes only in rows that need them.
+    @Test func copyTextRowsAreExact() throws {
+        let file = StudyRowBatch.FileFacts(category: "heart", granularity: "raw")
+        let scanner = JSONLineScanner()
+        var batch = StudyRowBatch()
+        let lines = [
+            #"{"category":"heart","type":"HKQuantityTypeIdentifierHeartRate","start":"2024-01-01T07:06:00+01:00","end":"2024-01-01T07:06:00+01:00","value":71,"unit":"count/min"}"#,
+            #"{"category":"heart","type":"HKCharacteristicTypeIdentifierBloodType","start":null,"value":"A\\+","note":"a\tb\r\nc"}"#,
+        ]
+        for (i, line) in lines.enumerated() {
+            try Array(line.utf8).withUnsafeBufferPointer { try batch.append(line: $0, scanner: scanner, file: file, ordinal: i + 1) }
+        }
+        var buffer = ByteBuffer()
+        batch.arena.withUnsafeBufferPointer { arena in
+            CopyText.append(0, CopyText.directFields, of: batch, arena: arena, suffix: Array("\tfp\t1".utf8), to: &buffer)
+            CopyText.append(1, CopyText.directFields, of: batch, arena: arena, to: &buffer)
+        }
+        let hash0 = batch.withField(0, .lineHash) { String(decoding: $0!, as: UTF8.self) }
+        let hash1 = batch.withField(1, .lineHash) { String(decoding: $0!, as: UTF8.self) }
+        #expect(buffer.readString(length: buffer.readableBytes) ==
+                "heart\tHKQuantityTypeIdentifierHeartRate\t2024-01-01\t2024-01-01T07:06:00+01:00\t2024-01-01T07:06:00+01:00\t60\t71\t\\N\tcount/min\tf\t\\N\t\(hash0)\tfp\t1\n"
+                + "heart\tHKCharacteristicTypeIdentifierBloodType\t\\N\t\\N\t\\N\t\\N\t\\N\tA\\\\+\t\\N\tf\t{\"note\":\"a\\\\tb\\\\r\\\\nc\"}\t\(hash1)\n")
+    }
+
+    /// The filter of lines seen never forgets a line of its bundle, forgets them all when the
+    /// next bundle begins, and raises few false alarms at the size the manifest announces.
+    @Test func theLineFilterIsSizedToTheBundle() {
+        let filter = LineBloomFilter()
+        var generator = SystemRandomNumberGenerator()
+        for lines in [80_000, 100, 3_000_000, 5_000] {
+            filter.reset(expectedLines: lines)
+            let hashes = (0..<lines).map { _ in generator.next() as UInt64 }
+            let alarms = hashes.filter { filter.insert($0) }.count
+            #expect(hashes.allSatisfy { filter.insert($0) }, "every line of the bundle is remembered")
+            #expect(alarms <= max(2, lines / 200), "\(alarms) false alarms in \(lines) lines")
+        }
+        filter.reset(expectedLines: 10)
+        #expect(!filter.insert(42) && filter.insert(42))
     }
 
     /// Numbers the scanner reads itself (the common short decimals) equal what Swift's own
