@@ -259,10 +259,10 @@ struct AppleHealthHandler: XMLTokenHandler {
         let typeName = pool.string(type)
         let value: SampleValue
         let unitAttribute = tag.attribute("unit")
-        if let unitAttribute, unitAttribute.value.isEmpty, typeName.hasPrefix("HKCategoryTypeIdentifier"),
+        if let unitAttribute, unitAttribute.value.isEmpty, NumberedCategoryValues.isCategoryType(typeName),
            let raw = tag.string("value", pool: &pool, removed: &controlCharactersRemoved) {
             // iOS 8 wrote category samples with `unit=""` and the enumeration's number (`value="1"`).
-            value = .category(Self.categoryValue(type: typeName, raw))
+            value = .category(NumberedCategoryValues.name(type: typeName, number: raw))
         } else if unitAttribute != nil {
             guard let unit = tag.string("unit", pool: &pool, removed: &controlCharactersRemoved) else { return .failure(.malformedReference) }
             guard let number = tag.number("value") else { return .failure(.unparseableValue) }
@@ -297,19 +297,6 @@ struct AppleHealthHandler: XMLTokenHandler {
     static func isKnownRecordAttribute(_ name: UnsafeRawBufferPointer) -> Bool {
         for known in knownRecordAttributes where eq(name, known) { return true }
         return false
-    }
-
-    /// iOS 8's numbered category values, by name where HealthKit names them (sleep: 0 in bed,
-    /// 1 asleep, 2 awake; stand hours: 0 stood, 1 idle); other numbers are kept as written.
-    static func categoryValue(type: String, _ raw: String) -> String {
-        switch (type, raw) {
-        case ("HKCategoryTypeIdentifierSleepAnalysis", "0"): "HKCategoryValueSleepAnalysisInBed"
-        case ("HKCategoryTypeIdentifierSleepAnalysis", "1"): "HKCategoryValueSleepAnalysisAsleep"
-        case ("HKCategoryTypeIdentifierSleepAnalysis", "2"): "HKCategoryValueSleepAnalysisAwake"
-        case ("HKCategoryTypeIdentifierAppleStandHour", "0"): "HKCategoryValueAppleStandHourStood"
-        case ("HKCategoryTypeIdentifierAppleStandHour", "1"): "HKCategoryValueAppleStandHourIdle"
-        default: raw
-        }
     }
 
     private mutating func readWorkout(_ tag: Tag) -> Result<Workout, RejectReason> {

@@ -25,15 +25,20 @@ final class KeyScopedTables {
         return all
     }
 
+    /// Shows an event's bytes with a lookup of the strings its ids name (its key's table as far
+    /// as the log has defined it: definitions come before the events that use them).
+    typealias EventVisitor = (_ bytes: UnsafeRawBufferPointer, _ string: (UInt64) -> String?) throws -> Void
+
     /// The encoder continuing `keyID`'s tables. `visit` sees the bytes of every event already
     /// sealed with the key (the import session takes their identities on the way).
-    func encoder(for keyID: UInt32, visiting visit: ((UnsafeRawBufferPointer) throws -> Void)? = nil) throws -> EventEncoder {
+    func encoder(for keyID: UInt32, visiting visit: EventVisitor? = nil) throws -> EventEncoder {
         if let encoder = encoders[keyID] {
-            if let visit { try visitEvents(of: keyID, visit) }
+            if let visit { try visitEvents(of: keyID) { try visit($0) { encoder.string(id: $0) } } }
             return encoder
         }
-        let visit = visit ?? { _ in }
+        let visit = visit ?? { _, _ in }
         let decoder = EventDecoder()
+        let lookup: (UInt64) -> String? = { id in id > 0 && id < UInt64(decoder.strings.count) ? decoder.strings[Int(id)] : nil }
         try readFrames(of: keyID) { frame in
             try frame.forEachEvent { index, bytes in
                 if Vault.isDefinition(bytes) {
@@ -45,7 +50,7 @@ final class KeyScopedTables {
                           EventCoding.Kind(rawValue: UInt64(bytes[1])) != nil else {
                         throw UndecodableEvent(index: index, reason: "unknown encoding version or event kind (written by a newer build?)")
                     }
-                    try visit(bytes)
+                    try visit(bytes, lookup)
                 }
             }
         }

@@ -274,7 +274,20 @@ package final class EventDecoder {
             let n = try r.count()
             for _ in 0..<n { s.beats.append(HeartbeatEntry(bpm: try r.decimal(), time: try r.string())) }
         }
+        if extras & EventCoding.SampleExtras.wholeIdentity == 0, let name = Self.numberedCategoryValue(of: s) {
+            s.value = .category(name)
+        }
         return s
+    }
+
+    /// The category value of a sample that builds before 2026-11-24 stored as a quantity: iOS 8's
+    /// category records (`unit=""`, `value="1"`) came in as a number with an empty unit. They
+    /// decode as the category sample an import makes of the same record today (the bytes, and
+    /// so the identity, stay as written; docs/event-encoding.md, "Identity").
+    package static func numberedCategoryValue(of sample: HealthSample) -> String? {
+        guard case .quantity(let number, let unit) = sample.value, unit.isEmpty,
+              NumberedCategoryValues.isCategoryType(sample.type) else { return nil }
+        return NumberedCategoryValues.name(type: sample.type, number: number.description)
     }
 
     private func workout(_ r: inout EventReader) throws -> Workout {

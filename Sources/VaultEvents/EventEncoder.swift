@@ -5,6 +5,8 @@ import HealthModel
 /// it and must be appended to the log before it, in order: ids are assigned here.
 package final class EventEncoder {
     private var strings: [String: UInt64] = [:]
+    /// The strings by id (id 0, none, is the empty slot at the start).
+    private var stringsByID: [String] = [""]
     private var sources: [HealthSource: UInt64] = [:]
     private var nextString: UInt64 = 1
     private var nextSource: UInt64 = 1
@@ -16,6 +18,7 @@ package final class EventEncoder {
     /// An encoder that continues the tables a decoder rebuilt from the log.
     package init(continuing decoder: EventDecoder) {
         for (i, s) in decoder.strings.enumerated() where i > 0 { strings[s] = UInt64(i) }
+        stringsByID = decoder.strings
         for (i, s) in decoder.sources.enumerated() where i > 0 { sources[s] = UInt64(i) }
         nextString = UInt64(decoder.strings.count)
         nextSource = UInt64(decoder.sources.count)
@@ -44,6 +47,7 @@ package final class EventEncoder {
         let id = nextString
         nextString += 1
         strings[s] = id
+        stringsByID.append(s)
         var w = EventWriter(kind: .defineString)
         w.string(s)
         pending.append(w.bytes)
@@ -51,6 +55,11 @@ package final class EventEncoder {
     }
 
     package func id(_ s: String?) -> UInt64 { s.map { id($0) } ?? 0 }
+
+    /// The string with id `id` in this table; nil when it has none.
+    package func string(id: UInt64) -> String? {
+        id > 0 && id < UInt64(stringsByID.count) ? stringsByID[Int(id)] : nil
+    }
 
     package func id(_ source: HealthSource) -> UInt64 {
         if let last = lastSource, last.0 == source { return last.1 }

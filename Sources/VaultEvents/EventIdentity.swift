@@ -1,3 +1,5 @@
+import HealthModel
+
 /// Which events are data (deduplicated by content) and which of their bytes make their identity.
 ///
 /// The encoding puts a record's identifying fields first, so the identity of a stored event is a
@@ -47,6 +49,45 @@ package enum EventIdentity {
         switch kind {
         case .sample, .correlation, .correlationWhole: return prefixLength(of: bytes, kind: kind)
         default: return nil
+        }
+    }
+
+    /// The legacy-scheme identity of a category sample, with its value compared by name: the
+    /// event's kind, value kind 2, type, source and span as stored, then the value's name in
+    /// UTF-8. iOS 8's numbered records were stored as quantities with an empty unit by builds
+    /// before 2026-11-24 and are category samples now; both spell the same value here
+    /// (`NumberedCategoryValues`), so a later import of the same record matches such a copy.
+    /// `string` resolves the event's string ids (its key's table). nil for any other event.
+    package static func legacyCategoryIdentity(of bytes: UnsafeRawBufferPointer, string: (UInt64) -> String?) -> [UInt8]? {
+        guard bytes.count >= 3, bytes[0] == EventCoding.version, bytes[1] == UInt8(EventCoding.Kind.sample.rawValue) else { return nil }
+        var r = EventReader(bytes, index: 0)
+        r.offset = 2
+        do {
+            let valueKind = try r.varint()
+            let typeID = try r.varint()
+            _ = try r.varint()  // source
+            try skipSpan(&r)
+            let spanEnd = r.offset
+            let name: String
+            switch valueKind {
+            case 2:
+                guard let value = string(try r.varint()) else { return nil }
+                name = value
+            case 1:
+                let number = try r.decimal()
+                guard let unit = string(try r.varint()), unit.isEmpty, let type = string(typeID),
+                      NumberedCategoryValues.isCategoryType(type) else { return nil }
+                name = NumberedCategoryValues.name(type: type, number: number.description)
+            default:
+                return nil
+            }
+            var identity = Array(bytes[0..<2])
+            identity.append(2)
+            identity += bytes[3..<spanEnd]
+            identity += name.utf8
+            return identity
+        } catch {
+            return nil
         }
     }
 

@@ -140,4 +140,32 @@ import VaultTestSupport
         #expect(nights.count == 1)
         #expect(nights[0].asleep == expected)
     }
+
+    /// A vault made before 2026-11-24 from the same export (the fixture) stored these category
+    /// records as numbers with an empty unit, under legacy identities that ignored `sessionId`.
+    /// They read as the sleep and stand hours they are, and the same export again adds only the
+    /// sleep session the old rule had merged into the other.
+    @Test func aVaultThatStoredThemAsNumbersShowsThemAndTakesTheExportAgain() throws {
+        let dir = TemporaryDirectory("ios8-legacy")
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
+        let path = dir.path + "/vault"
+        try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("vault-ios8-numbers/vault").path, toPath: path)
+        let vault = try Vault.open(at: path, passphrase: passphrase("fixture passphrase"), mode: .readWrite)
+        let asleep: Double = 24_422.0 / 60
+        #expect(try vault.sleep().map(\.asleep) == [asleep])
+        #expect(try vault.rings().map(\.stand) == [1])
+        let held = try vault.heldTypes().map { "\($0.type) \($0.count) \($0.unit ?? "-")" }.sorted()
+        #expect(held == ["HKCategoryTypeIdentifierAppleStandHour 1 -", "HKCategoryTypeIdentifierSleepAnalysis 1 -", "HKQuantityTypeIdentifierBodyMass 1 kg"])
+
+        let export = fixtures.appendingPathComponent("vault-ios8-numbers/export.xml").path
+        let again = try vault.importFiles([export])
+        #expect(again.added == 1 && again.duplicates == 3 && again.rejected == 0)
+        #expect(try vault.sleep().map(\.asleep) == [asleep], "the two sessions share their span: one night, counted once")
+        #expect(try vault.rings().map(\.stand) == [1])
+        #expect(try vault.importFiles([export]).added == 0)
+        // What a vault made today from the export holds: the same samples.
+        let fresh = try ImportTestVault()
+        _ = try fresh.vault.importFiles([export])
+        #expect(try vault.heldTypes().map { "\($0.type) \($0.count)" }.sorted() == (try fresh.vault.heldTypes().map { "\($0.type) \($0.count)" }.sorted()))
+    }
 }

@@ -62,14 +62,14 @@ final class ImportSession: ImportSink {
     /// Whether identities have moved out of memory.
     var isExternal: Bool { external != nil }
 
-    /// Records the identity of an event already in the vault (one copy).
-    func addExisting(event bytes: UnsafeRawBufferPointer) throws {
+    /// Records the identity of an event already in the vault (one copy); `string` resolves its ids.
+    func addExisting(event bytes: UnsafeRawBufferPointer, string: (UInt64) -> String?) throws {
         guard let span = EventIdentity.span(of: bytes) else { return }
         let identity = UnsafeRawBufferPointer(rebasing: bytes.prefix(span.length))
         let hash: UInt64
         if span.legacy {
             hasLegacyIdentities = true
-            hash = identities.legacyHash(kind: EventIdentity.legacyKind(of: bytes), prefix: identity)
+            hash = legacyHash(bytes, string: string) ?? identities.legacyHash(kind: EventIdentity.legacyKind(of: bytes), prefix: identity)
         } else {
             hash = Self.identityHash(identity, identities)
         }
@@ -133,7 +133,8 @@ final class ImportSession: ImportSink {
         }
         if !event.isAudit {
             let (hash, legacy) = bytes.withUnsafeBytes { raw in
-                (Self.identityHash(UnsafeRawBufferPointer(rebasing: raw.prefix(identityLength)), identities), hasLegacyIdentities ? legacyHash(raw) : nil)
+                (Self.identityHash(UnsafeRawBufferPointer(rebasing: raw.prefix(identityLength)), identities),
+                 hasLegacyIdentities ? legacyHash(raw) { encoder.string(id: $0) } : nil)
             }
             if external == nil && identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
             if let external {
@@ -163,10 +164,16 @@ final class ImportSession: ImportSink {
         return normalized.withUnsafeBytes { identities.hash($0) }
     }
 
-    /// The legacy-scheme hash of a sample or correlation (nil for other kinds).
-    private func legacyHash(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+    /// The legacy-scheme hash of a sample or correlation (nil for other kinds): a category
+    /// sample's by its value's name (`EventIdentity.legacyCategoryIdentity`), so iOS 8's numbered
+    /// records stored as quantities match the category samples the same records make now.
+    private func legacyHash(_ bytes: UnsafeRawBufferPointer, string: (UInt64) -> String?) -> UInt64? {
+        let kind = EventIdentity.legacyKind(of: bytes)
+        if let identity = EventIdentity.legacyCategoryIdentity(of: bytes, string: string) {
+            return identity.withUnsafeBytes { identities.legacyHash(kind: kind, prefix: $0) }
+        }
         guard let length = EventIdentity.legacyPrefixLength(of: bytes) else { return nil }
-        return identities.legacyHash(kind: EventIdentity.legacyKind(of: bytes), prefix: UnsafeRawBufferPointer(rebasing: bytes.prefix(length)))
+        return identities.legacyHash(kind: kind, prefix: UnsafeRawBufferPointer(rebasing: bytes.prefix(length)))
     }
 
     private func keyID(for label: DataLabel) throws -> UInt32 {
@@ -175,8 +182,8 @@ final class ImportSession: ImportSink {
         keyIDs[label] = id
         // The first time a category-month comes up, what the vault holds of it is read: its
         // tables, and the identities of its events.
-        _ = try tables.encoder(for: id) { bytes in
-            try self.addExisting(event: bytes)
+        _ = try tables.encoder(for: id) { bytes, string in
+            try self.addExisting(event: bytes, string: string)
         }
         return id
     }
