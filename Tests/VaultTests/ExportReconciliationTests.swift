@@ -108,7 +108,8 @@ import VaultTestSupport
         }
     }
 
-    static let files = ["dogsheep/export.xml", "alxdrcirilo/export.xml", "y-yu/export.xml", "opendroid/sampleexport.xml", "opendroid/sampleexport-2.xml"]
+    static let files = ["dogsheep/export.xml", "alxdrcirilo/export.xml", "y-yu/export.xml", "opendroid/sampleexport.xml", "opendroid/sampleexport-2.xml",
+                        "tdda/export6s3sample.xml"]
 
     @Test(arguments: files) func everyRecordIsAccountedForAndTheTypesMatchAnIndependentCount(file: String) throws {
         let path = Fixtures.path(file)
@@ -146,6 +147,22 @@ import VaultTestSupport
         #expect(n.night == LocalDay(year: 2024, month: 1, day: 1) && n.start.iso8601 == "2024-01-01T00:55:28+02:00" && n.end.iso8601 == "2024-01-01T03:40:23+02:00")
         #expect(abs(n.inBed - 85.0 / 60) < 1e-9 && n.core == 12.5 && n.asleep == 12.5 && n.deep == 0 && n.awake == 0)
         #expect(n.source == "Alexandre's Apple Watch")
+    }
+
+    /// An iOS 9.3 export (version 3 DTD): records of 2014 carried over with the source `Health`,
+    /// a workout of the first Watch.
+    @Test func anIOS9ExportsStepsAndWorkoutAreWhatItsRecordsSay() throws {
+        let t = try ImportTestVault()
+        let report = try t.vault.importFiles([Fixtures.path("tdda/export6s3sample.xml")])
+        // Me, ten step records, five distances, two summaries, a workout.
+        #expect(report.added == 19 && report.rejected == 0)
+        // 329 + 283 + 426 + 61 + 10 + 200 + 390 + 320 + 216 + 282 on 2014-09-13 (+01:00).
+        let steps = try t.vault.summary(metric: "steps", by: .day, from: nil, to: nil)
+        #expect(steps.map(\.value) == [2517] && steps.map(\.period) == ["2014-09-13"])
+        let rows = try t.vault.workouts(by: .day, from: LocalDay(year: 2016, month: 4, day: 2), to: LocalDay(year: 2016, month: 4, day: 2))
+        // duration="31.73680251737436" min, totalDistance="0" km, totalEnergyBurned="139.3170000000021" kcal.
+        #expect(rows.count == 1 && rows[0].type == "HKWorkoutActivityTypeOther" && rows[0].count == 1)
+        #expect(abs(rows[0].minutes - 31.73680251737436) < 1e-9 && rows[0].distance == 0 && abs(rows[0].energy - 139.3170000000021) < 1e-9)
     }
 
     @Test func aRealWorkoutInMilesAndCaloriesIsInMetresAndKilocalories() throws {
