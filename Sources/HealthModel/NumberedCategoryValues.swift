@@ -1,7 +1,8 @@
 /// iOS 8 wrote category samples with `unit=""` and the enumeration's number (`value="1"`);
 /// later exports write the value's name. One table says which number is which name, for the
 /// importer reading such a record and for the event decoder reading a sample that builds before
-/// 2026-11-24 stored as a quantity with an empty unit (docs/event-encoding.md, "Identity").
+/// commit 3850060 (2026-11-24 18:09 UTC) stored as a quantity with an empty unit
+/// (docs/event-encoding.md, "Identity").
 public enum NumberedCategoryValues {
     /// Whether `type` is a category type (whose values iOS 8 numbered).
     public static func isCategoryType(_ type: String) -> Bool {

@@ -1,14 +1,17 @@
 /// The line hashes a bundle has shown so far, in bounded memory whatever the bundle's size: a
-/// blocked Bloom filter (three bits within one 64-byte block, so one cache miss a line) of two
+/// blocked Bloom filter (eight bits within one 64-byte block, so one cache miss a line) of eight
 /// bytes a line the bundle's manifest announces, between 64 KiB and 8 MiB. A participant's first
 /// bundle copies a raw line straight into `samples` as the first of its kind only when the
-/// filter says its hash is new; a line it may have seen (a true copy, or a false alarm: about
-/// 0.1 % at the announced size, 1 % at five million lines in the largest filter) goes through
-/// staging, where the database numbers identical lines exactly. A manifest that understates its
-/// lines costs more false alarms, never a wrong row.
+/// filter says its hash is new; a line it may have seen (a true copy, or a false alarm) goes
+/// through staging, where the database numbers identical lines exactly. A manifest that
+/// understates its lines costs more false alarms, never a wrong row.
 ///
-/// Sized to the bundle, a typical one's filter (80,000 lines: 256 KiB) stays in the core's
-/// cache; one size of 8 MiB for every bundle missed it on every line (docs/benchmarks.md).
+/// False alarms at the announced size: between about one in 3 million lines and one in 150
+/// million (the size is a power of two; one in 50 million for a bundle of 80,000 lines, which
+/// so stages nothing but its true copies and skips the staging round trips); 0.24 % at five
+/// million lines in the largest filter. Sized to the bundle (1 MiB for 80,000 lines), a
+/// typical filter stays in the processor's cache; one size of 8 MiB for every bundle missed it
+/// on every line (docs/benchmarks.md).
 final class LineBloomFilter {
     private static let maximumWords = 1 << 20
     private static let minimumWords = 1 << 13
@@ -26,22 +29,20 @@ final class LineBloomFilter {
     func reset(expectedLines: Int) {
         words.initialize(repeating: 0, count: (blockMask + 1) * 8)
         var wordCount = Self.minimumWords
-        while wordCount < Self.maximumWords && wordCount * 8 < expectedLines * 2 { wordCount <<= 1 }
+        while wordCount < Self.maximumWords && wordCount < expectedLines { wordCount <<= 1 }
         blockMask = wordCount / 8 - 1
     }
 
     /// Adds `hash`; true when it may have been added before.
     func insert(_ hash: UInt64) -> Bool {
-        // The SplitMix64 finaliser spreads FNV's bits: the top ones pick the block, the bottom
-        // 27 the three bits within it.
-        var z = hash &+ 0x9E37_79B9_7F4A_7C15
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        let block = words + (Int(z >> 40) & blockMask) * 8
+        // Two SplitMix64 finalisers spread FNV's bits: the first picks the block; each byte of
+        // the second sets one bit (its low six bits) in one word of the block.
+        let z = Self.mix(hash &+ 0x9E37_79B9_7F4A_7C15)
+        let bits = Self.mix(z)
+        let block = words + (Int(truncatingIfNeeded: z) & blockMask) * 8
         var seen = true
-        for probe in 0..<3 {
-            let bit = Int((z >> (9 * UInt64(probe))) & 511)
+        for probe in 0..<8 {
+            let bit = Int((bits >> (8 * UInt64(probe))) & 63) | (probe << 6)
             let mask = UInt64(1) << UInt64(bit & 63)
             if block[bit >> 6] & mask == 0 {
                 seen = false
@@ -49,5 +50,12 @@ final class LineBloomFilter {
             }
         }
         return seen
+    }
+
+    private static func mix(_ x: UInt64) -> UInt64 {
+        var z = x
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

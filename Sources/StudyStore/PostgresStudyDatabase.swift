@@ -17,6 +17,8 @@ final class PostgresStudyDatabase: StudyDatabase {
     private let connection: PostgresConnection
     /// Which raw lines a participant's first bundle has copied straight into `samples`.
     private let copied = LineBloomFilter()
+    /// Whether this bundle's transaction made its staging table yet.
+    private var stagingMade = false
     /// Months (`year * 12 + month - 1`) whose partitions exist, as far as this load knows.
     private var madeMonths = Set<Int32>()
     /// Those made in the current bundle's transaction (gone again if it rolls back).
@@ -162,7 +164,11 @@ final class PostgresStudyDatabase: StudyDatabase {
     /// `stagedLimit` bytes gather, so memory stays bounded). A row of a month without its
     /// partition pauses the copy while the partition is made. Returns the rows copied.
     private func copyFirstBundle(_ bundle: PendingBundle, feed: RowFeed) async throws -> Int {
-        copied.reset(expectedLines: feed.rows.manifest.files.reduce(0) { $0 + ($1.granularity == "raw" && $1.format == "ndjson" ? $1.lines : 0) })
+        // The manifest's own count (signed, but any number): summed without overflow, bounded.
+        let announced = feed.rows.manifest.files.reduce(0) { sum, file in
+            file.granularity == "raw" && file.format == "ndjson" ? min(sum + min(max(file.lines, 0), 1 << 40), 1 << 40) : sum
+        }
+        copied.reset(expectedLines: announced)
         var direct = 0
         let suffix = Array("\t\(bundle.fingerprint)\t1\t\(bundle.hash)".utf8)
         var staged = ByteBuffer()
@@ -192,6 +198,7 @@ final class PostgresStudyDatabase: StudyDatabase {
                 }
             }
             if staged.readableBytes > 0 {
+                try await makeStaging()
                 try await connection.copyFrom(table: "study_staging", columns: StudySchema.stagingColumns, logger: logger) { writer in
                     try await writer.write(staged)
                 }
@@ -249,16 +256,14 @@ final class PostgresStudyDatabase: StudyDatabase {
             SELECT (EXISTS (SELECT 1 FROM samples WHERE fingerprint = \(fp)) OR EXISTS (SELECT 1 FROM records WHERE fingerprint = \(fp)))::int
             """)
         let fresh = held == 0
-        try await run(StudySchema.staging(.postgres))
+        stagingMade = false
         var counts = LoadCounts()
         let feed = RowFeed(rows, readAhead: false)
         defer { feed.stop() }
-        var staged = true
         if fresh {
-            let copied = try await copyFirstBundle(bundle, feed: feed)
-            counts.added += copied
-            staged = copied < rows.lines
+            counts.added += try await copyFirstBundle(bundle, feed: feed)
         } else {
+            try await makeStaging()
             try await connection.copyFrom(table: "study_staging", columns: StudySchema.stagingColumns, logger: logger) { writer in
                 var out = ByteBuffer()
                 while try feed.fill() {
@@ -276,7 +281,7 @@ final class PostgresStudyDatabase: StudyDatabase {
         }
         // Partitions for the staged rows' months, made before the rows move (so the default
         // partition stays empty and a month can always be attached).
-        if staged {
+        if stagingMade {
             let monthRows = try await connection.query("SELECT DISTINCT to_char(day, 'YYYY-MM') FROM study_staging WHERE day IS NOT NULL", logger: logger)
             var stagedMonths: [Int32] = []
             for try await month in monthRows.decode(String.self) { if let key = Self.monthKey(month) { stagedMonths.append(key) } }
@@ -300,6 +305,15 @@ final class PostgresStudyDatabase: StudyDatabase {
             try await connection.query("UPDATE bundles SET withdrawn = \(Int64(counts.withdrawn)) WHERE hash = \(bundle.hash)", logger: logger)
         }
         return counts
+    }
+
+    /// Makes the bundle's staging table the first time a row needs it: a participant's first
+    /// bundle of raw rows usually stages none, and a temporary table made and dropped for every
+    /// bundle is catalog rows written and deleted (and vacuumed) a thousand times a study.
+    private func makeStaging() async throws {
+        guard !stagingMade else { return }
+        try await run(StudySchema.staging(.postgres))
+        stagingMade = true
     }
 
     private func withdraw(_ bundle: PendingBundle, rows: BundleRows) async throws -> Int {

@@ -258,15 +258,15 @@ public final class Vault {
     /// them and reads again. Tests lower it.
     var importRevisionBudget = 400_000
 
-    /// Reads and decodes the whole log, in order (a rebuild). Returns the position read up to.
-    func scanLog(_ body: (UInt64, VaultEvent) throws -> Void) throws -> LogPosition {
+    /// Reads the whole log, in order (a rebuild): each event's bytes, with its index and the
+    /// decoder of its key, which `body` decodes them with (definitions included, so that the
+    /// decoder learns them). Returns the position read up to.
+    func scanLog(_ body: (EventDecoder, UInt64, UnsafeRawBufferPointer) throws -> Void) throws -> LogPosition {
         var decoders = KeyScopedTables.Decoders()
         var reader = try log.reader()
         while let frame = try reader.next() {
             let decoder = decoders.decoder(for: frame)
-            try frame.forEachEvent { index, bytes in
-                if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
-            }
+            try frame.forEachEvent { index, bytes in try body(decoder, index, bytes) }
         }
         return reader.position
     }

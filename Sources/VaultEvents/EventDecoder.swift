@@ -254,6 +254,20 @@ package final class EventDecoder {
         return entries
     }
 
+    /// Reads past metadata as `metadata` reads it, checking ids and text without keeping them.
+    private func skipMetadata(_ r: inout EventReader) throws {
+        for _ in 0..<(try r.count()) {
+            _ = try string(&r)
+            let code = try r.varint()
+            if code & 1 == 0 {
+                let id = code >> 1
+                guard id > 0, id < UInt64(strings.count) else { throw r.fail("string id \(id) is not defined") }
+            } else {
+                _ = try r.inlineString(length: code >> 1)
+            }
+        }
+    }
+
     private func sample(_ r: inout EventReader) throws -> HealthSample {
         let valueKind = try r.varint()
         let type = try string(&r), source = try self.source(&r)
@@ -274,20 +288,68 @@ package final class EventDecoder {
             let n = try r.count()
             for _ in 0..<n { s.beats.append(HeartbeatEntry(bpm: try r.decimal(), time: try r.string())) }
         }
-        if extras & EventCoding.SampleExtras.wholeIdentity == 0, let name = Self.numberedCategoryValue(of: s) {
+        if extras & EventCoding.SampleExtras.wholeIdentity == 0, let name = Self.numberedCategoryValue(type: s.type, value: s.value) {
             s.value = .category(name)
         }
         return s
     }
 
-    /// The category value of a sample that builds before 2026-11-24 stored as a quantity: iOS 8's
-    /// category records (`unit=""`, `value="1"`) came in as a number with an empty unit. They
-    /// decode as the category sample an import makes of the same record today (the bytes, and
-    /// so the identity, stay as written; docs/event-encoding.md, "Identity").
-    package static func numberedCategoryValue(of sample: HealthSample) -> String? {
-        guard case .quantity(let number, let unit) = sample.value, unit.isEmpty,
-              NumberedCategoryValues.isCategoryType(sample.type) else { return nil }
-        return NumberedCategoryValues.name(type: sample.type, number: number.description)
+    /// The category value of a legacy sample that builds before commit 3850060 (2026-11-24
+    /// 18:09 UTC) stored as a quantity: iOS 8's category records (`unit=""`, `value="1"`) came in
+    /// as a number with an empty unit. Such a sample decodes as the category sample an import
+    /// makes of the same record today (its bytes, and so its identity, stay as written;
+    /// docs/event-encoding.md, "Identity"). nil for every other value.
+    package static func numberedCategoryValue(type: String, value: SampleValue) -> String? {
+        guard case .quantity(let number, let unit) = value, unit.isEmpty, NumberedCategoryValues.isCategoryType(type) else { return nil }
+        return NumberedCategoryValues.name(type: type, number: number.description)
+    }
+
+    /// A sample's type, source, span and value: what the read models take from it.
+    package struct SampleHead {
+        package var type: String
+        /// The source's id in this decoder's table (`sources`).
+        package var sourceID: Int
+        package var start: HealthTimestamp
+        package var end: HealthTimestamp
+        package var value: SampleValue
+    }
+
+    /// The head of a sample event, its other fields (creation date, metadata, beats) checked as
+    /// `decode` checks them but not built; nil for any other event (`decode` reads those, and
+    /// learns the definitions). A rebuild reads a year's samples this way: building each sample
+    /// whole, its metadata and its source's seven strings, cost more than the read models' work
+    /// (docs/benchmarks.md).
+    package func sampleHead(_ bytes: UnsafeRawBufferPointer, index: UInt64) throws -> SampleHead? {
+        guard bytes.count >= 2, bytes[0] == EventCoding.version, bytes[1] == UInt8(EventCoding.Kind.sample.rawValue) else { return nil }
+        var r = EventReader(bytes, index: index)
+        r.offset = 2
+        let valueKind = try r.varint()
+        let type = try string(&r)
+        let sourceID = try r.varint()
+        guard sourceID > 0, sourceID < UInt64(sources.count) else { throw r.fail("source id \(sourceID) is not defined") }
+        let (start, end) = try span(&r)
+        var value: SampleValue
+        switch valueKind {
+        case 0: value = .none
+        case 1: value = .quantity(try r.decimal(), unit: try string(&r))
+        case 2: value = .category(try string(&r))
+        default: throw r.fail("unknown value kind")
+        }
+        let extras = try r.varint()
+        guard extras & ~EventCoding.SampleExtras.known == 0 else { throw r.fail("unknown sample fields (written by a newer build?)") }
+        if extras & EventCoding.SampleExtras.creationDate != 0 { _ = try creationDate(&r, after: end) }
+        if extras & EventCoding.SampleExtras.metadata != 0 { try skipMetadata(&r) }
+        if extras & EventCoding.SampleExtras.beats != 0 {
+            for _ in 0..<(try r.count()) {
+                _ = try r.decimal()
+                _ = try r.string()
+            }
+        }
+        guard r.isAtEnd else { throw r.fail("trailing bytes") }
+        if extras & EventCoding.SampleExtras.wholeIdentity == 0, let name = Self.numberedCategoryValue(type: type, value: value) {
+            value = .category(name)
+        }
+        return SampleHead(type: type, sourceID: Int(sourceID), start: start, end: end, value: value)
     }
 
     private func workout(_ r: inout EventReader) throws -> Workout {

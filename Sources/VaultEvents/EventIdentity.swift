@@ -55,7 +55,7 @@ package enum EventIdentity {
     /// The legacy-scheme identity of a category sample, with its value compared by name: the
     /// event's kind, value kind 2, type, source and span as stored, then the value's name in
     /// UTF-8. iOS 8's numbered records were stored as quantities with an empty unit by builds
-    /// before 2026-11-24 and are category samples now; both spell the same value here
+    /// before commit 3850060 (2026-11-24) and are category samples now; both spell the same value here
     /// (`NumberedCategoryValues`), so a later import of the same record matches such a copy.
     /// `string` resolves the event's string ids (its key's table). nil for any other event.
     package static func legacyCategoryIdentity(of bytes: UnsafeRawBufferPointer, string: (UInt64) -> String?) -> [UInt8]? {
@@ -75,9 +75,9 @@ package enum EventIdentity {
                 name = value
             case 1:
                 let number = try r.decimal()
-                guard let unit = string(try r.varint()), unit.isEmpty, let type = string(typeID),
-                      NumberedCategoryValues.isCategoryType(type) else { return nil }
-                name = NumberedCategoryValues.name(type: type, number: number.description)
+                guard let unit = string(try r.varint()), let type = string(typeID),
+                      let numbered = EventDecoder.numberedCategoryValue(type: type, value: .quantity(number, unit: unit)) else { return nil }
+                name = numbered
             default:
                 return nil
             }

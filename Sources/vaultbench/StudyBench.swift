@@ -52,7 +52,7 @@ extension VaultBench {
             print("")
             for round in 1...max(1, rounds) {
                 _ = try server.psql("DROP TABLE samples, aggregates, records, bundles, participants, withdrawals, study_meta CASCADE")
-                _ = try server.psql("CHECKPOINT")
+                try settle(server)
                 guard let loaded = try timedProcess(cli.binary, load + [server.url]) else { throw ExitCode.failure }
                 let rows = try rowCount(server)
                 let lines = Int(try server.psql("SELECT sum(lines) FROM bundles")) ?? 0
@@ -70,7 +70,7 @@ extension VaultBench {
                     let dumps = ["samples", "aggregates", "records"].map { ($0, "\(absolute)/\($0).tsv") }
                     for (table, file) in dumps { _ = try server.psql(order.dumpCommands(table: table, file: file)) }
                     _ = try server.psql("TRUNCATE samples, aggregates, records")
-                    _ = try server.psql("CHECKPOINT")
+                    try settle(server)
                     let (_, copied) = try measure { for (table, file) in dumps { _ = try server.psql("\\copy \(table) FROM '\(file)'") } }
                     for (_, file) in dumps { try? FileManager.default.removeItem(atPath: file) }
                     let anchorRows = try rowCount(server)
@@ -95,6 +95,14 @@ extension VaultBench {
             guard let embedded = try timedProcess(cli.binary, load + ["sqlite:" + sqlite]) else { throw ExitCode.failure }
 
             print("sqlite    vaultctl study load --into sqlite: \(embedded.seconds.formatted(2)) s = \(grouped(Int(Double(lines) / embedded.seconds))) lines/s; peak RSS \((embedded.peakKiB / 1024).formatted(1)) MiB")
+        }
+
+        /// Before a timed run: the server's dirty pages written (`CHECKPOINT`), then the file
+        /// system's (`sync`): a dump of 20 GB written just before the anchor would otherwise be
+        /// flushed to disk while it runs (it was, in the first run of this protocol).
+        private func settle(_ server: PostgresServer) throws {
+            _ = try server.psql("CHECKPOINT")
+            sync()
         }
 
         private func rowCount(_ server: PostgresServer) throws -> Int {

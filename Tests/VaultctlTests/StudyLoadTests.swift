@@ -476,16 +476,17 @@ extension StudyLoadTests {
     }
 
     /// The filter of lines seen never forgets a line of its bundle, forgets them all when the
-    /// next bundle begins, and raises few false alarms at the size the manifest announces.
+    /// next bundle begins, and raises next to no false alarms at the size the manifest announces
+    /// (about one in 30 million lines; a few in a million past its largest size).
     @Test func theLineFilterIsSizedToTheBundle() {
         let filter = LineBloomFilter()
         var generator = SystemRandomNumberGenerator()
-        for lines in [80_000, 100, 3_000_000, 5_000] {
+        for lines in [80_000, 100, 2_000_000, 5_000] {
             filter.reset(expectedLines: lines)
             let hashes = (0..<lines).map { _ in generator.next() as UInt64 }
             let alarms = hashes.filter { filter.insert($0) }.count
             #expect(hashes.allSatisfy { filter.insert($0) }, "every line of the bundle is remembered")
-            #expect(alarms <= max(2, lines / 200), "\(alarms) false alarms in \(lines) lines")
+            #expect(alarms <= lines / 10_000 + 2, "\(alarms) false alarms in \(lines) lines")
         }
         filter.reset(expectedLines: 10)
         #expect(!filter.insert(42) && filter.insert(42))

@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import Projections
+import VaultEvents
 
 /// The read models' inputs from a stretch of the log, decoded on a thread of their own while the
 /// caller applies them: a rebuild's (or a long catch-up's) two halves, decrypting and decoding
@@ -88,15 +89,26 @@ struct HandedOver<Value>: @unchecked Sendable {
 extension Vault {
     /// Applies the read-model inputs of the events `scan` reads to `apply`, the scan running on a
     /// second thread (`LogInputPipe`). Returns the position read up to and the inputs applied.
-    func applyInputs(scan: @escaping (_ body: (UInt64, VaultEvent) throws -> Void) throws -> LogPosition,
+    ///
+    /// Samples, nearly every event, are read by their heads (`EventDecoder.sampleHead`); the
+    /// rest are decoded whole.
+    func applyInputs(scan: @escaping (_ body: (EventDecoder, UInt64, UnsafeRawBufferPointer) throws -> Void) throws -> LogPosition,
                      _ apply: (ProjectionInput) throws -> Void) throws -> (position: LogPosition, inputs: Int) {
         let scanner = HandedOver(value: scan)
         let pipe = LogInputPipe { put in
             var feed = ProjectionFeed()
             var chunk: [ProjectionInput] = []
             chunk.reserveCapacity(LogInputPipe.chunkSize)
-            let position = try scanner.value { _, event in
-                guard let input = feed.input(for: event) else { return }
+            let position = try scanner.value { decoder, index, bytes in
+                let input: ProjectionInput?
+                if let head = try decoder.sampleHead(bytes, index: index) {
+                    input = feed.input(for: head, of: decoder)
+                } else if let event = try decoder.decode(bytes, index: index) {
+                    input = feed.input(for: event)
+                } else {
+                    return
+                }
+                guard let input else { return }
                 chunk.append(input)
                 if chunk.count == LogInputPipe.chunkSize {
                     try put(chunk)

@@ -6,11 +6,16 @@ import VaultEvents
 /// hours, Apple's ring summaries, goals and the source order; every other data event is counted
 /// for `types`. Audit events teach the read models nothing and map to nil.
 struct ProjectionFeed {
-    private var sourceKeys: [HealthSource: SourceKey] = [:]
+    private var deviceClasses: [String: DeviceClass] = [:]
+    /// Source keys by source id, per decoder (each data key has its own table), and those of
+    /// the decoder met last. A scan keeps its decoders to its end, as long as the feed lives, so
+    /// an identifier is never another decoder's.
+    private var sourceKeysByTable: [ObjectIdentifier?: [SourceKey?]] = [:]
+    private var keysOfTable: (table: ObjectIdentifier?, keys: [SourceKey?]) = (nil, [])
     private var styles: [String: AggregationStyle] = [:]
-    /// A frame holds one category's month, a few types and sources interleaved: the last ones
+    /// A frame holds one category's month, a few types and devices interleaved: the last ones
     /// are compared before any hashing.
-    private var recentSources: [(source: HealthSource, key: SourceKey)] = []
+    private var recentModels: [(model: String?, deviceClass: DeviceClass)] = []
     private var recentStyles: [(type: String, style: AggregationStyle)] = []
 
     static let standHour = ProjectionInput.standHourType
@@ -19,32 +24,8 @@ struct ProjectionFeed {
     mutating func input(for event: VaultEvent) -> ProjectionInput? {
         switch event {
         case .sample(let s):
-            switch s.value {
-            case .quantity(let stored, let storedUnit):
-                var (value, unit) = (stored.double, storedUnit)
-                guard value.isFinite else { return nil }
-                // Read models hold the units people read: g of protein, mg/dL of glucose.
-                if unit == "kg" || unit.hasPrefix("mmol<"), let reading = ReadingUnits.reading(type: s.type, unit: unit) {
-                    (value, unit) = (reading.factor.applied(to: value), reading.unit)
-                }
-                if style(of: s.type) == .cumulative {
-                    return .cumulative(CumulativeSample(
-                        metric: s.type, unit: unit, source: sourceKey(s.source), start: s.start.seconds,
-                        end: s.end.seconds, utcOffset: s.start.utcOffset, value: value))
-                }
-                return .discrete(DiscreteSample(metric: s.type, unit: unit, start: s.start.seconds,
-                                                utcOffset: s.start.utcOffset, value: value))
-            case .category(let value) where s.type == Self.standHour:
-                return .standHour(start: s.start.seconds, utcOffset: s.start.utcOffset, stood: value == Self.stood)
-            case .category(let value) where s.type == ProjectionInput.sleepType:
-                if let stage = SleepStage(value: value) {
-                    return .sleep(SleepSegment(start: s.start, end: s.end, stage: stage, source: sourceKey(s.source)))
-                }
-                return .recorded(RecordedItem(type: s.type, category: s.category, day: Self.day(s.start)))
-            default:
-                let minutes = Double(max(0, s.end.seconds - s.start.seconds)) / 60
-                return .recorded(RecordedItem(type: s.type, category: s.category, day: Self.day(s.start), minutes: minutes))
-            }
+            let source = sourceKey(s.source)
+            return sampleInput(type: s.type, start: s.start, end: s.end, value: s.value, source: source)
         case .sampleSuperseded(let s):
             var withdrawal = Withdrawal(contentHash: SampleContent.hash(s.replaced), category: s.replaced.category, day: Self.day(s.replaced.start))
             switch input(for: .sample(s.replaced)) {
@@ -92,6 +73,58 @@ struct ProjectionFeed {
         }
     }
 
+    /// The input of a sample from the parts the read models use (`EventDecoder.sampleHead`
+    /// reads only these).
+    mutating func sampleInput(type: String, start: HealthTimestamp, end: HealthTimestamp, value sampleValue: SampleValue,
+                              source: SourceKey) -> ProjectionInput? {
+        switch sampleValue {
+        case .quantity(let stored, let storedUnit):
+            var (value, unit) = (stored.double, storedUnit)
+            guard value.isFinite else { return nil }
+            // Read models hold the units people read: g of protein, mg/dL of glucose.
+            if unit == "kg" || unit.hasPrefix("mmol<"), let reading = ReadingUnits.reading(type: type, unit: unit) {
+                (value, unit) = (reading.factor.applied(to: value), reading.unit)
+            }
+            if style(of: type) == .cumulative {
+                return .cumulative(CumulativeSample(
+                    metric: type, unit: unit, source: source, start: start.seconds,
+                    end: end.seconds, utcOffset: start.utcOffset, value: value))
+            }
+            return .discrete(DiscreteSample(metric: type, unit: unit, start: start.seconds,
+                                            utcOffset: start.utcOffset, value: value))
+        case .category(let value) where type == Self.standHour:
+            return .standHour(start: start.seconds, utcOffset: start.utcOffset, stood: value == Self.stood)
+        case .category(let value) where type == ProjectionInput.sleepType:
+            if let stage = SleepStage(value: value) {
+                return .sleep(SleepSegment(start: start, end: end, stage: stage, source: source))
+            }
+            return .recorded(RecordedItem(type: type, category: HealthCategory.of(type: type), day: Self.day(start)))
+        default:
+            let minutes = Double(max(0, end.seconds - start.seconds)) / 60
+            return .recorded(RecordedItem(type: type, category: HealthCategory.of(type: type), day: Self.day(start), minutes: minutes))
+        }
+    }
+
+    /// The input of a sample read by `EventDecoder.sampleHead`: its source's key is taken once
+    /// per source of each decoder's table.
+    mutating func input(for head: EventDecoder.SampleHead, of decoder: EventDecoder) -> ProjectionInput? {
+        let source = sourceKey(head.sourceID, of: decoder)
+        return sampleInput(type: head.type, start: head.start, end: head.end, value: head.value, source: source)
+    }
+
+    private mutating func sourceKey(_ id: Int, of decoder: EventDecoder) -> SourceKey {
+        let table = ObjectIdentifier(decoder)
+        if table != keysOfTable.table {
+            sourceKeysByTable[keysOfTable.table] = keysOfTable.keys
+            keysOfTable = (table, sourceKeysByTable[table] ?? [])
+        }
+        if id < keysOfTable.keys.count, let key = keysOfTable.keys[id] { return key }
+        let key = sourceKey(decoder.sources[id])
+        if id >= keysOfTable.keys.count { keysOfTable.keys += repeatElement(nil, count: id + 1 - keysOfTable.keys.count) }
+        keysOfTable.keys[id] = key
+        return key
+    }
+
     /// A workout's figures: its own totals, else what Apple's statistics of it add up to (newer
     /// exports give energy and distance only there); minutes from its span when it has no duration.
     static func item(_ w: Workout) -> WorkoutItem {
@@ -114,17 +147,20 @@ struct ProjectionFeed {
     /// key's month is taken from).
     static func day(_ t: HealthTimestamp) -> LocalDay { LocalDay(instant: t.seconds, utcOffset: t.utcOffset) }
 
-    /// The priority key of a source: its name, and its class from the device model.
+    /// The priority key of a source: its name, and its class from the device model. Only the
+    /// model is looked up (the last few compared first: decoded strings of one table share their
+    /// storage, so a hit costs a pointer comparison); a source's seven strings are never hashed.
     mutating func sourceKey(_ source: HealthSource) -> SourceKey {
-        for recent in recentSources where recent.source == source { return recent.key }
-        if let known = sourceKeys[source] {
-            if recentSources.count == 8 { recentSources.removeLast() }
-            recentSources.insert((source, known), at: 0)
-            return known
-        }
-        let key = SourceKey(name: source.name, deviceClass: DeviceClass(model: source.device?.model))
-        sourceKeys[source] = key
-        return key
+        SourceKey(name: source.name, deviceClass: deviceClass(model: source.device?.model))
+    }
+
+    private mutating func deviceClass(model: String?) -> DeviceClass {
+        for recent in recentModels where recent.model == model { return recent.deviceClass }
+        let deviceClass = model.map { known in deviceClasses[known] ?? DeviceClass(model: known) } ?? .other
+        if let model { deviceClasses[model] = deviceClass }
+        if recentModels.count == 8 { recentModels.removeLast() }
+        recentModels.insert((model, deviceClass), at: 0)
+        return deviceClass
     }
 
     private mutating func style(of type: String) -> AggregationStyle {

@@ -169,10 +169,11 @@ extension Vault {
 }
 
 extension Vault {
-    /// Decodes the events after `position` (a position this log passed through, else
-    /// `ProjectionMismatch.logDiffers`); each key met in the tail first learns its definitions from
-    /// its own frames up to the position: catching up costs the tail and the keys it touches.
-    func scanTail(after position: LogPosition, _ body: (UInt64, VaultEvent) throws -> Void) throws -> LogPosition {
+    /// Reads the events after `position` (a position this log passed through, else
+    /// `ProjectionMismatch.logDiffers`), as `scanLog` does; each key met in the tail first learns
+    /// its definitions from its own frames up to the position: catching up costs the tail and the
+    /// keys it touches.
+    func scanTail(after position: LogPosition, _ body: (EventDecoder, UInt64, UnsafeRawBufferPointer) throws -> Void) throws -> LogPosition {
         guard position.sequence <= log.committed.sequence, position.offset <= log.committed.offset else {
             throw ProjectionMismatch.logDiffers
         }
@@ -200,9 +201,7 @@ extension Vault {
             first = false
             if !decoders.has(frame.keyID) { decoders.set(try tables.decoder(for: frame.keyID, through: position), for: frame.keyID) }
             let decoder = decoders.decoder(for: frame)
-            try frame.forEachEvent { index, bytes in
-                if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
-            }
+            try frame.forEachEvent { index, bytes in try body(decoder, index, bytes) }
         }
         return reader.position
     }
