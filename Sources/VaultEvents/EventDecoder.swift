@@ -254,6 +254,23 @@ package final class EventDecoder {
         return entries
     }
 
+    /// A sample's value: none, a quantity and its unit, or a category value.
+    private func sampleValue(kind: UInt64, _ r: inout EventReader) throws -> SampleValue {
+        switch kind {
+        case 0: return .none
+        case 1: return .quantity(try r.decimal(), unit: try string(&r))
+        case 2: return .category(try string(&r))
+        default: throw r.fail("unknown value kind")
+        }
+    }
+
+    /// The flags of the fields that follow a sample's value (`EventCoding.SampleExtras`).
+    private func sampleExtras(_ r: inout EventReader) throws -> UInt64 {
+        let extras = try r.varint()
+        guard extras & ~EventCoding.SampleExtras.known == 0 else { throw r.fail("unknown sample fields (written by a newer build?)") }
+        return extras
+    }
+
     /// Reads past metadata as `metadata` reads it, checking ids and text without keeping them.
     private func skipMetadata(_ r: inout EventReader) throws {
         for _ in 0..<(try r.count()) {
@@ -272,16 +289,8 @@ package final class EventDecoder {
         let valueKind = try r.varint()
         let type = try string(&r), source = try self.source(&r)
         let (start, end) = try span(&r)
-        let value: SampleValue
-        switch valueKind {
-        case 0: value = .none
-        case 1: value = .quantity(try r.decimal(), unit: try string(&r))
-        case 2: value = .category(try string(&r))
-        default: throw r.fail("unknown value kind")
-        }
-        var s = HealthSample(type: type, source: source, start: start, end: end, value: value)
-        let extras = try r.varint()
-        guard extras & ~EventCoding.SampleExtras.known == 0 else { throw r.fail("unknown sample fields (written by a newer build?)") }
+        var s = HealthSample(type: type, source: source, start: start, end: end, value: try sampleValue(kind: valueKind, &r))
+        let extras = try sampleExtras(&r)
         if extras & EventCoding.SampleExtras.creationDate != 0 { s.creationDate = try creationDate(&r, after: end) }
         if extras & EventCoding.SampleExtras.metadata != 0 { s.metadata = try metadata(&r) }
         if extras & EventCoding.SampleExtras.beats != 0 {
@@ -328,15 +337,8 @@ package final class EventDecoder {
         let sourceID = try r.varint()
         guard sourceID > 0, sourceID < UInt64(sources.count) else { throw r.fail("source id \(sourceID) is not defined") }
         let (start, end) = try span(&r)
-        var value: SampleValue
-        switch valueKind {
-        case 0: value = .none
-        case 1: value = .quantity(try r.decimal(), unit: try string(&r))
-        case 2: value = .category(try string(&r))
-        default: throw r.fail("unknown value kind")
-        }
-        let extras = try r.varint()
-        guard extras & ~EventCoding.SampleExtras.known == 0 else { throw r.fail("unknown sample fields (written by a newer build?)") }
+        var value = try sampleValue(kind: valueKind, &r)
+        let extras = try sampleExtras(&r)
         if extras & EventCoding.SampleExtras.creationDate != 0 { _ = try creationDate(&r, after: end) }
         if extras & EventCoding.SampleExtras.metadata != 0 { try skipMetadata(&r) }
         if extras & EventCoding.SampleExtras.beats != 0 {

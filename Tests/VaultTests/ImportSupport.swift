@@ -17,6 +17,22 @@ enum Fixtures {
 }
 
 /// A vault opened for writing in a fresh directory.
+/// The committed fixture vaults (`Tests/Fixtures/<name>/vault`, made by older builds; passphrase
+/// `fixture passphrase`), and the files beside them.
+enum FixtureVaults {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    /// `Tests/Fixtures/<name>/<file>`.
+    static func path(_ name: String, _ file: String) -> String { root.appendingPathComponent(name + "/" + file).path }
+
+    /// A copy of fixture vault `name` in `dir`, opened for writing (a fixture is never written).
+    static func open(_ name: String, in dir: TemporaryDirectory) throws -> Vault {
+        let path = dir.path + "/" + name
+        try FileManager.default.copyItem(atPath: Self.path(name, "vault"), toPath: path)
+        return try Vault.open(at: path, passphrase: passphrase("fixture passphrase"), mode: .readWrite)
+    }
+}
+
 struct ImportTestVault {
     let dir: TemporaryDirectory
     let vault: Vault

@@ -12,12 +12,9 @@ import VaultTestSupport
     /// Vaults with legacy identities, iOS 8's numbered categories stored as numbers, and real
     /// exports with metadata, beats and creation dates.
     static func vaults(in dir: TemporaryDirectory) throws -> [(name: String, vault: Vault, keep: ImportTestVault?)] {
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
         var vaults: [(String, Vault, ImportTestVault?)] = []
         for name in ["vault-format2", "vault-ios8-numbers"] {
-            let path = dir.path + "/" + name
-            try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent(name + "/vault").path, toPath: path)
-            vaults.append((name, try Vault.open(at: path, passphrase: passphrase("fixture passphrase"), mode: .readWrite), nil))
+            vaults.append((name, try FixtureVaults.open(name, in: dir), nil))
         }
         let t = try ImportTestVault()
         _ = try t.vault.importFiles(["opendroid/sampleexport.xml", "opendroid/sampleexport-2.xml", "y-yu/export.xml", "tdda/export6s3sample.xml"].map(Fixtures.path))

@@ -92,11 +92,8 @@ import VaultTestSupport
     /// merged into another comes in now.
     @Test func aVaultWithLegacyIdentitiesTakesTheSameExportAsDuplicatesAndRecoversMergedRecords() throws {
         let dir = TemporaryDirectory("legacy-identity")
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
-        let path = dir.path + "/vault"
-        try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("vault-format2/vault").path, toPath: path)
-        let vault = try Vault.open(at: path, passphrase: passphrase("fixture passphrase"), mode: .readWrite)
-        let original = fixtures.appendingPathComponent("vault-format1/export.xml").path
+        let vault = try FixtureVaults.open("vault-format2", in: dir)
+        let original = FixtureVaults.path("vault-format1", "export.xml")
         let again = try vault.importFiles([original])
         // Me, five records, a workout and an activity summary.
         #expect(again.added == 0 && again.duplicates == 8)
@@ -141,23 +138,21 @@ import VaultTestSupport
         #expect(nights[0].asleep == expected)
     }
 
-    /// A vault made before 2026-11-24 from the same export (the fixture) stored these category
-    /// records as numbers with an empty unit, under legacy identities that ignored `sessionId`.
+    /// A vault made by a build before commit 3850060 from the same export (the fixture) stored
+    /// these category records as numbers with an empty unit, under legacy identities that
+    /// ignored `sessionId`.
     /// They read as the sleep and stand hours they are, and the same export again adds only the
     /// sleep session the old rule had merged into the other.
     @Test func aVaultThatStoredThemAsNumbersShowsThemAndTakesTheExportAgain() throws {
         let dir = TemporaryDirectory("ios8-legacy")
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
-        let path = dir.path + "/vault"
-        try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("vault-ios8-numbers/vault").path, toPath: path)
-        let vault = try Vault.open(at: path, passphrase: passphrase("fixture passphrase"), mode: .readWrite)
+        let vault = try FixtureVaults.open("vault-ios8-numbers", in: dir)
         let asleep: Double = 24_422.0 / 60
         #expect(try vault.sleep().map(\.asleep) == [asleep])
         #expect(try vault.rings().map(\.stand) == [1])
         let held = try vault.heldTypes().map { "\($0.type) \($0.count) \($0.unit ?? "-")" }.sorted()
         #expect(held == ["HKCategoryTypeIdentifierAppleStandHour 1 -", "HKCategoryTypeIdentifierSleepAnalysis 1 -", "HKQuantityTypeIdentifierBodyMass 1 kg"])
 
-        let export = fixtures.appendingPathComponent("vault-ios8-numbers/export.xml").path
+        let export = FixtureVaults.path("vault-ios8-numbers", "export.xml")
         let again = try vault.importFiles([export])
         #expect(again.added == 1 && again.duplicates == 3 && again.rejected == 0)
         #expect(try vault.sleep().map(\.asleep) == [asleep], "the two sessions share their span: one night, counted once")

@@ -450,19 +450,24 @@ extension StudyLoadTests {
         }
     }
 
-    /// Rows become COPY text exactly: tabs between fields, `\N` for null, the suffix, a newline,
-    /// and backslash escapes only in rows that need them.
-    @Test func copyTextRowsAreExact() throws {
+    /// A batch of the raw `heart` lines given, in order.
+    static func heartBatch(_ lines: [String]) throws -> StudyRowBatch {
         let file = StudyRowBatch.FileFacts(category: "heart", granularity: "raw")
         let scanner = JSONLineScanner()
         var batch = StudyRowBatch()
-        let lines = [
-            #"{"category":"heart","type":"HKQuantityTypeIdentifierHeartRate","start":"2024-01-01T07:06:00+01:00","end":"2024-01-01T07:06:00+01:00","value":71,"unit":"count/min"}"#,
-            #"{"category":"heart","type":"HKCharacteristicTypeIdentifierBloodType","start":null,"value":"A\\+","note":"a\tb\r\nc"}"#,
-        ]
         for (i, line) in lines.enumerated() {
             try Array(line.utf8).withUnsafeBufferPointer { try batch.append(line: $0, scanner: scanner, file: file, ordinal: i + 1) }
         }
+        return batch
+    }
+
+    /// Rows become COPY text exactly: tabs between fields, `\N` for null, the suffix, a newline,
+    /// and backslash escapes only in rows that need them.
+    @Test func copyTextRowsAreExact() throws {
+        let batch = try Self.heartBatch([
+            #"{"category":"heart","type":"HKQuantityTypeIdentifierHeartRate","start":"2024-01-01T07:06:00+01:00","end":"2024-01-01T07:06:00+01:00","value":71,"unit":"count/min"}"#,
+            #"{"category":"heart","type":"HKCharacteristicTypeIdentifierBloodType","start":null,"value":"A\\+","note":"a\tb\r\nc"}"#,
+        ])
         var buffer = ByteBuffer()
         batch.arena.withUnsafeBufferPointer { arena in
             CopyText.append(0, CopyText.directFields, of: batch, arena: arena, suffix: Array("\tfp\t1".utf8), to: &buffer)
@@ -505,18 +510,12 @@ extension StudyLoadTests {
     /// study loaded before this reader still recognises lines it holds; an escaped string and its
     /// plain spelling are the same line.
     @Test func lineHashesAreStable() throws {
-        let file = StudyRowBatch.FileFacts(category: "heart", granularity: "raw")
-        let scanner = JSONLineScanner()
-        var batch = StudyRowBatch()
-        let lines = [
+        let batch = try Self.heartBatch([
             #"{"category":"heart","type":"HKQuantityTypeIdentifierHeartRate","start":"2024-01-01T07:06:00+01:00","end":"2024-01-01T07:06:00+01:00","value":71,"unit":"count/min"}"#,
             #"{"category":"heart","type":"HKQuantityTypeIdentifierHeartRate","start":"2024-01-01T07:06:00+01:00","end":"2024-01-01T07:06:00+01:00","value":71,"unit":"count\/min"}"#,
             #"{"category":"heart","type":"HKCategoryTypeIdentifierHighHeartRateEvent","start":"2024-03-31T01:30:00-04:30","end":"2024-03-31T01:31:00-04:30","value":"HKCategoryValueNotApplicable","metadata":{"HKHeartRateEventThreshold":"120 count/min"},"clipped":true}"#,
             #"{"category":"heart","type":"HKCharacteristicTypeIdentifierBloodType","start":null,"value":"A+","note":"caf\u00e9\t\""}"#,
-        ]
-        for (i, line) in lines.enumerated() {
-            try Array(line.utf8).withUnsafeBufferPointer { try batch.append(line: $0, scanner: scanner, file: file, ordinal: i + 1) }
-        }
+        ])
         func text(_ row: Int, _ field: StudyRowBatch.Field) -> String? {
             batch.withField(row, field) { $0.map { String(decoding: $0, as: UTF8.self) } }
         }
