@@ -38,7 +38,7 @@ final class KeyScopedTables {
         }
         let visit = visit ?? { _, _ in }
         let decoder = EventDecoder()
-        let lookup: (UInt64) -> String? = { id in id > 0 && id < UInt64(decoder.strings.count) ? decoder.strings[Int(id)] : nil }
+        let lookup: (UInt64) -> String? = { decoder.string(id: $0) }
         try readFrames(of: keyID) { frame in
             try frame.forEachEvent { index, bytes in
                 if Vault.isDefinition(bytes) {

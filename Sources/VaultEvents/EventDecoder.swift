@@ -199,23 +199,35 @@ package final class EventDecoder {
         return event
     }
 
+    /// The string with id `id` as far as this decoder has learned the table; nil for none.
+    package func string(id: UInt64) -> String? {
+        id > 0 && id < UInt64(strings.count) ? strings[Int(id)] : nil
+    }
+
     private func string(_ r: inout EventReader) throws -> String {
-        let id = try r.varint()
-        guard id > 0, id < UInt64(strings.count) else { throw r.fail("string id \(id) is not defined") }
-        return strings[Int(id)]
+        try string(id: try r.varint(), &r)
+    }
+
+    /// The string with id `id`, or the error of a reference to none.
+    private func string(id: UInt64, _ r: inout EventReader) throws -> String {
+        guard let s = string(id: id) else { throw r.fail("string id \(id) is not defined") }
+        return s
     }
 
     private func optionalString(_ r: inout EventReader) throws -> String? {
         let id = try r.varint()
-        if id == 0 { return nil }
-        guard id < UInt64(strings.count) else { throw r.fail("string id \(id) is not defined") }
-        return strings[Int(id)]
+        return id == 0 ? nil : try string(id: id, &r)
     }
 
     private func source(_ r: inout EventReader) throws -> HealthSource {
+        sources[try sourceID(&r)]
+    }
+
+    /// A reference to a defined source.
+    private func sourceID(_ r: inout EventReader) throws -> Int {
         let id = try r.varint()
         guard id > 0, id < UInt64(sources.count) else { throw r.fail("source id \(id) is not defined") }
-        return sources[Int(id)]
+        return Int(id)
     }
 
     private func span(_ r: inout EventReader) throws -> (HealthTimestamp, HealthTimestamp) {
@@ -243,9 +255,7 @@ package final class EventDecoder {
             let code = try r.varint()
             let value: String
             if code & 1 == 0 {
-                let id = code >> 1
-                guard id > 0, id < UInt64(strings.count) else { throw r.fail("string id \(id) is not defined") }
-                value = strings[Int(id)]
+                value = try string(id: code >> 1, &r)
             } else {
                 value = try r.inlineString(length: code >> 1)
             }
@@ -277,8 +287,7 @@ package final class EventDecoder {
             _ = try string(&r)
             let code = try r.varint()
             if code & 1 == 0 {
-                let id = code >> 1
-                guard id > 0, id < UInt64(strings.count) else { throw r.fail("string id \(id) is not defined") }
+                _ = try string(id: code >> 1, &r)
             } else {
                 _ = try r.inlineString(length: code >> 1)
             }
@@ -334,8 +343,7 @@ package final class EventDecoder {
         r.offset = 2
         let valueKind = try r.varint()
         let type = try string(&r)
-        let sourceID = try r.varint()
-        guard sourceID > 0, sourceID < UInt64(sources.count) else { throw r.fail("source id \(sourceID) is not defined") }
+        let sourceID = try sourceID(&r)
         let (start, end) = try span(&r)
         var value = try sampleValue(kind: valueKind, &r)
         let extras = try sampleExtras(&r)
@@ -351,7 +359,7 @@ package final class EventDecoder {
         if extras & EventCoding.SampleExtras.wholeIdentity == 0, let name = Self.numberedCategoryValue(type: type, value: value) {
             value = .category(name)
         }
-        return SampleHead(type: type, sourceID: Int(sourceID), start: start, end: end, value: value)
+        return SampleHead(type: type, sourceID: sourceID, start: start, end: end, value: value)
     }
 
     private func workout(_ r: inout EventReader) throws -> Workout {
