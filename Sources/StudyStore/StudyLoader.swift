@@ -31,67 +31,126 @@ public struct StudyLoadSummary: Sendable, Equatable {
 public enum StudyLoader {
     /// Loads `bundles` (paths) opened with `keyFile` into `target`. A bundle that fails is
     /// refused and the others still load; a database that cannot be reached stops everything.
+    /// PostgreSQL takes several bundles at once over `connections` connections (by default
+    /// `HEALTHVAULT_STUDY_CONNECTIONS`, else one per core up to four), a participant's bundles
+    /// in the order given; SQLite has one writer and takes them one after the other.
     /// Blocks the calling thread (PostgresNIO is asynchronous; a command line is not).
-    public static func load(bundles: [String], keyFile: String, into target: StudyTarget, roster: StudyRoster?) throws -> StudyLoadSummary {
+    public static func load(bundles: [String], keyFile: String, into target: StudyTarget, roster: StudyRoster?,
+                            connections: Int? = nil) throws -> StudyLoadSummary {
+        let count: Int
+        switch target {
+        case .sqlite: count = 1
+        case .postgres: count = max(1, min(connections ?? defaultConnections, bundles.count, 16))
+        }
         return try blocking {
-            let database: any StudyDatabase
-            switch target {
-            case .sqlite(let path): database = try SQLiteStudyDatabase(path: path)
-            case .postgres: database = try await PostgresStudyDatabase(target: target)
-            }
+            var databases: [any StudyDatabase] = []
             do {
-                let summary = try await load(bundles, keyFile: keyFile, into: database, roster: roster)
-                await database.close()
+                for _ in 0..<count {
+                    switch target {
+                    case .sqlite(let path): databases.append(try SQLiteStudyDatabase(path: path))
+                    case .postgres: databases.append(try await PostgresStudyDatabase(target: target))
+                    }
+                }
+                let summary = try await load(bundles, keyFile: keyFile, into: databases, roster: roster)
+                for database in databases { await database.close() }
                 return summary
             } catch {
-                await database.close()
+                for database in databases { await database.close() }
                 throw error
             }
         }
     }
 
-    private static func load(_ bundles: [String], keyFile: String, into database: any StudyDatabase, roster: StudyRoster?) async throws -> StudyLoadSummary {
-        try await database.prepare()
-        var summary = StudyLoadSummary()
-        var senders = Set<String>()
+    /// One connection per core (the server's backends and this process's readers share them),
+    /// at most four, unless `HEALTHVAULT_STUDY_CONNECTIONS` says otherwise.
+    static var defaultConnections: Int {
+        if let text = ProcessInfo.processInfo.environment["HEALTHVAULT_STUDY_CONNECTIONS"], let given = Int(text), given > 0 { return given }
+        return min(ProcessInfo.processInfo.activeProcessorCount, 4)
+    }
+
+    /// What became of one bundle.
+    private enum Outcome {
+        case loaded(fingerprint: String, counts: LoadCounts, follows: String?)
+        case refused(String)
+    }
+
+    private static func load(_ bundles: [String], keyFile: String, into databases: [any StudyDatabase], roster: StudyRoster?) async throws -> StudyLoadSummary {
+        for database in databases { try await database.prepare() }
         let hashes = FileHashPrefetch(bundles)
         defer { hashes.stop() }
-        for (index, path) in bundles.enumerated() {
-            do {
-                let (fingerprint, counts, follows) = try await loadRetrying(path, hash: { try hashes.hash(of: index) }, keyFile: keyFile,
-                                                                           into: database, roster: roster)
-                if let follows, try await database.loadedLines(bundle: follows) == nil {
-                    summary.warnings.append("\(path) follows bundle \(follows.prefix(16))…, which is not in this study: what only that bundle held is missing")
+        let queue = BundleQueue(count: bundles.count)
+        let outcomes = try await withThrowingTaskGroup(of: [(Int, Outcome)].self) { group in
+            for database in databases {
+                let connection = UncheckedDatabase(database)
+                group.addTask {
+                    var done: [(Int, Outcome)] = []
+                    while let index = await queue.claim() {
+                        do {
+                            done.append((index, try await loadOne(bundles[index], index: index, hashes: hashes, keyFile: keyFile,
+                                                                  into: connection.database, roster: roster, queue: queue)))
+                            await queue.finish(index)
+                        } catch {
+                            await queue.stop()
+                            await queue.finish(index)
+                            throw error
+                        }
+                    }
+                    return done
+                }
+            }
+            var all: [(Int, Outcome)] = []
+            for try await done in group { all += done }
+            return all.sorted { $0.0 < $1.0 }
+        }
+        var summary = StudyLoadSummary()
+        var senders = Set<String>()
+        for (index, outcome) in outcomes {
+            switch outcome {
+            case .refused(let reason):
+                summary.refused.append(.init(bundle: bundles[index], reason: reason))
+            case .loaded(let fingerprint, let counts, let follows):
+                // Asked once every bundle is in: the one it follows may have loaded after it.
+                if let follows, try await databases[0].loadedLines(bundle: follows) == nil {
+                    summary.warnings.append("\(bundles[index]) follows bundle \(follows.prefix(16))…, which is not in this study: what only that bundle held is missing")
                 }
                 summary.bundles += 1
                 senders.insert(fingerprint)
                 summary.rows += counts.added
                 summary.duplicates += counts.duplicates
                 summary.withdrawn += counts.withdrawn
-            } catch let error as BundleError {
-                summary.refused.append(.init(bundle: path, reason: "\(error)"))
-            } catch let error as StudyError {
-                switch error {
-                case .notOnRoster, .busy: summary.refused.append(.init(bundle: path, reason: "\(error)")); continue
-                default: break
-                }
-                throw error
             }
         }
         summary.participants = senders.count
         return summary
     }
 
+    /// Loads bundle `index`, or says why it was refused; throws what stops the whole load.
+    private static func loadOne(_ path: String, index: Int, hashes: FileHashPrefetch, keyFile: String, into database: any StudyDatabase,
+                                roster: StudyRoster?, queue: BundleQueue) async throws -> Outcome {
+        do {
+            let (fingerprint, counts, follows) = try await loadRetrying(path, index: index, hash: { try hashes.hash(of: index) },
+                                                                       keyFile: keyFile, into: database, roster: roster, queue: queue)
+            return .loaded(fingerprint: fingerprint, counts: counts, follows: follows)
+        } catch let error as BundleError {
+            return .refused("\(error)")
+        } catch let error as StudyError {
+            switch error {
+            case .notOnRoster, .busy: return .refused("\(error)")
+            default: throw error
+            }
+        }
+    }
+
     /// Loads one bundle, again from its start when the server broke a deadlock with another
     /// loader by rolling it back (loaders side by side into a new study, each making the months
     /// it needs), after a pause that grows and varies so they fall out of step; eight tries.
-    private static func loadRetrying(_ path: String, hash: () throws -> String, keyFile: String, into database: any StudyDatabase,
-                                     roster: StudyRoster?) async throws -> (String, LoadCounts, String?) {
+    private static func loadRetrying(_ path: String, index: Int, hash: () throws -> String, keyFile: String, into database: any StudyDatabase,
+                                     roster: StudyRoster?, queue: BundleQueue) async throws -> (String, LoadCounts, String?) {
         let hash = try hash()
         var attempt = 1
         while true {
             do {
-                return try await load(path, hash: hash, keyFile: keyFile, into: database, roster: roster)
+                return try await load(path, index: index, hash: hash, keyFile: keyFile, into: database, roster: roster, queue: queue)
             } catch StudyError.busy where attempt < 8 {
                 try await Task.sleep(nanoseconds: UInt64.random(in: 50_000_000...200_000_000) * UInt64(attempt))
                 attempt += 1
@@ -99,8 +158,8 @@ public enum StudyLoader {
         }
     }
 
-    private static func load(_ path: String, hash: String, keyFile: String, into database: any StudyDatabase,
-                             roster: StudyRoster?) async throws -> (String, LoadCounts, String?) {
+    private static func load(_ path: String, index: Int, hash: String, keyFile: String, into database: any StudyDatabase,
+                             roster: StudyRoster?, queue: BundleQueue) async throws -> (String, LoadCounts, String?) {
         let stream = try BundleStream(path: path, keyFile: keyFile, expectSender: nil)
         var label: String?
         let rows = try BundleRows(stream: stream) { manifest in
@@ -112,6 +171,7 @@ public enum StudyLoader {
             }
         }
         let fingerprint = rows.manifest.senderFingerprint
+        await queue.begin(index, sender: fingerprint)
         if let lines = try await database.loadedLines(bundle: hash) {
             return (fingerprint, LoadCounts(added: 0, duplicates: lines, withdrawn: 0), nil)
         }
@@ -144,6 +204,12 @@ public enum StudyLoader {
         done.wait()
         return try box.result!.get()
     }
+}
+
+/// A connection handed to the one task that uses it (a database object is not shared).
+private struct UncheckedDatabase: @unchecked Sendable {
+    let database: any StudyDatabase
+    init(_ database: any StudyDatabase) { self.database = database }
 }
 
 /// The result an asynchronous body hands to the thread waiting for it (written before the

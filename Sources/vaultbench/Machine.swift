@@ -48,8 +48,9 @@ func grouped(_ n: Int) -> String {
 
 /// Runs a program to its end under `/usr/bin/time` and returns its wall time and peak RSS, or
 /// nil with what it printed when it failed.
-func timedProcess(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, peakKiB: Double)? {
+func timedProcess(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (seconds: Double, peakKiB: Double)? {
     let process = Process()
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
     process.arguments = ["-f", "%e %M", executable] + arguments
     let err = Pipe()

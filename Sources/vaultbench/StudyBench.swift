@@ -23,6 +23,8 @@ extension VaultBench {
         var rounds = 1
         @Flag(help: "Keep the generated study (bundles, roster, the SQLite file) in the work directory.") var keep = false
         @Flag(help: "Leave out the SQLite load (a quarter of the time at full size).") var skipSqlite = false
+        @Option(help: ArgumentHelp("Connections to time the PostgreSQL load with, each in every round (HEALTHVAULT_STUDY_CONNECTIONS); vaultctl's default (one a core, up to four) when not given.", valueName: "N"))
+        var connections: [Int] = []
 
         func run() throws {
             let cli = try VaultctlProcess(vaultctl)
@@ -48,24 +50,32 @@ extension VaultBench {
             // caches filled: whichever ran first would pay for that).
             guard try timedProcess(cli.binary, load + [server.url]) != nil else { throw ExitCode.failure }
             let absolute = directory.hasPrefix("/") ? directory : "\(FileManager.default.currentDirectoryPath)/\(directory)"
-            var totals = (rows: 0, load: 0.0, anchor: [AnchorOrder: (rows: Int, seconds: Double)]())
+            // Each load timed: vaultctl's default, or each connection count asked for.
+            let variants: [Int?] = connections.isEmpty ? [nil] : connections.map { $0 }
+            var loads: [(rows: Int, seconds: Double)] = Array(repeating: (0, 0), count: variants.count)
+            var anchors: [AnchorOrder: (rows: Int, seconds: Double)] = [:]
             print("")
             for round in 1...max(1, rounds) {
-                _ = try server.psql("DROP TABLE samples, aggregates, records, bundles, participants, withdrawals, study_meta CASCADE")
-                try settle(server)
-                guard let loaded = try timedProcess(cli.binary, load + [server.url]) else { throw ExitCode.failure }
-                let rows = try rowCount(server)
-                let lines = Int(try server.psql("SELECT sum(lines) FROM bundles")) ?? 0
-                let withdrawn = Int(try server.psql("SELECT coalesce(sum(rows), 0) FROM withdrawals")) ?? 0
-                let rate = Double(rows) / loaded.seconds
                 print("round \(round)")
-                print("  postgres  vaultctl study load: \(grouped(lines)) lines from \(study.bundles.count) bundles in \(loaded.seconds.formatted(2)) s = \(grouped(Int(Double(lines) / loaded.seconds))) lines/s; "
-                      + "\(grouped(rows)) rows kept (\(grouped(withdrawn)) withdrawn) = \(grouped(Int(rate))) rows/s; peak RSS \((loaded.peakKiB / 1024).formatted(1)) MiB")
-                totals.rows += rows
-                totals.load += loaded.seconds
+                var rates: [Double] = []
+                for (index, variant) in variants.enumerated() {
+                    _ = try server.psql("DROP TABLE samples, aggregates, records, bundles, participants, withdrawals, study_meta CASCADE")
+                    try settle(server)
+                    let environment = variant.map { ["HEALTHVAULT_STUDY_CONNECTIONS": "\($0)"] } ?? [:]
+                    guard let loaded = try timedProcess(cli.binary, load + [server.url], environment: environment) else { throw ExitCode.failure }
+                    let rows = try rowCount(server)
+                    let lines = Int(try server.psql("SELECT sum(lines) FROM bundles")) ?? 0
+                    let withdrawn = Int(try server.psql("SELECT coalesce(sum(rows), 0) FROM withdrawals")) ?? 0
+                    let rate = Double(rows) / loaded.seconds
+                    rates.append(rate)
+                    print("  postgres  vaultctl study load, \(Self.label(variant)): \(grouped(lines)) lines from \(study.bundles.count) bundles in \(loaded.seconds.formatted(2)) s = \(grouped(Int(Double(lines) / loaded.seconds))) lines/s; "
+                          + "\(grouped(rows)) rows kept (\(grouped(withdrawn)) withdrawn) = \(grouped(Int(rate))) rows/s; peak RSS \((loaded.peakKiB / 1024).formatted(1)) MiB")
+                    loads[index].rows += rows
+                    loads[index].seconds += loaded.seconds
+                }
 
-                // The anchor: the rows the load kept, dumped by psql (untimed) and copied back into
-                // the same, emptied tables, in each order.
+                // The anchor: the rows the last load kept, dumped by psql (untimed) and copied back
+                // into the same, emptied tables, in each order.
                 for order in AnchorOrder.allCases {
                     let dumps = ["samples", "aggregates", "records"].map { ($0, "\(absolute)/\($0).tsv") }
                     for (table, file) in dumps { _ = try server.psql(order.dumpCommands(table: table, file: file)) }
@@ -75,16 +85,19 @@ extension VaultBench {
                     for (_, file) in dumps { try? FileManager.default.removeItem(atPath: file) }
                     let anchorRows = try rowCount(server)
                     let anchor = Double(anchorRows) / copied
-                    print("  anchor    psql \\copy of the same \(grouped(anchorRows)) rows into the same tables, \(order.label): \(copied.formatted(2)) s = \(grouped(Int(anchor))) rows/s; ratio \((rate / anchor).formatted(2)) x")
-                    let sum = totals.anchor[order] ?? (0, 0)
-                    totals.anchor[order] = (sum.rows + anchorRows, sum.seconds + copied)
+                    let ratios = zip(variants, rates).map { "\(Self.label($0)) \(($1 / anchor).formatted(2)) x" }.joined(separator: ", ")
+                    print("  anchor    psql \\copy of the same \(grouped(anchorRows)) rows into the same tables, \(order.label): \(copied.formatted(2)) s = \(grouped(Int(anchor))) rows/s; ratio \(ratios)")
+                    let sum = anchors[order] ?? (0, 0)
+                    anchors[order] = (sum.rows + anchorRows, sum.seconds + copied)
                 }
             }
             for order in AnchorOrder.allCases {
-                let anchor = totals.anchor[order]!
-                let ratio = (Double(totals.rows) / totals.load) / (Double(anchor.rows) / anchor.seconds)
-                let verdict = order == .bundles ? "   target >= 0.8: \(ratio >= 0.8 ? "met" : "NOT MET")" : ""
-                print("ratio     \(ratio.formatted(2)) x the anchor's rows/s (\(order.label)) over \(max(1, rounds)) round(s)\(verdict)")
+                let anchor = anchors[order]!
+                for (variant, total) in zip(variants, loads) {
+                    let ratio = (Double(total.rows) / total.seconds) / (Double(anchor.rows) / anchor.seconds)
+                    let verdict = order == .bundles ? "   target >= 0.8: \(ratio >= 0.8 ? "met" : "NOT MET")" : ""
+                    print("ratio     \(ratio.formatted(2)) x the anchor's rows/s (\(order.label)), \(Self.label(variant)), over \(max(1, rounds)) round(s)\(verdict)")
+                }
             }
 
             guard !skipSqlite else { return }
@@ -103,6 +116,10 @@ extension VaultBench {
         private func settle(_ server: PostgresServer) throws {
             _ = try server.psql("CHECKPOINT")
             sync()
+        }
+
+        private static func label(_ connections: Int?) -> String {
+            connections.map { "\($0) connection\($0 == 1 ? "" : "s")" } ?? "default connections"
         }
 
         private func rowCount(_ server: PostgresServer) throws -> Int {
