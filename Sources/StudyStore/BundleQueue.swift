@@ -6,7 +6,8 @@
 actor BundleQueue {
     private let count: Int
     private var next = 0
-    private var stopped = false
+    /// What stopped the load (a database failure), first of all.
+    private(set) var failure: Error?
     /// The sender of each bundle claimed and opened, until it is finished.
     private var senders: [Int: String] = [:]
     /// Bundles claimed and not yet finished.
@@ -19,19 +20,22 @@ actor BundleQueue {
 
     /// The next bundle to load, or nil once all were handed out or the load stopped.
     func claim() -> Int? {
-        guard !stopped, next < count else { return nil }
+        guard failure == nil, next < count else { return nil }
         defer { next += 1 }
         open.insert(next)
         return next
     }
 
     /// Bundle `index` was opened and is from `sender`: returns once no earlier bundle still
-    /// loading is from the same sender or from one not yet known.
-    func begin(_ index: Int, sender: String) async {
+    /// loading is from the same sender or from one not yet known; throws `CancellationError`
+    /// once the load stopped (the bundle is abandoned, not refused).
+    func begin(_ index: Int, sender: String) async throws {
         senders[index] = sender
         wakeWaiters()
-        guard mustWait(index, sender: sender) else { return }
-        await withCheckedContinuation { waiting.append((index, sender, $0)) }
+        if mustWait(index, sender: sender) {
+            await withCheckedContinuation { waiting.append((index, sender, $0)) }
+        }
+        if failure != nil { throw CancellationError() }
     }
 
     /// Bundle `index` is loaded, refused or abandoned.
@@ -41,9 +45,12 @@ actor BundleQueue {
         wakeWaiters()
     }
 
-    /// Hands out no more bundles (a connection failed; the others end their current bundle).
-    func stop() {
-        stopped = true
+    /// Stops the load because of `error`: no more bundles are handed out, bundles waiting for
+    /// their turn are abandoned, and a bundle already past its turn ends as it ends.
+    func stop(_ error: Error) {
+        if failure == nil { failure = error }
+        for waiter in waiting { waiter.resume.resume() }
+        waiting = []
     }
 
     /// Bundles waiting for their turn (for tests).

@@ -1,18 +1,22 @@
 import Foundation
 import ResearchBundle
 
-/// The bundles' file hashes, computed on a thread of their own one bundle ahead of the load,
-/// so the database is not left waiting while the next file is read through once more.
+/// The bundles' file hashes, computed on a thread of their own `ahead` bundles ahead of the
+/// one claimed last (a bundle for each connection), so the database is not left waiting while
+/// the next file is read through once more.
 final class FileHashPrefetch: @unchecked Sendable {
     private let paths: [String]
     private var results: [Result<String, Error>?]
     private let condition = NSCondition()
-    /// How far the thread may run ahead of the bundle being loaded.
-    private var wanted = 1
+    /// How far the thread may run (the first bundle not to hash yet).
+    private var wanted: Int
+    private let ahead: Int
     private var stopped = false
 
-    init(_ paths: [String]) {
+    init(_ paths: [String], ahead: Int = 1) {
         self.paths = paths
+        self.ahead = max(1, ahead)
+        wanted = self.ahead
         results = Array(repeating: nil, count: paths.count)
         let thread = Thread { [self] in run() }
         thread.name = "study bundle hashes"
@@ -23,7 +27,7 @@ final class FileHashPrefetch: @unchecked Sendable {
     func hash(of index: Int) throws -> String {
         condition.lock()
         defer { condition.unlock() }
-        wanted = max(wanted, index + 2)
+        wanted = max(wanted, index + 1 + ahead)
         condition.broadcast()
         while results[index] == nil { condition.wait() }
         let result = results[index]!

@@ -23,6 +23,12 @@ final class PostgresStudyDatabase: StudyDatabase {
     private var madeMonths = Set<Int32>()
     /// Those made in the current bundle's transaction (gone again if it rolls back).
     private var monthsMadeInTransaction = Set<Int32>()
+    /// Months the current bundle's transaction asked for.
+    private var monthsAskedInTransaction = Set<Int32>()
+    /// Months a bundle asked for before the server rolled its transaction back to break a
+    /// deadlock (two connections each making a month while holding rows): made in a
+    /// transaction of their own before the bundle is tried again, so each try gets further.
+    private var monthsBeforeRetry = Set<Int32>()
     /// Silent: PostgresNIO's logs could carry query text.
     private let logger = Logger(label: "healthvault.study", factory: { _ in SwiftLogNoOpLogHandler() })
 
@@ -99,6 +105,7 @@ final class PostgresStudyDatabase: StudyDatabase {
     }
 
     func load(_ bundle: PendingBundle, rows: BundleRows) async throws -> LoadCounts {
+        if !monthsBeforeRetry.isEmpty { try await makeMonthsAlone() }
         do {
             try await run("BEGIN")
             do {
@@ -110,7 +117,9 @@ final class PostgresStudyDatabase: StudyDatabase {
                 _ = try? await run("ROLLBACK")
                 // Partitions made in the transaction went with it.
                 madeMonths.subtract(monthsMadeInTransaction)
-                throw Self.refusal(of: bundle, error) ?? error
+                let refusal = Self.refusal(of: bundle, error)
+                if case StudyError.busy? = refusal { monthsBeforeRetry = monthsAskedInTransaction.subtracting(madeMonths) }
+                throw refusal ?? error
             }
         } catch { throw Self.failure(target, error) }
     }
@@ -133,6 +142,25 @@ final class PostgresStudyDatabase: StudyDatabase {
         return nil
     }
 
+    /// Makes the months a bundle rolled back for in a transaction that holds nothing else: it
+    /// can wait for other loads to commit, but not deadlock with them.
+    private func makeMonthsAlone() async throws {
+        let months = monthsBeforeRetry
+        monthsBeforeRetry = []
+        do {
+            try await run("BEGIN")
+            do {
+                monthsMadeInTransaction = []
+                try await ensurePartitions(months)
+                try await run("COMMIT")
+            } catch {
+                _ = try? await run("ROLLBACK")
+                madeMonths.subtract(monthsMadeInTransaction)
+                throw error
+            }
+        } catch { throw Self.failure(target, error) }
+    }
+
     /// Makes sure `months` (`year * 12 + month - 1`) have their partitions of `samples` and
     /// `aggregates`, made inside the bundle's transaction when missing, one loader at a time (the
     /// advisory lock is held to the commit). Two loaders that each need a new month while holding
@@ -140,6 +168,7 @@ final class PostgresStudyDatabase: StudyDatabase {
     private func ensurePartitions<S: Sequence>(_ months: S) async throws where S.Element == Int32 {
         let wanted = Set(months).subtracting(madeMonths)
         guard !wanted.isEmpty else { return }
+        monthsAskedInTransaction.formUnion(wanted)
         let names = wanted.sorted().map { Self.partition("samples", $0) }
         let missing = try await connection.query("SELECT n FROM unnest(\(names)::text[]) AS n WHERE to_regclass(n) IS NULL", logger: logger)
         var absent = Set<String>()
@@ -249,6 +278,7 @@ final class PostgresStudyDatabase: StudyDatabase {
 
     private func loadInTransaction(_ bundle: PendingBundle, rows: BundleRows) async throws -> LoadCounts {
         monthsMadeInTransaction = []
+        monthsAskedInTransaction = []
         let fp = StudySchema.literal(bundle.fingerprint)
         // One load of a participant at a time, so whether their raw rows are new is decided once.
         try await run("SELECT pg_advisory_xact_lock(4242003, hashtext(\(fp)))")

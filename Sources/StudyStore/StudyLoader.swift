@@ -45,10 +45,14 @@ public enum StudyLoader {
         return try blocking {
             var databases: [any StudyDatabase] = []
             do {
-                for _ in 0..<count {
-                    switch target {
-                    case .sqlite(let path): databases.append(try SQLiteStudyDatabase(path: path))
-                    case .postgres: databases.append(try await PostgresStudyDatabase(target: target))
+                switch target {
+                case .sqlite(let path): databases.append(try SQLiteStudyDatabase(path: path))
+                case .postgres:
+                    databases.append(try await PostgresStudyDatabase(target: target))
+                    // More connections where the server grants them; a limit it sets (its
+                    // max_connections, the role's) leaves the load with those it opened.
+                    while databases.count < count, let another = try? await PostgresStudyDatabase(target: target) {
+                        databases.append(another)
                     }
                 }
                 let summary = try await load(bundles, keyFile: keyFile, into: databases, roster: roster)
@@ -76,10 +80,10 @@ public enum StudyLoader {
 
     private static func load(_ bundles: [String], keyFile: String, into databases: [any StudyDatabase], roster: StudyRoster?) async throws -> StudyLoadSummary {
         for database in databases { try await database.prepare() }
-        let hashes = FileHashPrefetch(bundles)
+        let hashes = FileHashPrefetch(bundles, ahead: databases.count)
         defer { hashes.stop() }
         let queue = BundleQueue(count: bundles.count)
-        let outcomes = try await withThrowingTaskGroup(of: [(Int, Outcome)].self) { group in
+        let outcomes = await withTaskGroup(of: [(Int, Outcome)].self) { group in
             for database in databases {
                 let connection = UncheckedDatabase(database)
                 group.addTask {
@@ -90,18 +94,23 @@ public enum StudyLoader {
                                                                   into: connection.database, roster: roster, queue: queue)))
                             await queue.finish(index)
                         } catch {
-                            await queue.stop()
+                            // The load stops: no bundle is handed out or let through any more,
+                            // and this connection (its transaction rolled back) closes now, so no
+                            // lock of its holds up the others finishing their bundles.
+                            await queue.stop(error)
                             await queue.finish(index)
-                            throw error
+                            await connection.database.close()
+                            break
                         }
                     }
                     return done
                 }
             }
             var all: [(Int, Outcome)] = []
-            for try await done in group { all += done }
+            for await done in group { all += done }
             return all.sorted { $0.0 < $1.0 }
         }
+        if let failure = await queue.failure { throw failure }
         var summary = StudyLoadSummary()
         var senders = Set<String>()
         for (index, outcome) in outcomes {
@@ -171,7 +180,7 @@ public enum StudyLoader {
             }
         }
         let fingerprint = rows.manifest.senderFingerprint
-        await queue.begin(index, sender: fingerprint)
+        try await queue.begin(index, sender: fingerprint)
         if let lines = try await database.loadedLines(bundle: hash) {
             return (fingerprint, LoadCounts(added: 0, duplicates: lines, withdrawn: 0), nil)
         }

@@ -64,6 +64,15 @@ import Testing
         #expect(inPostgres.split(separator: ",").count == lines.reduce(0, +) - heart)
         let same = inPostgres == inSQLite
         #expect(same, "the two databases hold different rows")
+
+        // A server that grants one connection where two are asked for: the load goes on with one.
+        _ = try server.psql(["CREATE ROLE limited LOGIN CONNECTION LIMIT 1", "CREATE DATABASE limited OWNER limited"])
+        let limited = try CLIRunner(environment: ["HEALTHVAULT_STUDY_CONNECTIONS": "2"]).run(
+            ["study", "load"] + bundles + ["--key", dir.file("lab.key"), "--into", "postgres://limited@127.0.0.1:\(server.port)/limited?sslmode=disable",
+                                          "--roster", roster, "--json"])
+        #expect(limited.status == 0, "\(limited.stderr)")
+        let one = (try? JSONSerialization.jsonObject(with: Data(limited.stdout.utf8)) as? [String: Any]) ?? [:]
+        #expect(one["rows"] as? Int == lines.reduce(0, +) && one["withdrawn"] as? Int == heart)
     }
 
     /// The queue lets a bundle through only once every earlier bundle still loading is known to
@@ -75,23 +84,29 @@ import Testing
         #expect(await queue.claim() == 2)
         let passed = Passed()
         // Bundle 2 (from b) waits: 0 and 1 are not yet opened.
-        let two = Task { await queue.begin(2, sender: "b"); await passed.add(2) }
+        let two = Task { try await queue.begin(2, sender: "b"); await passed.add(2) }
         try await waitUntil { await queue.waitingCount == 1 }
         // Bundle 0 is from a: goes straight on; 2 still waits for 1.
-        await queue.begin(0, sender: "a")
+        try await queue.begin(0, sender: "a")
         let noneYet = await passed.list
         #expect(await queue.waitingCount == 1 && noneYet.isEmpty)
         // Bundle 1 is from a too: it waits for 0, and 2 (from b) may go.
-        let one = Task { await queue.begin(1, sender: "a"); await passed.add(1) }
-        await two.value
+        let one = Task { try await queue.begin(1, sender: "a"); await passed.add(1) }
+        try await two.value
         try await waitUntil { await queue.waitingCount == 1 }
         #expect(await passed.list == [2])
         await queue.finish(0)
-        await one.value
+        try await one.value
         #expect(await passed.list == [2, 1])
-        // Once stopped, nothing more is handed out.
-        await queue.stop()
+        // Once stopped, a bundle waiting for its turn is abandoned and nothing more is handed out.
+        #expect(await queue.claim() == 3)
+        let three = Task { try await queue.begin(3, sender: "a") }
+        try await waitUntil { await queue.waitingCount == 1 }
+        await queue.stop(StudyError.badTarget("stopped by the test"))
+        await #expect(throws: CancellationError.self) { try await three.value }
+        let failure = await queue.failure
         #expect(await queue.claim() == nil)
+        #expect(failure is StudyError)
     }
 
     private actor Passed {
