@@ -77,12 +77,17 @@ extension VaultBench {
                 // The anchor: the rows the last load kept, dumped by psql (untimed) and copied back
                 // into the same, emptied tables, in each order.
                 for order in AnchorOrder.allCases {
-                    let dumps = ["samples", "aggregates", "records"].map { ($0, "\(absolute)/\($0).tsv") }
-                    for (table, file) in dumps { _ = try server.psql(order.dumpCommands(table: table, file: file)) }
+                    // One list of files per psql (the side-by-side anchor: half the participants each).
+                    let streams = (0..<order.streams).map { stream in
+                        ["samples", "aggregates", "records"].map { ($0, "\(absolute)/\($0)-\(stream).tsv") }
+                    }
+                    for (stream, dumps) in streams.enumerated() {
+                        for (table, file) in dumps { _ = try server.psql(order.dumpCommands(table: table, file: file, stream: stream)) }
+                    }
                     _ = try server.psql("TRUNCATE samples, aggregates, records")
                     try settle(server)
-                    let (_, copied) = try measure { for (table, file) in dumps { _ = try server.psql("\\copy \(table) FROM '\(file)'") } }
-                    for (_, file) in dumps { try? FileManager.default.removeItem(atPath: file) }
+                    let (_, copied) = try measure { try Self.copyBack(streams, into: server) }
+                    for dumps in streams { for (_, file) in dumps { try? FileManager.default.removeItem(atPath: file) } }
                     let anchorRows = try rowCount(server)
                     let anchor = Double(anchorRows) / copied
                     let ratios = zip(variants, rates).map { "\(Self.label($0)) \(($1 / anchor).formatted(2)) x" }.joined(separator: ", ")
@@ -118,6 +123,20 @@ extension VaultBench {
             sync()
         }
 
+        /// `psql \\copy` of each stream's files, the streams side by side (one psql each).
+        private static func copyBack(_ streams: [[(table: String, file: String)]], into server: PostgresServer) throws {
+            let failures = FailureList()
+            let shared = SharedServer(server: server)
+            DispatchQueue.concurrentPerform(iterations: streams.count) { stream in
+                do {
+                    for (table, file) in streams[stream] { _ = try shared.server.psql("\\copy \(table) FROM '\(file)'") }
+                } catch {
+                    failures.add(error)
+                }
+            }
+            if let error = failures.first { throw error }
+        }
+
         private static func label(_ connections: Int?) -> String {
             connections.map { "\($0) connection\($0 == 1 ? "" : "s")" } ?? "default connections"
         }
@@ -142,24 +161,48 @@ enum AnchorOrder: CaseIterable {
     /// and indexes at a time; no loader of bundles sees its rows in this order. The anchor of
     /// the runs before 2026-11-26.
     case tables
+    /// In the bundles' order, two psql side by side, each with half the participants: the raw
+    /// COPY given the parallelism a `study load` over two connections has (not the issue's
+    /// anchor, which is one psql; shown so the two-connection load is read against its like).
+    case bundlesTwoStreams
 
     var label: String {
         switch self {
         case .bundles: "in the bundles' order"
         case .tables: "in the tables' order"
+        case .bundlesTwoStreams: "in the bundles' order, two psql side by side"
         }
     }
 
-    /// psql commands writing `table`'s rows to `file` in this order.
-    func dumpCommands(table: String, file: String) -> [String] {
+    /// How many psql copy the rows back at once.
+    var streams: Int { self == .bundlesTwoStreams ? 2 : 1 }
+
+    /// psql commands writing `table`'s rows of `stream` to `file` in this order.
+    func dumpCommands(table: String, file: String, stream: Int) -> [String] {
         switch self {
         case .tables:
             return ["\\copy (SELECT * FROM \(table)) TO '\(file)'"]
-        case .bundles:
+        case .bundles, .bundlesTwoStreams:
             // One participant at a time through the primary key (which leads with the
-            // fingerprint): no sort of the whole table, no temporary files.
+            // fingerprint): no sort of the whole table, no temporary files. With two streams,
+            // participants alternate between them.
+            let participants = streams == 1 ? "SELECT fingerprint, first_loaded FROM participants"
+                : "SELECT fingerprint, first_loaded FROM (SELECT fingerprint, first_loaded, row_number() OVER (ORDER BY first_loaded, fingerprint) AS n FROM participants) q WHERE n % \(streams) = \(stream)"
             return ["SET enable_hashjoin = off", "SET enable_mergejoin = off",
-                    "\\copy (SELECT t.* FROM (SELECT fingerprint FROM participants ORDER BY first_loaded, fingerprint) p CROSS JOIN LATERAL (SELECT * FROM \(table) x WHERE x.fingerprint = p.fingerprint) t) TO '\(file)'"]
+                    "\\copy (SELECT t.* FROM (\(participants) ORDER BY first_loaded, fingerprint) p CROSS JOIN LATERAL (SELECT * FROM \(table) x WHERE x.fingerprint = p.fingerprint) t) TO '\(file)'"]
         }
     }
+}
+
+/// The test server, used from two threads: each call starts a psql process of its own.
+private struct SharedServer: @unchecked Sendable {
+    let server: PostgresServer
+}
+
+/// Errors gathered from threads.
+private final class FailureList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var errors: [Error] = []
+    func add(_ error: Error) { lock.withLock { errors.append(error) } }
+    var first: Error? { lock.withLock { errors.first } }
 }
