@@ -36,6 +36,6 @@ echo
 echo
 .build/release/vaultbench erase
 echo
-.build/release/vaultbench commands
+.build/release/vaultbench commands --anchor "$venv/bin/healthkit-to-sqlite"
 echo
 .build/release/vaultbench pages

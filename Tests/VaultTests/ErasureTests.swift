@@ -158,10 +158,7 @@ import VaultTestSupport
 
     @Test func aFormatOneVaultIsUpgradedByItsFirstWriterAndKeepsEverything() throws {
         let dir = TemporaryDirectory("format1")
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/vault-format1/vault").path
-        let path = dir.path + "/vault"
-        try FileManager.default.copyItem(atPath: fixture, toPath: path)
+        let path = try FixtureVaults.copy("vault-format1", in: dir)
         let pass = passphrase("fixture passphrase")
         #expect(try EventLog.formatVersion(in: path) == 1)
         // A reader opens it as it is.
@@ -189,10 +186,7 @@ import VaultTestSupport
     /// did, takes appends as format 2, erases and verifies.
     @Test func aFormatTwoVaultKeepsWorkingAsFormatTwo() throws {
         let dir = TemporaryDirectory("format2")
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/vault-format2/vault").path
-        let path = dir.path + "/vault"
-        try FileManager.default.copyItem(atPath: fixture, toPath: path)
+        let path = try FixtureVaults.copy("vault-format2", in: dir)
         let pass = passphrase("fixture passphrase")
         #expect(try EventLog.formatVersion(in: path) == 2)
         let writer = try Vault.open(at: path, passphrase: pass, mode: .readWrite)

@@ -25,11 +25,16 @@ enum FixtureVaults {
     /// `Tests/Fixtures/<name>/<file>`.
     static func path(_ name: String, _ file: String) -> String { root.appendingPathComponent(name + "/" + file).path }
 
-    /// A copy of fixture vault `name` in `dir`, opened for writing (a fixture is never written).
-    static func open(_ name: String, in dir: TemporaryDirectory) throws -> Vault {
+    /// A copy of fixture vault `name` in `dir` (a fixture is never written); returns its path.
+    static func copy(_ name: String, in dir: TemporaryDirectory) throws -> String {
         let path = dir.path + "/" + name
         try FileManager.default.copyItem(atPath: Self.path(name, "vault"), toPath: path)
-        return try Vault.open(at: path, passphrase: passphrase("fixture passphrase"), mode: .readWrite)
+        return path
+    }
+
+    /// A copy of fixture vault `name` in `dir`, opened for writing.
+    static func open(_ name: String, in dir: TemporaryDirectory) throws -> Vault {
+        try Vault.open(at: try copy(name, in: dir), passphrase: passphrase("fixture passphrase"), mode: .readWrite)
     }
 }
 
