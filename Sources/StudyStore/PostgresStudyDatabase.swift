@@ -105,7 +105,7 @@ final class PostgresStudyDatabase: StudyDatabase {
     }
 
     func load(_ bundle: PendingBundle, rows: BundleRows) async throws -> LoadCounts {
-        if !monthsBeforeRetry.isEmpty { try await makeMonthsAlone() }
+        if !monthsBeforeRetry.isEmpty { try await makeMonthsAlone(for: bundle) }
         do {
             try await run("BEGIN")
             do {
@@ -142,9 +142,11 @@ final class PostgresStudyDatabase: StudyDatabase {
         return nil
     }
 
-    /// Makes the months a bundle rolled back for in a transaction that holds nothing else: it
-    /// can wait for other loads to commit, but not deadlock with them.
-    private func makeMonthsAlone() async throws {
+    /// Makes the months `bundle` was rolled back for in a transaction that holds no rows: it
+    /// can be held up by other loads, and a deadlock with one that holds rows and wants to make
+    /// a month too is broken by the server as before (the bundle is busy, tried again after a
+    /// pause, these months still to make); but the bundle's own try then finds them made.
+    private func makeMonthsAlone(for bundle: PendingBundle) async throws {
         let months = monthsBeforeRetry
         monthsBeforeRetry = []
         do {
@@ -156,6 +158,10 @@ final class PostgresStudyDatabase: StudyDatabase {
             } catch {
                 _ = try? await run("ROLLBACK")
                 madeMonths.subtract(monthsMadeInTransaction)
+                if case StudyError.busy? = Self.refusal(of: bundle, error) {
+                    monthsBeforeRetry = months
+                    throw StudyError.busy(path: bundle.path)
+                }
                 throw error
             }
         } catch { throw Self.failure(target, error) }
