@@ -105,17 +105,37 @@ final class PostgresStudyDatabase: StudyDatabase {
     }
 
     func load(_ bundle: PendingBundle, rows: BundleRows) async throws -> LoadCounts {
-        if !monthsBeforeRetry.isEmpty { try await makeMonthsAlone(for: bundle) }
+        if !monthsBeforeRetry.isEmpty {
+            // The months this bundle was rolled back for, made in a transaction that holds no
+            // rows: it can be held up by other loads, and a deadlock with one that holds rows and
+            // wants to make a month too is broken as before (busy, these months still to make);
+            // but the bundle's own try then finds them made.
+            let months = monthsBeforeRetry
+            monthsBeforeRetry = []
+            try await transaction(for: bundle) { try await ensurePartitions(months) }
+        }
+        return try await transaction(for: bundle) {
+            let counts = try await loadInTransaction(bundle, rows: rows)
+            if StudyPause.beforeCommit { StudyPause.wait("before commit") }
+            return counts
+        }
+    }
+
+    /// Runs `body` in one transaction for `bundle`, committed when it returns. When it fails,
+    /// the transaction is rolled back with the partitions it made, and the error says whether
+    /// the bundle is refused (`refusal`), worth another try (busy: the months it asked for are
+    /// made first on that try), or the database failed.
+    private func transaction<T>(for bundle: PendingBundle, _ body: () async throws -> T) async throws -> T {
         do {
             try await run("BEGIN")
+            monthsMadeInTransaction = []
+            monthsAskedInTransaction = []
             do {
-                let counts = try await loadInTransaction(bundle, rows: rows)
-                if StudyPause.beforeCommit { StudyPause.wait("before commit") }
+                let result = try await body()
                 try await run("COMMIT")
-                return counts
+                return result
             } catch {
                 _ = try? await run("ROLLBACK")
-                // Partitions made in the transaction went with it.
                 madeMonths.subtract(monthsMadeInTransaction)
                 let refusal = Self.refusal(of: bundle, error)
                 if case StudyError.busy? = refusal { monthsBeforeRetry = monthsAskedInTransaction.subtracting(madeMonths) }
@@ -140,31 +160,6 @@ final class PostgresStudyDatabase: StudyDatabase {
             return BundleError.refused(path: bundle.path, reason: "was loaded by another load at the same time")
         }
         return nil
-    }
-
-    /// Makes the months `bundle` was rolled back for in a transaction that holds no rows: it
-    /// can be held up by other loads, and a deadlock with one that holds rows and wants to make
-    /// a month too is broken by the server as before (the bundle is busy, tried again after a
-    /// pause, these months still to make); but the bundle's own try then finds them made.
-    private func makeMonthsAlone(for bundle: PendingBundle) async throws {
-        let months = monthsBeforeRetry
-        monthsBeforeRetry = []
-        do {
-            try await run("BEGIN")
-            do {
-                monthsMadeInTransaction = []
-                try await ensurePartitions(months)
-                try await run("COMMIT")
-            } catch {
-                _ = try? await run("ROLLBACK")
-                madeMonths.subtract(monthsMadeInTransaction)
-                if case StudyError.busy? = Self.refusal(of: bundle, error) {
-                    monthsBeforeRetry = months
-                    throw StudyError.busy(path: bundle.path)
-                }
-                throw error
-            }
-        } catch { throw Self.failure(target, error) }
     }
 
     /// Makes sure `months` (`year * 12 + month - 1`) have their partitions of `samples` and
@@ -283,8 +278,6 @@ final class PostgresStudyDatabase: StudyDatabase {
     }
 
     private func loadInTransaction(_ bundle: PendingBundle, rows: BundleRows) async throws -> LoadCounts {
-        monthsMadeInTransaction = []
-        monthsAskedInTransaction = []
         let fp = StudySchema.literal(bundle.fingerprint)
         // One load of a participant at a time, so whether their raw rows are new is decided once.
         try await run("SELECT pg_advisory_xact_lock(4242003, hashtext(\(fp)))")
