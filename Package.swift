@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "VaultEvents", dependencies: ["BinaryCoding", "HealthModel"]),
         // Parsers over byte streams (Apple Health zip and XML, companion JSON, CSV): a file, a zip
         // entry and a request's body go through the same code, into an `ImportSink`.
-        .target(name: "Importers", dependencies: ["CZlibSystem", "HealthModel", "VaultEvents", "ZIPFoundation"]),
+        .target(name: "Importers", dependencies: ["BinaryCoding", "CZlibSystem", "HealthModel", "VaultEvents", "ZIPFoundation"]),
         // The bundle a researcher receives: format, writer, streaming reader, key files. Usable
         // without the vault.
         .target(name: "ResearchBundle", dependencies: ["BinaryCoding", "Envelope", "EventLog", "SecureMemory"]),

@@ -44,8 +44,11 @@ struct AppleHealthHandler: XMLTokenHandler {
 
     private enum Element { case healthData, record, workout, workoutRoute, correlation, generic, leaf }
     private var stack: [Element] = []
-    private var pool = StringPool()
+    private var pool = StringPool(known: Self.literalStrings)
     private var devices: [String: HealthDevice] = [:]
+    private var lastSource: SourceMemo?
+    /// The last record's unit as written and its canonical form (records come in runs of a type).
+    private var lastUnit: (written: String, canonical: (unit: String, factor: UnitNormalizer.Factor)?)?
     private var sample: HealthSample?
     private var sampleNested = false
     private var sampleRejected = false
@@ -267,7 +270,8 @@ struct AppleHealthHandler: XMLTokenHandler {
             guard let unit = tag.string("unit", pool: &pool, removed: &controlCharactersRemoved) else { return .failure(.malformedReference) }
             guard let number = tag.number("value") else { return .failure(.unparseableValue) }
             if number.double < 0, AggregationStyle.of(type: typeName) == .cumulative { return .failure(.negativeAmount) }
-            if let canonical = UnitNormalizer.canonical(for: unit) {
+            if lastUnit?.written != unit { lastUnit = (unit, UnitNormalizer.canonical(for: unit)) }
+            if let canonical = lastUnit?.canonical {
                 value = .quantity(number.scaled(by: canonical.factor), unit: canonical.unit)
             } else {
                 value = .quantity(number, unit: unit)
@@ -289,6 +293,20 @@ struct AppleHealthHandler: XMLTokenHandler {
         }
         return .success(sample)
     }
+
+    /// Strings nearly every record repeats, as literals for the pool to start with: the catalog's
+    /// type identifiers and the metadata keys Apple's apps write.
+    static let literalStrings: [String] = HealthKitCatalog.entries.map(\.identifier) + [
+        "HKMetadataKeyHeartRateMotionContext", "HKMetadataKeySyncIdentifier", "HKMetadataKeySyncVersion", "HKTimeZone",
+        "HKWasUserEntered", "HKIndoorWorkout", "HKAverageMETs", "HKElevationAscended", "HKWeatherTemperature",
+        "HKWeatherHumidity", "HKMetadataKeyDevicePlacementSide", "HKMetadataKeyAppleDeviceCalibrated",
+        "HKMetadataKeyHeartRateSensorLocation", "HKMetadataKeyUserMotionContext", "HKMetadataKeyVO2MaxTestType",
+        "HKMetadataKeyAudioExposureLevel", "HKMetadataKeyHeadphoneGain", "HKMetadataKeyBloodGlucoseMealTime",
+        "HKMetadataKeyAlgorithmVersion", "HKMetadataKeySessionEstimate", "HKMetadataKeyBarometricPressure",
+        "HKExternalUUID", "HKFoodType", "HKSwimmingLocationType", "HKSwimmingStrokeStyle", "HKLapLength",
+        "HKMetadataKeyAppleFitnessPlusSession", "HKMetadataKeyPhysicalEffortEstimationType",
+        "HKMetadataKeyHeartRateRecoveryTestType", "HKMetadataKeyHeartRateEventThreshold",
+    ]
 
     /// The attributes every record may carry and the importer reads itself.
     static let knownRecordAttributes: [StaticString] = ["type", "sourceName", "source", "sourceVersion", "device", "unit", "value",
@@ -338,7 +356,21 @@ struct AppleHealthHandler: XMLTokenHandler {
         return (number.scaled(by: canonical.factor), canonical.unit)
     }
 
+    /// The source of a record, whose attributes nearly always repeat the previous record's:
+    /// then it is the previous record's source, without decoding or looking anything up.
     private mutating func readSource(_ tag: Tag) -> HealthSource? {
+        let raw = [tag.attribute("sourceName"), tag.attribute("source"), tag.attribute("sourceVersion"), tag.attribute("device")]
+        if let memo = lastSource, memo.matches(raw, in: tag.bytes) {
+            controlCharactersRemoved += memo.controlsRemoved
+            return memo.source
+        }
+        let removedBefore = controlCharactersRemoved
+        let source = decodeSource(tag)
+        lastSource = SourceMemo(raw, in: tag.bytes, source: source, controlsRemoved: controlCharactersRemoved - removedBefore)
+        return source
+    }
+
+    private mutating func decodeSource(_ tag: Tag) -> HealthSource? {
         // iOS 8 and early iOS 9 exports name the source `source`.
         guard let name = tag.string("sourceName", pool: &pool, removed: &controlCharactersRemoved)
                 ?? tag.string("source", pool: &pool, removed: &controlCharactersRemoved) else { return nil }
@@ -505,4 +537,55 @@ struct Tag {
 @inline(__always)
 func eq(_ bytes: UnsafeRawBufferPointer, _ s: StaticString) -> Bool {
     bytes.count == s.utf8CodeUnitCount && memcmp(bytes.baseAddress!, s.utf8Start, bytes.count) == 0
+}
+
+/// A record's source attributes as written (`sourceName`, `source`, `sourceVersion`, `device`, in
+/// this order, each present or not) and the source they made. `readSource` is a function of those bytes alone (a
+/// device is looked up by its bytes after the object address, which the source leaves out), so
+/// equal bytes make an equal source; the control characters decoding removed are counted again.
+private struct SourceMemo {
+    /// Each attribute's value bytes one after the other, and where each ends (-1: absent).
+    private var bytes: [UInt8] = []
+    private var ends: [Int] = []
+    let source: HealthSource?
+    let controlsRemoved: Int
+
+    init(_ attributes: [XMLAttribute?], in tagBytes: UnsafeRawBufferPointer, source: HealthSource?, controlsRemoved: Int) {
+        for (index, attribute) in attributes.enumerated() {
+            if let attribute {
+                bytes.append(contentsOf: Self.value(attribute, in: tagBytes, isDevice: index == Self.deviceIndex))
+                ends.append(bytes.count)
+            } else {
+                ends.append(-1)
+            }
+        }
+        self.source = source
+        self.controlsRemoved = controlsRemoved
+    }
+
+    func matches(_ attributes: [XMLAttribute?], in tagBytes: UnsafeRawBufferPointer) -> Bool {
+        guard attributes.count == ends.count else { return false }
+        var start = 0
+        for (index, (attribute, end)) in zip(attributes, ends).enumerated() {
+            guard let attribute else {
+                if end != -1 { return false }
+                continue
+            }
+            guard end >= 0 else { return false }
+            let value = Self.value(attribute, in: tagBytes, isDevice: index == Self.deviceIndex)
+            guard value.count == end - start else { return false }
+            if value.count > 0, !bytes.withUnsafeBytes({ memcmp($0.baseAddress! + start, value.baseAddress!, value.count) == 0 }) { return false }
+            start = end
+        }
+        return true
+    }
+
+    /// The device is the last attribute.
+    private static let deviceIndex = 3
+
+    /// The value's bytes; a device's only after its object address (`deviceKeyBytes`).
+    private static func value(_ attribute: XMLAttribute, in tagBytes: UnsafeRawBufferPointer, isDevice: Bool) -> UnsafeRawBufferPointer {
+        let raw = UnsafeRawBufferPointer(rebasing: tagBytes[attribute.value])
+        return isDevice ? AppleHealthHandler.deviceKeyBytes(raw) : raw
+    }
 }

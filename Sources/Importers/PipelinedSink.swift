@@ -97,12 +97,17 @@ public final class PipelinedSink: ImportSink, @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let batch = queue.removeFirst()
+            var batch = queue.removeFirst()
             condition.broadcast()
             condition.unlock()
             do {
-                for item in batch {
-                    switch item {
+                // Each item is moved out of the batch, not copied: a copy would retain every
+                // string of an event here while the parser's thread retains the same pooled
+                // strings for the next records, and their counts would bounce between cores.
+                for index in batch.indices {
+                    var item = Item.reject(0)
+                    swap(&item, &batch[index])
+                    switch consume item {
                     case .event(let event, let nested): try target.add(event, nested: nested)
                     case .reject(let count): target.reject(count)
                     case .warn(let message): target.warn(message)

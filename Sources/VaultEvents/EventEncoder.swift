@@ -32,13 +32,21 @@ package final class EventEncoder {
 
     /// The last string and source looked up: consecutive records nearly always share their type,
     /// unit and source, and a hit costs a comparison instead of hashing (a source hashes 7 strings).
+    /// A sample's type, unit and category value each have their own: one shared slot would
+    /// alternate between them and miss every time.
     private var lastString: (String, UInt64)?
+    private var lastType: (String, UInt64)?
+    private var lastUnit: (String, UInt64)?
+    private var lastValue: (String, UInt64)?
     private var lastSource: (HealthSource, UInt64)?
 
-    package func id(_ s: String) -> UInt64 {
-        if let last = lastString, last.0 == s { return last.1 }
+    package func id(_ s: String) -> UInt64 { id(s, remembering: &lastString) }
+
+    @inline(__always)
+    private func id(_ s: String, remembering last: inout (String, UInt64)?) -> UInt64 {
+        if let last, last.0 == s { return last.1 }
         let id = internedID(s)
-        lastString = (s, id)
+        last = (s, id)
         return id
     }
 
@@ -393,16 +401,16 @@ package final class EventEncoder {
         case .quantity: w.varint(1)
         case .category: w.varint(2)
         }
-        w.varint(id(s.type))
+        w.varint(id(s.type, remembering: &lastType))
         w.varint(id(s.source))
         span(s.start, s.end, into: &w)
         switch s.value {
         case .none: break
         case .quantity(let value, let unit):
             w.decimal(value)
-            w.varint(id(unit))
+            w.varint(id(unit, remembering: &lastUnit))
         case .category(let value):
-            w.varint(id(value))
+            w.varint(id(value, remembering: &lastValue))
         }
         return w
     }

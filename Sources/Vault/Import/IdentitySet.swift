@@ -1,3 +1,5 @@
+import BinaryCoding
+
 /// The identities of the data events in a vault, as a multiset: 62-bit hashes in an
 /// open-addressing table (linear probing, at most 70% full), 8 bytes a slot, one slot per copy.
 /// A `Set<Int>` cost twice the memory and hashed every identity twice (docs/benchmarks.md).
@@ -197,27 +199,7 @@ struct IdentitySet {
         return h == 0 ? 1 : h
     }
 
-    /// A 64-bit multiply-xorshift hash over 8-byte words (wyhash-style mixing), seeded.
     private func rawHash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
-        var h = seed ^ (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15)
-        var i = 0
-        while i + 8 <= bytes.count {
-            h = mix(h ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            i += 8
-        }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < bytes.count {
-            tail |= UInt64(bytes[i]) << shift
-            shift += 8
-            i += 1
-        }
-        return mix(mix(h ^ tail) ^ 0xA076_1D64_78BD_642F)
-    }
-
-    @inline(__always)
-    private func mix(_ x: UInt64) -> UInt64 {
-        let product = x.multipliedFullWidth(by: 0xE703_7ED1_A0B4_28DB)
-        return product.high ^ product.low
+        WordHash.hash(bytes, seed: seed)
     }
 }

@@ -120,9 +120,12 @@ extension Vault {
         }
         defer { pipe.close() }
         var inputs = 0
-        while let chunk = try pipe.next() {
-            for input in chunk { try apply(input) }
+        while var chunk = try pipe.next() {
             inputs += chunk.count
+            // Moved out one by one, not copied: a copy would retain the strings of each input
+            // here while the reading thread retains the same ones for the next inputs.
+            chunk.reverse()
+            while let input = chunk.popLast() { try apply(input) }
         }
         return (try pipe.position(), inputs)
     }
