@@ -308,13 +308,22 @@ struct AppleHealthHandler: XMLTokenHandler {
         "HKMetadataKeyHeartRateRecoveryTestType", "HKMetadataKeyHeartRateEventThreshold",
     ]
 
-    /// The attributes every record may carry and the importer reads itself.
-    static let knownRecordAttributes: [StaticString] = ["type", "sourceName", "source", "sourceVersion", "device", "unit", "value",
-                                                        "creationDate", "startDate", "endDate"]
-
+    /// Whether `name` is one of the attributes every record may carry and the importer reads
+    /// itself: type, sourceName, source, sourceVersion, device, unit, value, creationDate,
+    /// startDate, endDate.
     static func isKnownRecordAttribute(_ name: UnsafeRawBufferPointer) -> Bool {
-        for known in knownRecordAttributes where eq(name, known) { return true }
-        return false
+        // By length first: every record has ten attributes or so, each compared here.
+        switch name.count {
+        case 4: eq(name, "type") || eq(name, "unit")
+        case 5: eq(name, "value")
+        case 6: eq(name, "source") || eq(name, "device")
+        case 7: eq(name, "endDate")
+        case 9: eq(name, "startDate")
+        case 10: eq(name, "sourceName")
+        case 12: eq(name, "creationDate")
+        case 13: eq(name, "sourceVersion")
+        default: false
+        }
     }
 
     private mutating func readWorkout(_ tag: Tag) -> Result<Workout, RejectReason> {

@@ -83,6 +83,7 @@ public final class PipelinedSink: ImportSink, @unchecked Sendable {
         if !pending.isEmpty {
             queue.append(pending)
             pending = []
+            pending.reserveCapacity(batchSize)
             condition.broadcast()
         }
     }

@@ -301,6 +301,9 @@ struct XMLTokenizer {
             let valueStart = j + 1
             var needsDecoding = false
             var k = valueStart
+            // Eight bytes at a time while none is the quote, '&', '<' or a control character
+            // (most of an export's bytes are attribute values); the byte loop takes it from there.
+            while k + 8 <= n, !Self.mayEndOrEscape(buffer.loadUnaligned(fromByteOffset: k, as: UInt64.self), quote: quote) { k += 8 }
             while k < n, buffer[k] != quote {
                 let b = buffer[k]
                 if b == 0x26 || (b < 0x20 && b != 0x09) { needsDecoding = true }
@@ -326,6 +329,16 @@ struct XMLTokenizer {
             openNames.append(Self.hash(name))
         }
         return j
+    }
+
+    /// Whether any of the eight bytes in `word` is `quote`, `&`, `<` or below 0x20 (a tab too: the
+    /// byte loop then decides). Word-at-a-time tests: a byte of `v` is zero exactly when
+    /// `(v - 0x01…) & ~v & 0x80…` has its high bit, and below `b` (≤ 0x80) likewise with `b`.
+    @inline(__always) static func mayEndOrEscape(_ word: UInt64, quote: UInt8) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* UInt64(quote)), ampersands = word ^ (ones &* 0x26), angles = word ^ (ones &* 0x3C)
+        let zeros = ((quotes &- ones) & ~quotes) | ((ampersands &- ones) & ~ampersands) | ((angles &- ones) & ~angles)
+        return (zeros | ((word &- ones &* 0x20) & ~word)) & highs != 0
     }
 
     @inline(__always) static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }

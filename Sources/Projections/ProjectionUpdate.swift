@@ -10,10 +10,12 @@ public struct ProjectionUpdate {
         var day: Int64
     }
 
-    /// Discrete readings of one metric-day. Sums are kept in exact millionths, so that they do
-    /// not depend on the order readings are added in.
-    /// Inputs held in memory before they are merged into the database.
-    static let flushThreshold = 250_000
+    /// Inputs held in memory before they are merged into the database, unless `flushThreshold`
+    /// says otherwise.
+    static let defaultFlushThreshold = 250_000
+    /// Inputs held in memory before they are merged into the database. An import that feeds the
+    /// read models as it goes holds fewer, so that little is left to merge after its last event.
+    public var flushThreshold = Self.defaultFlushThreshold
 
     let db: SQLiteConnection
     var metrics: [MetricKey: (id: Int64, cumulative: Bool)] = [:]
@@ -173,7 +175,7 @@ public struct ProjectionUpdate {
             try insert.run()
         }
         pendingCount += 1
-        if pendingCount >= Self.flushThreshold { try flush() }
+        if pendingCount >= flushThreshold { try flush() }
     }
 
     /// The intervals a cumulative sample adds to its days: one, or across midnight each day its

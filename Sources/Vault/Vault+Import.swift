@@ -24,38 +24,87 @@ extension Vault {
         session.erasedLabels = erasedLabels()
         session.allowErased = allowErased
         var report = ImportReport()
+        var committed: LogPosition?
+        importFedReadModels = false
+        let importAll = {
+            report = try self.importAll(paths, into: session, timeZone: timeZone, progress: progress)
+            committed = try session.commit()
+        }
+        guard feedsReadModelsDuringImport, let models = try? projections() else {
+            try withRollback(of: session, importAll)
+            return report
+        }
         do {
-            for path in paths {
-                let format = try ImportFormat.detect(path)
-                session.startFile(path: path, format: format.rawValue)
-                // Companion JSON follows the upsert rule per source, as posts to `serve` do.
-                session.revisable = format == .companionJSON
-                // The parser on this thread, the session (identities, encoding, frames) on another.
-                let pipeline = PipelinedSink(target: session)
-                pipeline.start()
-                do {
-                    try Importer.importFile(path, format: format, into: pipeline, timeZone: timeZone) { progress(path, $0, $1) }
-                    try pipeline.finish()
-                } catch {
-                    pipeline.cancel()
-                    throw error
+            // The read models follow the import in a transaction of their own, committed after
+            // the log's: the session applies each event's input as it appends it.
+            try models.update { update in
+                try withUnsafeMutablePointer(to: &update) { pointer in
+                    let feed = ImportReadModelFeed(update: pointer)
+                    session.readModelFeed = feed
+                    defer {
+                        session.readModelFeed = nil
+                        feed.close()
+                    }
+                    try withRollback(of: session, importAll)
+                    try feed.finish()
                 }
-                let file = try session.finishFile(displayName: (path as NSString).lastPathComponent)
-                report.files.append(file)
-                report.added += file.added
-                report.duplicates += file.duplicates
-                report.rejected += file.rejected
-                report.erased += file.erased
-                report.replaced += file.replaced
+                guard let committed else { throw ImportReadModelFeed.Abandoned() }
+                try restateDiscreteDays(&update, models: models)
+                return committed.encoded
             }
-            try session.commit()
+            if let committed {
+                cachedProjections = (models, committed)
+                importFedReadModels = true
+            }
+        } catch {
+            // Before the log's commit, the import failed: nothing of it is anywhere. After it, the
+            // samples are in the log, and the read models, still at their old position, catch up
+            // from it (`refreshProjections`).
+            if committed == nil { throw error }
+        }
+        return report
+    }
+
+    /// Reads every file into the session, a file at a time, and returns what each brought.
+    private func importAll(_ paths: [String], into session: ImportSession, timeZone: TimeZone,
+                           progress: @escaping (String, Int64, Int64) -> Void) throws -> ImportReport {
+        var report = ImportReport()
+        for path in paths {
+            let format = try ImportFormat.detect(path)
+            session.startFile(path: path, format: format.rawValue)
+            // Companion JSON follows the upsert rule per source, as posts to `serve` do.
+            session.revisable = format == .companionJSON
+            // The parser on this thread, the session (identities, encoding, frames) on another.
+            let pipeline = PipelinedSink(target: session)
+            pipeline.start()
+            do {
+                try Importer.importFile(path, format: format, into: pipeline, timeZone: timeZone) { progress(path, $0, $1) }
+                try pipeline.finish()
+            } catch {
+                pipeline.cancel()
+                throw error
+            }
+            let file = try session.finishFile(displayName: (path as NSString).lastPathComponent)
+            report.files.append(file)
+            report.added += file.added
+            report.duplicates += file.duplicates
+            report.rejected += file.rejected
+            report.erased += file.erased
+            report.replaced += file.replaced
+        }
+        return report
+    }
+
+    /// Runs `body`; when it throws, the session's transaction is rolled back and the ids its
+    /// encoders assigned are forgotten (they never reached the log).
+    private func withRollback(of session: ImportSession, _ body: () throws -> Void) throws {
+        do {
+            try body()
         } catch {
             session.rollback()
-            // The encoders assigned ids that never reached the log.
             tables.reset()
             throw error
         }
-        return report
     }
 
     /// An import session continuing each data key's tables, which learns the identities of a

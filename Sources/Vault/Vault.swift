@@ -245,6 +245,12 @@ public final class Vault {
 
     /// The read models and the log position they reflect, once loaded.
     var cachedProjections: (models: ReadModels, position: LogPosition)?
+    /// Whether `importFiles` feeds the read models as it appends (`ImportReadModelFeed`); tests
+    /// turn it off to stand for a process that died between the log's commit and theirs.
+    var feedsReadModelsDuringImport = true
+    /// Whether the last `importFiles` brought the read models up to date itself (false: they
+    /// catch up from the log, as after a crash).
+    var importFedReadModels = false
 
     /// Why the read models were last rebuilt instead of loaded, for a warning; nil when they
     /// loaded normally.

@@ -44,6 +44,9 @@ final class ImportSession: ImportSink {
     /// posts) instead of the multiset rule of exports.
     var revisable = false
     private var revisions = RevisionTable()
+    /// Where the read models' inputs of the events appended go, when the import feeds them
+    /// (`Vault.importFiles`); nil: the read models catch up from the log after the commit.
+    var readModelFeed: ImportReadModelFeed?
     /// Committed samples the upsert rule remembers before it forgets and reads again (tests lower it).
     var revisionBudget: Int {
         get { revisions.committedBudget }
@@ -124,6 +127,8 @@ final class ImportSession: ImportSink {
         // the encoder has assigned their ids.
         try flushDefinitions(encoder, keyID: keyID)
         if revisable, !nested, case .sample(let sample) = event, case .quantity = sample.value {
+            // Appended at the commit, when the upsert rule has decided.
+            readModelFeed?.missedAnEvent()
             switch try revisions.offer(bytes, keyID: keyID, readKey: tables.forEachEvent(of:_:)) {
             case .added: file.added += 1
             case .replaced: file.replaced += 1
@@ -138,7 +143,8 @@ final class ImportSession: ImportSink {
             }
             if external == nil && identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
             if let external {
-                // Decided when the file ends.
+                // Decided when the file ends, from bytes set aside.
+                readModelFeed?.missedAnEvent()
                 try external.add(hash: hash, legacyHash: legacy, nested: nested, keyID: keyID, bytes: bytes)
                 return
             }
@@ -153,6 +159,7 @@ final class ImportSession: ImportSink {
             }
         }
         try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
+        readModelFeed?.appended(event)
     }
 
     /// The hash of an event's identifying bytes, under the kind they are compared as.

@@ -145,7 +145,7 @@ extension Vault {
 
     /// Gives the update the readings of the discrete metric-days replaced samples left: the
     /// samples of that category-month's key, but for those replaced, read from the log.
-    private func restateDiscreteDays(_ update: inout ProjectionUpdate, models: ReadModels) throws {
+    func restateDiscreteDays(_ update: inout ProjectionUpdate, models: ReadModels) throws {
         var superseded: [Int64: Int]?
         try update.restateDiscreteDays { metric, unit, day in
             let label = DataLabel(category: HealthCategory.of(type: metric), month: LocalMonth(day))

@@ -1,0 +1,126 @@
+import Foundation
+import Projections
+import VaultEvents
+
+/// The read models' inputs of the events an import session appends, applied into a read-model
+/// transaction the import opened: the events are in hand, so nothing is read back from the log
+/// after the commit (docs/projections.md, "An import feeds the read models").
+///
+/// The session maps each event it appends to its input on its own thread; a thread of this
+/// feed applies them, in order, in chunks through a bounded queue, so that the parser, the
+/// session and the read models' SQL share the machine's cores. `finish` waits for the last one.
+///
+/// The transaction commits, with the log position the import's commit reached, only after the
+/// log's commit; a crash or failure in between leaves the read models at their old position, and
+/// the next command catches them up from the log as before. Some appends carry bytes the session
+/// has no event for (identities set aside outside memory, values the upsert rule decides at the
+/// commit): the feed is then `incomplete`, its transaction is rolled back, and the read models
+/// catch up from the log instead.
+final class ImportReadModelFeed: @unchecked Sendable {
+    private static let chunkSize = 4096
+    private static let depth = 4
+    private static let flushThreshold = 65_536
+
+    private let update: UnsafeMutablePointer<ProjectionUpdate>
+    private var feed = ProjectionFeed()
+    private var chunk: [ProjectionInput] = []
+    /// Whether an event reached the log without passing here.
+    private(set) var incomplete = false
+
+    private let condition = NSCondition()
+    private var queue: [[ProjectionInput]] = []
+    private var ended = false
+    private var running = true
+    private var failure: Error?
+
+    /// The feed missed an event, or applying one failed: its transaction is rolled back.
+    struct Abandoned: Error {}
+
+    /// Starts the applying thread. `update` must stay valid, and untouched by anyone else, until
+    /// `finish` or `close` returns.
+    init(update: UnsafeMutablePointer<ProjectionUpdate>) {
+        self.update = update
+        // Merged as the import goes, so that little is left for after its last event.
+        update.pointee.flushThreshold = Self.flushThreshold
+        chunk.reserveCapacity(Self.chunkSize)
+        let thread = Thread { [self] in apply() }
+        thread.stackSize = 8 << 20
+        thread.name = "read-model feed"
+        thread.start()
+    }
+
+    /// Takes what `event`, just appended to the log, brings the read models (on the session's
+    /// thread; waits while the applying thread is `depth` chunks behind).
+    func appended(_ event: VaultEvent) {
+        guard !incomplete, let input = feed.input(for: event) else { return }
+        chunk.append(input)
+        if chunk.count == Self.chunkSize { handOver() }
+    }
+
+    /// Something reached the log without its event: the read models catch up from the log.
+    func missedAnEvent() {
+        incomplete = true
+        chunk = []
+    }
+
+    /// Waits until every input is applied; throws `Abandoned` when the feed is incomplete or an
+    /// input could not be applied (the read models then catch up from the log).
+    func finish() throws {
+        if !incomplete, !chunk.isEmpty { handOver() }
+        condition.lock()
+        ended = true
+        condition.broadcast()
+        while running { condition.wait() }
+        let failed = failure != nil
+        condition.unlock()
+        if failed || incomplete { throw Abandoned() }
+    }
+
+    /// Drops what is not applied yet and waits for the applying thread to end.
+    func close() {
+        condition.lock()
+        queue = []
+        ended = true
+        condition.broadcast()
+        while running { condition.wait() }
+        condition.unlock()
+    }
+
+    private func handOver() {
+        condition.lock()
+        while queue.count >= Self.depth, !ended { condition.wait() }
+        // After a failure the applying thread only drains: what follows is dropped with it.
+        if failure == nil { queue.append(chunk) }
+        condition.broadcast()
+        condition.unlock()
+        chunk = []
+        chunk.reserveCapacity(Self.chunkSize)
+    }
+
+    private func apply() {
+        while true {
+            condition.lock()
+            while queue.isEmpty, !ended { condition.wait() }
+            guard !queue.isEmpty else {
+                running = false
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            var inputs = queue.removeFirst()
+            condition.broadcast()
+            condition.unlock()
+            guard failure == nil else { continue }
+            do {
+                // Moved out, not copied (see `Vault.applyInputs`).
+                inputs.reverse()
+                while let input = inputs.popLast() { try update.pointee.add(input) }
+            } catch {
+                condition.lock()
+                failure = error
+                queue = []
+                condition.unlock()
+            }
+        }
+    }
+}

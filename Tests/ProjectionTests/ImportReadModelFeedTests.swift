@@ -1,0 +1,86 @@
+import EventLog
+import Foundation
+@testable import HealthModel
+import SyntheticHealth
+import Testing
+import VaultTestSupport
+@testable import Vault
+
+/// An import feeds the read models as it appends, in a transaction committed after the log's
+/// (`ImportReadModelFeed`): what they answer then is exactly what reading the log gives, and an
+/// import that cannot feed them leaves them to catch up from the log.
+@Suite struct ImportReadModelFeedTests {
+    typealias Fixture = VaultProjectionTests.Fixture
+
+    /// The answers of the read models as they are, then after a rebuild from the log: equal.
+    private func expectSameAsRebuild(_ vault: Vault, _ comment: Comment? = nil) throws {
+        let answers = try VaultProjectionTests.answers(vault)
+        #expect(vault.projectionNotice == nil)
+        _ = try vault.rebuildProjections()
+        #expect(try VaultProjectionTests.answers(vault) == answers, comment)
+    }
+
+    @Test func anImportBringsTheReadModelsUpToDateItselfAsTheLogWould() throws {
+        let f = Fixture()
+        let (early, _) = try f.export(days: 15, name: "early.zip")
+        let (later, _) = try f.export(days: 30, name: "later.zip")
+        let stored = f.path + "/" + Vault.projectionsFileName
+        do {
+            let vault = try f.create()
+            _ = try vault.projections()
+            let before = try Data(contentsOf: URL(fileURLWithPath: stored))
+            _ = try vault.importFiles([early])
+            #expect(vault.importFedReadModels)
+            // Written by the import itself, before anyone asked the read models anything.
+            #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) != before)
+            try vault.setGoal(.move, value: 700, from: LocalDay(year: 2024, month: 3, day: 25))
+            _ = try vault.importFiles([later])   // the first 15 days again: only the rest is new
+            #expect(vault.importFedReadModels)
+        }
+        // Another process finds them at the log's position: nothing to catch up, same answers.
+        let reader = try f.open(.readOnly)
+        let answers = try VaultProjectionTests.answers(reader)
+        #expect(reader.projectionNotice == nil)
+        #expect(try reader.rings().count == 30)
+        try expectSameAsRebuild(try f.open())
+        #expect(try VaultProjectionTests.answers(try f.open(.readOnly)) == answers)
+    }
+
+    @Test func aFailedImportLeavesTheReadModelsAsTheyWere() throws {
+        let f = Fixture()
+        let vault = try f.create()
+        _ = try vault.importFiles([try f.export(days: 10, name: "a.zip").0])
+        let answers = try VaultProjectionTests.answers(vault)
+        let (more, _) = try f.export(days: 20, firstDay: (2024, 5, 1), name: "b.zip")
+        let broken = f.dir.path + "/broken.xml"
+        try Data("<?xml version=\"1.0\"?>\n<HealthData>\n <Record type=\"HKQuantityTypeIdentifierStepCount\"".utf8)
+            .write(to: URL(fileURLWithPath: broken))
+        #expect(throws: (any Error).self) { _ = try vault.importFiles([more, broken]) }
+        #expect(!vault.importFedReadModels)
+        #expect(try VaultProjectionTests.answers(vault) == answers)
+        #expect(try VaultProjectionTests.answers(try f.open(.readOnly)) == answers)
+        try expectSameAsRebuild(vault)
+    }
+
+    /// Companion JSON follows the upsert rule, decided at the commit; identities past the memory
+    /// budget are decided from bytes set aside: the session appends events it holds no value of,
+    /// so the read models catch up from the log instead, and answer the same.
+    @Test func anImportThatCannotFeedThemLeavesThemToCatchUp() throws {
+        let f = Fixture()
+        let vault = try f.create()
+        _ = try vault.importFiles([try f.export(days: 8, name: "a.zip").0])
+        #expect(vault.importFedReadModels)
+
+        let json = f.dir.path + "/steps.json"
+        try Data(#"{"metric":"STEPS","data":[{"timeRange":"2024-03-21 09:00/2024-03-21 09:30","value":1234}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: json))
+        #expect(try vault.importFiles([json]).added == 1)
+        #expect(!vault.importFedReadModels)
+        try expectSameAsRebuild(vault, "after companion JSON")
+
+        vault.importIdentityBudgetSlots = 1024
+        #expect(try vault.importFiles([try f.export(days: 12, name: "b.zip").0]).added > 0)
+        #expect(!vault.importFedReadModels)
+        try expectSameAsRebuild(vault, "after identities outside memory")
+    }
+}
