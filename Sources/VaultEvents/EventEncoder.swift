@@ -107,6 +107,14 @@ package final class EventEncoder {
         return (writer.bytes, writer.bytes.count)
     }
 
+    /// A sample's bytes, all of them its identity: what `encode(.sample(s))` gives, without
+    /// going through the event (the import's hot path).
+    package func encode(sample s: HealthSample) -> [UInt8] {
+        var writer = sampleIdentity(s)
+        sampleRest(s, into: &writer)
+        return writer.bytes
+    }
+
     /// An event's leading fields: type, source, span and value for records, everything for the
     /// other kinds; `encodeRest` completes it.
     private func encodeHead(_ event: VaultEvent) -> EventWriter {
@@ -316,17 +324,7 @@ package final class EventEncoder {
     private func encodeRest(_ event: VaultEvent, into w: inout EventWriter) {
         switch event {
         case .sample(let s):
-            w.varint(EventCoding.SampleExtras.wholeIdentity | (s.metadata.isEmpty ? 0 : EventCoding.SampleExtras.metadata)
-                     | (s.beats.isEmpty ? 0 : EventCoding.SampleExtras.beats) | (s.creationDate == nil ? 0 : EventCoding.SampleExtras.creationDate))
-            if let created = s.creationDate { creationDate(created, after: s.end, into: &w) }
-            if !s.metadata.isEmpty { metadata(Self.canonicalOrder(s.metadata), into: &w) }
-            if !s.beats.isEmpty {
-                w.varint(s.beats.count)
-                for beat in s.beats {
-                    w.decimal(beat.bpm)
-                    w.string(beat.time)
-                }
-            }
+            sampleRest(s, into: &w)
         case .workout(let x):
             workoutRest(x, into: &w)
         case .correlation(let c):
@@ -335,6 +333,21 @@ package final class EventEncoder {
             metadata(Self.canonicalOrder(c.metadata), into: &w)
         default:
             break
+        }
+    }
+
+    /// A sample's metadata, beats and creation date, after its identifying head.
+    private func sampleRest(_ s: HealthSample, into w: inout EventWriter) {
+        w.varint(EventCoding.SampleExtras.wholeIdentity | (s.metadata.isEmpty ? 0 : EventCoding.SampleExtras.metadata)
+                 | (s.beats.isEmpty ? 0 : EventCoding.SampleExtras.beats) | (s.creationDate == nil ? 0 : EventCoding.SampleExtras.creationDate))
+        if let created = s.creationDate { creationDate(created, after: s.end, into: &w) }
+        if !s.metadata.isEmpty { metadata(Self.canonicalOrder(s.metadata), into: &w) }
+        if !s.beats.isEmpty {
+            w.varint(s.beats.count)
+            for beat in s.beats {
+                w.decimal(beat.bpm)
+                w.string(beat.time)
+            }
         }
     }
 

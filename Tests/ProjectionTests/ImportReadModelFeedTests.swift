@@ -78,8 +78,21 @@ import VaultTestSupport
         #expect(!vault.importFedReadModels)
         try expectSameAsRebuild(vault, "after companion JSON")
 
+        // Expected to outgrow the identities' memory: not fed from the start.
         vault.importIdentityBudgetSlots = 1024
         #expect(try vault.importFiles([try f.export(days: 12, name: "b.zip").0]).added > 0)
+        #expect(!vault.importFedReadModels)
+        try expectSameAsRebuild(vault, "after a large import")
+
+        // Three records, but their month's identities, read from the vault, outgrow the memory
+        // budget during the import: the feed started, and gives way to the catch-up.
+        let xml = f.dir.path + "/three.xml"
+        let records = (0..<3).map { i in
+            #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="Pedometer" unit="count" startDate="2024-03-22 0\#(i):00:00 +0100" endDate="2024-03-22 0\#(i):10:00 +0100" value="\#(100 + i)"/>"#
+        }
+        try Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n\(records.joined(separator: "\n"))\n</HealthData>\n".utf8)
+            .write(to: URL(fileURLWithPath: xml))
+        #expect(try vault.importFiles([xml]).added == 3)
         #expect(!vault.importFedReadModels)
         try expectSameAsRebuild(vault, "after identities outside memory")
     }

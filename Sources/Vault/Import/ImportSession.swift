@@ -100,7 +100,10 @@ final class ImportSession: ImportSink {
         let label: DataLabel?
         var known: UInt32?
         var sampleDay: Int64?
-        if case .sample(let sample) = event {
+        // A sample, nearly every event, is taken out of the event once and used as it is below.
+        var sample: HealthSample?
+        if case .sample(let s) = event { sample = s }
+        if let sample {
             if sample.type != lastType.type { lastType = (sample.type, sample.category) }
             if lastType.category == .other { otherTypes[sample.type, default: 0] += 1 }
             let day = LocalDay.floorDivide(sample.start.seconds + Int64(sample.start.utcOffset), 86_400)
@@ -122,11 +125,14 @@ final class ImportSession: ImportSink {
             lastSampleKey = (lastType.category, sampleDay, label, keyID)
         }
         let encoder = try tables.encoder(for: keyID)
-        let (bytes, identityLength) = encoder.encode(event)
+        let (bytes, identityLength) = sample.map { sample in
+            let bytes = encoder.encode(sample: sample)
+            return (bytes, bytes.count)
+        } ?? encoder.encode(event)
         // Definitions go out before the event that needs them, and whatever happens to it:
         // the encoder has assigned their ids.
         try flushDefinitions(encoder, keyID: keyID)
-        if revisable, !nested, case .sample(let sample) = event, case .quantity = sample.value {
+        if revisable, !nested, case .quantity? = sample?.value {
             // Appended at the commit, when the upsert rule has decided.
             readModelFeed?.missedAnEvent()
             switch try revisions.offer(bytes, keyID: keyID, readKey: tables.forEachEvent(of:_:)) {
@@ -159,7 +165,7 @@ final class ImportSession: ImportSink {
             }
         }
         try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
-        readModelFeed?.appended(event)
+        if let sample { readModelFeed?.appended(sample: sample) } else { readModelFeed?.appended(event) }
     }
 
     /// The hash of an event's identifying bytes, under the kind they are compared as.

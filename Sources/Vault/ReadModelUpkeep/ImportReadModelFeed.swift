@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 import Projections
 import VaultEvents
 
@@ -52,7 +53,18 @@ final class ImportReadModelFeed: @unchecked Sendable {
     /// Takes what `event`, just appended to the log, brings the read models (on the session's
     /// thread; waits while the applying thread is `depth` chunks behind).
     func appended(_ event: VaultEvent) {
-        guard !incomplete, let input = feed.input(for: event) else { return }
+        guard !incomplete else { return }
+        take(feed.input(for: event))
+    }
+
+    /// `appended(.sample(sample))`, without going through the event.
+    func appended(sample: HealthSample) {
+        guard !incomplete else { return }
+        take(feed.input(for: sample))
+    }
+
+    private func take(_ input: ProjectionInput?) {
+        guard let input else { return }
         chunk.append(input)
         if chunk.count == Self.chunkSize { handOver() }
     }

@@ -24,8 +24,7 @@ struct ProjectionFeed {
     mutating func input(for event: VaultEvent) -> ProjectionInput? {
         switch event {
         case .sample(let s):
-            let source = sourceKey(s.source)
-            return sampleInput(type: s.type, start: s.start, end: s.end, value: s.value, source: source)
+            return input(for: s)
         case .sampleSuperseded(let s):
             var withdrawal = Withdrawal(contentHash: SampleContent.hash(s.replaced), category: s.replaced.category, day: Self.day(s.replaced.start))
             switch input(for: .sample(s.replaced)) {
@@ -63,6 +62,11 @@ struct ProjectionFeed {
         default:
             return nil
         }
+    }
+
+    /// A sample's input: what `input(for: .sample(s))` gives, without going through the event.
+    mutating func input(for s: HealthSample) -> ProjectionInput? {
+        sampleInput(type: s.type, start: s.start, end: s.end, value: s.value, source: sourceKey(s.source))
     }
 
     /// The category-months of erased keys' labels (`heart/2024-03`, `profile/undated`).
