@@ -124,9 +124,7 @@ final class ImportReadModelFeed: @unchecked Sendable {
             condition.unlock()
             guard failure == nil else { continue }
             do {
-                // Moved out, not copied (see `Vault.applyInputs`).
-                inputs.reverse()
-                while let input = inputs.popLast() { try update.pointee.add(input) }
+                for index in inputs.indices { try update.pointee.add(inputs.takeInput(at: index)) }
             } catch {
                 condition.lock()
                 failure = error

@@ -122,11 +122,20 @@ extension Vault {
         var inputs = 0
         while var chunk = try pipe.next() {
             inputs += chunk.count
-            // Moved out one by one, not copied: a copy would retain the strings of each input
-            // here while the reading thread retains the same ones for the next inputs.
-            chunk.reverse()
-            while let input = chunk.popLast() { try apply(input) }
+            for index in chunk.indices { try apply(chunk.takeInput(at: index)) }
         }
         return (try pipe.position(), inputs)
+    }
+}
+
+extension Array where Element == ProjectionInput {
+    /// The input at `index`, moved out and not copied, a payload-free input left in its place: a
+    /// copy would retain the strings of each input on the applying thread while the thread that
+    /// made them retains the same ones for the next inputs.
+    @inline(__always)
+    mutating func takeInput(at index: Int) -> ProjectionInput {
+        var input = ProjectionInput.standHour(start: 0, utcOffset: 0, stood: false)
+        swap(&input, &self[index])
+        return input
     }
 }
