@@ -81,7 +81,6 @@ extension Vault {
             session.revisable = format == .companionJSON
             // The parser on this thread, the session (identities, encoding, frames) on another.
             let pipeline = PipelinedSink(target: session)
-            pipeline.start()
             do {
                 try Importer.importFile(path, format: format, into: pipeline, timeZone: timeZone) { progress(path, $0, $1) }
                 try pipeline.finish()

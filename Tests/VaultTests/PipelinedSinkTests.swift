@@ -32,7 +32,6 @@ import VaultEvents
     @Test func everythingArrivesInOrderOnOneOtherThread() throws {
         let recorder = Recorder()
         let pipeline = PipelinedSink(target: recorder, batchSize: 7, depth: 2)
-        pipeline.start()
         var expected: [String] = []
         for i in 0..<1_000 {
             try pipeline.add(Self.event(i), nested: i % 3 == 0)
@@ -54,7 +53,6 @@ import VaultEvents
         let recorder = Recorder()
         recorder.failAt = 50
         let pipeline = PipelinedSink(target: recorder, batchSize: 8, depth: 2)
-        pipeline.start()
         var thrownWhileAdding = false
         do {
             for i in 0..<10_000 { try pipeline.add(Self.event(i), nested: false) }
@@ -70,7 +68,6 @@ import VaultEvents
     @Test func aCancelStopsTheWorker() throws {
         let recorder = Recorder()
         let pipeline = PipelinedSink(target: recorder, batchSize: 4, depth: 1)
-        pipeline.start()
         for i in 0..<3 { try pipeline.add(Self.event(i), nested: false) }
         pipeline.cancel()
         #expect(recorder.items.isEmpty)

@@ -1,5 +1,5 @@
-import Foundation
 import HealthModel
+import Importers
 import Projections
 import VaultEvents
 
@@ -17,22 +17,16 @@ import VaultEvents
 /// has no event for (identities set aside outside memory, values the upsert rule decides at the
 /// commit): the feed is then `incomplete`, its transaction is rolled back, and the read models
 /// catch up from the log instead.
-final class ImportReadModelFeed: @unchecked Sendable {
+final class ImportReadModelFeed {
     private static let chunkSize = 4096
     private static let depth = 4
     private static let flushThreshold = 65_536
 
-    private let update: UnsafeMutablePointer<ProjectionUpdate>
     private var feed = ProjectionFeed()
     private var chunk: [ProjectionInput] = []
+    private let worker: BatchWorker<[ProjectionInput]>
     /// Whether an event reached the log without passing here.
     private(set) var incomplete = false
-
-    private let condition = NSCondition()
-    private var queue: [[ProjectionInput]] = []
-    private var ended = false
-    private var running = true
-    private var failure: Error?
 
     /// The feed missed an event, or applying one failed: its transaction is rolled back.
     struct Abandoned: Error {}
@@ -40,14 +34,13 @@ final class ImportReadModelFeed: @unchecked Sendable {
     /// Starts the applying thread. `update` must stay valid, and untouched by anyone else, until
     /// `finish` or `close` returns.
     init(update: UnsafeMutablePointer<ProjectionUpdate>) {
-        self.update = update
         // Merged as the import goes, so that little is left for after its last event.
         update.pointee.flushThreshold = Self.flushThreshold
+        let target = HandedOver(value: update)
+        worker = BatchWorker(name: "read-model feed", depth: Self.depth) { inputs in
+            for index in inputs.indices { try target.value.pointee.add(inputs.takeInput(at: index)) }
+        }
         chunk.reserveCapacity(Self.chunkSize)
-        let thread = Thread { [self] in apply() }
-        thread.stackSize = 8 << 20
-        thread.name = "read-model feed"
-        thread.start()
     }
 
     /// Takes what `event`, just appended to the log, brings the read models (on the session's
@@ -79,58 +72,24 @@ final class ImportReadModelFeed: @unchecked Sendable {
     /// input could not be applied (the read models then catch up from the log).
     func finish() throws {
         if !incomplete, !chunk.isEmpty { handOver() }
-        condition.lock()
-        ended = true
-        condition.broadcast()
-        while running { condition.wait() }
-        let failed = failure != nil
-        condition.unlock()
-        if failed || incomplete { throw Abandoned() }
+        do {
+            try worker.finish()
+        } catch {
+            throw Abandoned()
+        }
+        if incomplete { throw Abandoned() }
     }
 
     /// Drops what is not applied yet and waits for the applying thread to end.
     func close() {
-        condition.lock()
-        queue = []
-        ended = true
-        condition.broadcast()
-        while running { condition.wait() }
-        condition.unlock()
+        worker.cancel()
     }
 
     private func handOver() {
-        condition.lock()
-        while queue.count >= Self.depth, !ended { condition.wait() }
-        // After a failure the applying thread only drains: what follows is dropped with it.
-        if failure == nil { queue.append(chunk) }
-        condition.broadcast()
-        condition.unlock()
+        // After a failure the applying thread has stopped: what follows is dropped, and
+        // `finish` reports it.
+        try? worker.put(chunk)
         chunk = []
         chunk.reserveCapacity(Self.chunkSize)
-    }
-
-    private func apply() {
-        while true {
-            condition.lock()
-            while queue.isEmpty, !ended { condition.wait() }
-            guard !queue.isEmpty else {
-                running = false
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
-            var inputs = queue.removeFirst()
-            condition.broadcast()
-            condition.unlock()
-            guard failure == nil else { continue }
-            do {
-                for index in inputs.indices { try update.pointee.add(inputs.takeInput(at: index)) }
-            } catch {
-                condition.lock()
-                failure = error
-                queue = []
-                condition.unlock()
-            }
-        }
     }
 }
