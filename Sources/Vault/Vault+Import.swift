@@ -13,29 +13,31 @@ extension Vault {
     ///   counted as `erased` otherwise).
     public func importFiles(_ paths: [String], timeZone: TimeZone = .current, allowErased: Bool = false,
                             progress: @escaping (String, Int64, Int64) -> Void = { _, _, _ in }) throws -> ImportReport {
+        let files = try paths.map { (path: $0, format: try ImportFormat.detect($0)) }
         // Sized for the vault and the files up front (Apple's XML runs ~400 bytes a record; zips
         // are counted at ten times their size), so the table does not grow with old and new alive.
         let expectedNew = paths.reduce(0) { total, path in
             let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
             return total + (path.lowercased().hasSuffix(".zip") ? bytes * 10 : bytes) / 400
         }
+        // Where the session would append events it holds no value of (see ImportReadModelFeed),
+        // the read models catch up from the log after the commit: companion JSON, and imports
+        // expected to take their identities out of memory. Else they are caught up now, and fed.
+        let feeds = feedsReadModelsDuringImport && expectedNew * 10 / 7 < importIdentityBudgetSlots
+            && !files.contains { $0.format == .companionJSON }
+        let models = feeds ? try? projections() : nil
+        importFedReadModels = false
         let session = try startImportSession(expectingNew: expectedNew)
         session.revisionBudget = importRevisionBudget
         session.erasedLabels = erasedLabels()
         session.allowErased = allowErased
         var report = ImportReport()
         var committed: LogPosition?
-        importFedReadModels = false
         let importAll = {
-            report = try self.importAll(paths, into: session, timeZone: timeZone, progress: progress)
+            report = try self.importAll(files, into: session, timeZone: timeZone, progress: progress)
             committed = try session.commit()
         }
-        // Where the session would append events it holds no value of (see ImportReadModelFeed),
-        // the read models catch up from the log: companion JSON, and imports expected to take
-        // their identities out of memory.
-        let feeds = feedsReadModelsDuringImport && expectedNew * 10 / 7 < importIdentityBudgetSlots
-            && !paths.contains { (try? ImportFormat.detect($0)) == .companionJSON }
-        guard feeds, let models = try? projections() else {
+        guard let models else {
             try withRollback(of: session, importAll)
             return report
         }
@@ -71,11 +73,10 @@ extension Vault {
     }
 
     /// Reads every file into the session, a file at a time, and returns what each brought.
-    private func importAll(_ paths: [String], into session: ImportSession, timeZone: TimeZone,
+    private func importAll(_ files: [(path: String, format: ImportFormat)], into session: ImportSession, timeZone: TimeZone,
                            progress: @escaping (String, Int64, Int64) -> Void) throws -> ImportReport {
         var report = ImportReport()
-        for path in paths {
-            let format = try ImportFormat.detect(path)
+        for (path, format) in files {
             session.startFile(path: path, format: format.rawValue)
             // Companion JSON follows the upsert rule per source, as posts to `serve` do.
             session.revisable = format == .companionJSON
