@@ -10,12 +10,9 @@ public struct ProjectionUpdate {
         var day: Int64
     }
 
-    /// Inputs held in memory before they are merged into the database, unless `flushThreshold`
-    /// says otherwise.
-    static let defaultFlushThreshold = 250_000
     /// Inputs held in memory before they are merged into the database. An import that feeds the
     /// read models as it goes holds fewer, so that little is left to merge after its last event.
-    public var flushThreshold = Self.defaultFlushThreshold
+    public var flushThreshold = 250_000
 
     let db: SQLiteConnection
     var metrics: [MetricKey: (id: Int64, cumulative: Bool)] = [:]

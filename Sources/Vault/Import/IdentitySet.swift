@@ -186,7 +186,7 @@ struct IdentitySet {
     /// The identity hash of an event's identifying bytes: 62 bits, never 0 (that marks an empty
     /// slot), so hashes compare the same inside and outside the table.
     func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        let h = rawHash(bytes, seed: seed) & Self.keyBits
+        let h = WordHash.hash(bytes, seed: seed) & Self.keyBits
         return h == 0 ? 1 : h
     }
 
@@ -195,11 +195,7 @@ struct IdentitySet {
     /// compares with a kind-11 one.
     func legacyHash(kind: UInt8, prefix bytes: UnsafeRawBufferPointer) -> UInt64 {
         let body = UnsafeRawBufferPointer(rebasing: bytes[2...])
-        let h = rawHash(body, seed: seed ^ (0x5851_F42D_4C95_7F2D &* UInt64(kind))) & Self.keyBits
+        let h = WordHash.hash(body, seed: seed ^ (0x5851_F42D_4C95_7F2D &* UInt64(kind))) & Self.keyBits
         return h == 0 ? 1 : h
-    }
-
-    private func rawHash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
-        WordHash.hash(bytes, seed: seed)
     }
 }
