@@ -50,7 +50,7 @@ struct AppleHealthImporter {
         let clinical = ClinicalRecordQueue()
         var handler = makeHandler(routes: { routes.append($0) }, clinical: clinical, tally: { tally.add($0, at: $1) })
         // Inflate (and check the CRC) on another thread while this one parses.
-        let pipe = ChunkPipe()
+        let pipe = ChunkPipe<Data>()
         let shared = UncheckedBox(value: (archive, export))
         pipe.start { pipe in
             var limit = InflationLimit(entry: shared.value.1, name: name)
@@ -60,9 +60,7 @@ struct AppleHealthImporter {
                 checksum.add($0)
                 try pipe.put($0)
             }
-            guard checksum.value == shared.value.1.checksum else {
-                throw ImportError.unreadable(path: name, reason: "the zip entry's contents do not match its CRC-32 (the zip is damaged)")
-            }
+            try checksum.check(shared.value.1, name: name)
         }
         do {
             try Self.parse(into: &handler) { feed in
@@ -100,24 +98,28 @@ struct AppleHealthImporter {
             }, into: sink)
         }
 
-        // Route files sit beside the XML: `<export dir>/workout-routes/...`.
-        try importRoutes(routes, base: (export.path as NSString).deletingLastPathComponent, missing: "from the zip") { wanted in
-            entriesByPath[wanted].map { entry in
-                RouteFile(label: entry.path, name: "\(path):\(entry.path)") { feed in
-                    try Self.extract(entry, of: archive, name: "\(path):\(entry.path)", feed)
-                }
-            }
+        // Route files sit beside the XML: `<export dir>/workout-routes/...`, inflated on another
+        // thread while this one parses them.
+        let located = Self.locateRoutes(routes, base: exportBase) { entriesByPath[$0] }
+        let inflater = RouteInflater(archive: archive, files: located.found.map { ($0.file, "\(path):\($0.file.path)") })
+        defer { inflater.close() }
+        for (index, (route, entry)) in located.found.enumerated() {
+            try importRoute(route, label: entry.path, name: "\(path):\(entry.path)") { try inflater.read(index, $0) }
         }
+        warnAboutRoutes(missing: located.missing, outside: located.outside, place: "from the zip")
     }
 
     /// Inflates an entry beside the export XML (a route, an ECG, a clinical resource) in chunks,
-    /// its CRC checked and its inflation bounded.
-    private static func extract(_ entry: Entry, of archive: Archive, name: String, _ feed: (Data) throws -> Void) throws {
+    /// its CRC checked (with zlib's, see `ZipChecksum`) and its inflation bounded.
+    static func extract(_ entry: Entry, of archive: Archive, name: String, bufferSize: Int = chunkSize, _ feed: (Data) throws -> Void) throws {
         var limit = InflationLimit(entry: entry, name: name)
-        _ = try archive.extract(entry, bufferSize: chunkSize, skipCRC32: false) {
+        var checksum = ZipChecksum()
+        _ = try archive.extract(entry, bufferSize: bufferSize, skipCRC32: true) {
             try limit.add($0.count)
+            checksum.add($0)
             try feed($0)
         }
+        try checksum.check(entry, name: name)
     }
 
     private func looksLikeExport(_ archive: Archive, _ entry: Entry) throws -> Bool {
@@ -165,18 +167,20 @@ struct AppleHealthImporter {
             guard data.count <= ClinicalRecordQueue.maximumResourceBytes else { throw ClinicalRecordQueue.TooLarge() }
             return data
         }
-        guard let routeDirectory else {
-            try importRoutes(routes, base: "", missing: "(the export was not read from a folder)") { _ in nil }
-            return
+        let place = routeDirectory == nil ? "(the export was not read from a folder)" : "beside \(input.name)"
+        let located = Self.locateRoutes(routes, base: routeDirectory ?? "") { file in
+            routeDirectory != nil && FileManager.default.fileExists(atPath: file) ? file : nil
         }
-        try importRoutes(routes, base: routeDirectory, missing: "beside \(input.name)") { file in
-            FileHandle(forReadingAtPath: file).map { gpxHandle in
-                RouteFile(label: file, name: file) { feed in
-                    defer { try? gpxHandle.close() }
-                    try Self.readChunks(gpxHandle, feed)
+        for (route, file) in located.found {
+            try importRoute(route, label: file, name: file) { feed in
+                guard let handle = FileHandle(forReadingAtPath: file) else {
+                    throw ImportError.unreadable(path: file, reason: "cannot be opened")
                 }
+                defer { try? handle.close() }
+                try Self.readChunks(handle, feed)
             }
         }
+        warnAboutRoutes(missing: located.missing, outside: located.outside, place: place)
     }
 
     // MARK: Shared
@@ -191,39 +195,6 @@ struct AppleHealthImporter {
     /// Hands a file's contents to `body` in chunks of `chunkSize`.
     static func readChunks(_ handle: FileHandle, _ body: (Data) throws -> Void) throws {
         while let data = try handle.read(upToCount: chunkSize), !data.isEmpty { try body(data) }
-    }
-
-    /// A route file found for a workout: how to name it in a warning, in an error, and how to read it.
-    struct RouteFile {
-        var label: String
-        var name: String
-        var produce: ((Data) throws -> Void) throws -> Void
-    }
-
-    /// Reads the route files workouts named. `find` looks one up (nil when it is missing); a file
-    /// that does not parse is skipped with a warning, missing ones are counted in one.
-    private func importRoutes(_ routes: [RouteReference], base: String, missing place: String, find: (String) -> RouteFile?) throws {
-        var missing = 0, outside = 0
-        for route in routes {
-            guard Self.isRouteFilePath(route.path) else {
-                outside += 1
-                continue
-            }
-            guard let file = find(Self.join(base, route.path)) else {
-                missing += 1
-                continue
-            }
-            var gpx = GPXHandler()
-            do {
-                try Self.parse(into: &gpx, file.produce)
-            } catch {
-                sink.warn("route file \(file.label) skipped: \(Self.translate(error, name: file.name))")
-                continue
-            }
-            try addRoute(route, gpx)
-        }
-        if missing > 0 { sink.warn("\(missing) route file(s) named by workouts are missing \(place)") }
-        if outside > 0 { sink.warn("\(outside) route reference(s) outside workout-routes/ ignored (only files of the export are read)") }
     }
 
     private func makeHandler(routes: @escaping (RouteReference) -> Void, clinical: ClinicalRecordQueue,
@@ -252,11 +223,6 @@ struct AppleHealthImporter {
         if handler.controlCharactersRemoved > 0 {
             sink.warn("\(handler.controlCharactersRemoved) control character(s) removed from attribute values")
         }
-    }
-
-    private func addRoute(_ route: RouteReference, _ gpx: GPXHandler) throws {
-        if gpx.skipped > 0 { sink.warn("\(gpx.skipped) route point(s) without a readable position or time skipped in \(route.path)") }
-        try sink.emit(.route(WorkoutRoute(workoutStart: route.workoutStart, filePath: route.path, points: gpx.points)))
     }
 
     static func translate(_ error: Error, name: String) -> Error {

@@ -2,26 +2,24 @@ import Foundation
 
 /// A bounded queue of chunks from one producer thread to one consumer: decompression runs on its
 /// own core while the parser works, and at most `capacity` chunks wait in memory.
-final class ChunkPipe: @unchecked Sendable {
+final class ChunkPipe<Chunk>: @unchecked Sendable {
     private let condition = NSCondition()
-    private var chunks: [Data] = []
+    private var chunks: [Chunk] = []
     private var finished = false
     private var failure: Error?
     private var cancelled = false
     private let capacity: Int
-
-    struct Cancelled: Error {}
 
     init(capacity: Int = 4) {
         self.capacity = capacity
     }
 
     /// Producer: waits while the queue is full; throws once the consumer has given up.
-    func put(_ chunk: Data) throws {
+    func put(_ chunk: Chunk) throws {
         condition.lock()
         defer { condition.unlock() }
         while chunks.count >= capacity && !cancelled { condition.wait() }
-        if cancelled { throw Cancelled() }
+        if cancelled { throw ChunkPipeCancelled() }
         chunks.append(chunk)
         condition.broadcast()
     }
@@ -36,7 +34,7 @@ final class ChunkPipe: @unchecked Sendable {
     }
 
     /// Consumer: the next chunk, nil at the end; rethrows the producer's error.
-    func take() throws -> Data? {
+    func take() throws -> Chunk? {
         condition.lock()
         defer { condition.unlock() }
         while chunks.isEmpty && !finished { condition.wait() }
@@ -44,7 +42,7 @@ final class ChunkPipe: @unchecked Sendable {
             condition.broadcast()
             return chunks.removeFirst()
         }
-        if let failure, !(failure is Cancelled) { throw failure }
+        if let failure, !(failure is ChunkPipeCancelled) { throw failure }
         return nil
     }
 
@@ -72,6 +70,9 @@ final class ChunkPipe: @unchecked Sendable {
         thread.start()
     }
 }
+
+/// What `ChunkPipe.put` throws once the consumer has given up.
+struct ChunkPipeCancelled: Error {}
 
 /// Carries a value that is used by one thread at a time to a producer thread.
 struct UncheckedBox<T>: @unchecked Sendable {

@@ -5,7 +5,7 @@ import VaultEvents
 /// and the sink's work (identities, encoding, sealing frames) run on two cores.
 ///
 /// Events, rejections and warnings travel in batches through a bounded queue (a few thousand
-/// events in memory at most). The target is only ever called from the worker, and `finish` waits
+/// events in memory at most; a route, many points, travels in a batch of its own). The target is only ever called from the worker, and `finish` waits
 /// for it, so nothing else may touch the target until `finish` or `cancel` returns. An error the
 /// target throws stops the worker; the parser gets it back from its next `add` that hands over a
 /// batch, or from `finish`.
@@ -42,8 +42,11 @@ public final class PipelinedSink: ImportSink, @unchecked Sendable {
     }
 
     public func add(_ event: VaultEvent, nested: Bool) throws {
+        // A route holds hundreds to thousands of points: handed over at once, so that the few
+        // batches waiting hold a few routes, not a few thousand.
+        let heavy = if case .route = event { true } else { false }
         pending.append(.event(event, nested: nested))
-        if pending.count >= batchSize { try handOver() }
+        if pending.count >= batchSize || heavy { try handOver() }
     }
 
     public func reject(_ count: Int) { pending.append(.reject(count)) }

@@ -1,5 +1,6 @@
 import CZlibSystem
 import Foundation
+import ZIPFoundation
 
 /// The CRC-32 of a zip entry's contents, computed with zlib's `crc32` as the chunks go by.
 ///
@@ -13,6 +14,15 @@ struct ZipChecksum {
         data.withUnsafeBytes { raw in
             guard let base = raw.baseAddress, raw.count > 0 else { return }
             value = UInt32(truncatingIfNeeded: crc32(uLong(value), base.assumingMemoryBound(to: Bytef.self), uInt(raw.count)))
+        }
+    }
+}
+
+extension ZipChecksum {
+    /// Throws when the contents read do not match the CRC-32 `entry`'s header records.
+    func check(_ entry: Entry, name: String) throws {
+        guard value == entry.checksum else {
+            throw ImportError.unreadable(path: name, reason: "the zip entry's contents do not match its CRC-32 (the zip is damaged)")
         }
     }
 }

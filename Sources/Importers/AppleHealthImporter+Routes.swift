@@ -1,0 +1,47 @@
+import Foundation
+import HealthModel
+import VaultEvents
+
+extension AppleHealthImporter {
+    /// The route files workouts named that `find` finds (in the workouts' order), and how many
+    /// were missing or named a place outside `workout-routes/` (never read).
+    static func locateRoutes<Found>(_ routes: [RouteReference], base: String, find: (String) -> Found?)
+        -> (found: [(route: RouteReference, file: Found)], missing: Int, outside: Int) {
+        var found: [(route: RouteReference, file: Found)] = []
+        var missing = 0, outside = 0
+        for route in routes {
+            guard isRouteFilePath(route.path) else {
+                outside += 1
+                continue
+            }
+            guard let file = find(join(base, route.path)) else {
+                missing += 1
+                continue
+            }
+            found.append((route, file))
+        }
+        return (found, missing, outside)
+    }
+
+    /// Parses one route file, whose contents `produce` hands over, and emits its route; a file
+    /// that cannot be read or does not parse is skipped with a warning naming it (`label`; `name`
+    /// in the error).
+    func importRoute(_ route: RouteReference, label: String, name: String, _ produce: ((Data) throws -> Void) throws -> Void) throws {
+        var gpx = GPXHandler()
+        do {
+            try Self.parse(into: &gpx, produce)
+        } catch {
+            sink.warn("route file \(label) skipped: \(Self.translate(error, name: name))")
+            return
+        }
+        if gpx.skipped > 0 { sink.warn("\(gpx.skipped) route point(s) without a readable position or time skipped in \(route.path)") }
+        try sink.emit(.route(WorkoutRoute(workoutStart: route.workoutStart, filePath: route.path, points: gpx.points)))
+    }
+
+    /// The one warning for route files that were missing (`place` says where they were looked
+    /// for) and for references outside the export's route folder.
+    func warnAboutRoutes(missing: Int, outside: Int, place: String) {
+        if missing > 0 { sink.warn("\(missing) route file(s) named by workouts are missing \(place)") }
+        if outside > 0 { sink.warn("\(outside) route reference(s) outside workout-routes/ ignored (only files of the export are read)") }
+    }
+}
