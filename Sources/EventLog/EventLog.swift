@@ -40,8 +40,9 @@ public final class EventLog {
     }
     /// Plaintext bytes an open transaction may hold across all its keys before every pending
     /// batch goes out as a (smaller) frame: an import touching a thousand category-months keeps
-    /// this much in memory, not a frame's worth per key.
-    public var pendingBudget = 4 << 20
+    /// this much in memory, not a frame's worth per key, and as much again while those batches
+    /// are compressed in the background.
+    public var pendingBudget = 2 << 20
 
     /// The log file's format version: 2 for logs this build creates, 1 for older ones (audit-key
     /// frames only, until the vault upgrades them).
@@ -459,14 +460,10 @@ public final class EventLog {
         guard keyring.frameKeys[keyID] != nil else { throw EventLogError.damaged(path: directory.keys, offset: 0, defect: .unknownKey(keyID)) }
         let size = try transaction.append(event, key: keyID)
         if size >= targetFrameSize {
-            if keyID != LogFormat.auditKeyID { try flush(LogFormat.auditKeyID, of: &transaction, commit: false) }
-            try flush(keyID, of: &transaction, commit: false)
+            try flush(keyID == LogFormat.auditKeyID ? [keyID] : [LogFormat.auditKeyID, keyID], of: &transaction)
         }
         if transaction.pendingBytes > pendingBudget {
-            try flush(LogFormat.auditKeyID, of: &transaction, commit: false)
-            for key in transaction.pendingKeys where key != LogFormat.auditKeyID {
-                try flush(key, of: &transaction, commit: false)
-            }
+            try flush([LogFormat.auditKeyID] + transaction.pendingKeys.filter { $0 != LogFormat.auditKeyID }, of: &transaction)
         }
     }
 
@@ -481,12 +478,15 @@ public final class EventLog {
         guard written != committed || !keys.isEmpty else { return committed }
         try saveKeyTableIfChanged()
         let order = keys.contains(LogFormat.auditKeyID) ? [LogFormat.auditKeyID] + keys.filter { $0 != LogFormat.auditKeyID } : keys
-        if order.isEmpty {
-            try flush(LogFormat.auditKeyID, of: &transaction, commit: true)
+        // With nothing pending, an empty frame of the audit key carries the commit flag.
+        let parts = (order.isEmpty ? [LogFormat.auditKeyID] : order).map { part(of: $0, in: transaction) }
+        let job = CompressionJob(parts: parts)
+        if formatVersion >= LogFormat.firstCompressedVersion {
+            // The commit waits for these frames: every core compresses them.
+            job.run(workers: Self.commitCompressionWorkers)
         }
-        for (index, keyID) in order.enumerated() {
-            try flush(keyID, of: &transaction, commit: index == order.count - 1)
-        }
+        try write(job, commit: true)
+        for part in parts { transaction.clear(part.keyID) }
         do {
             try file.sync()
         } catch {
@@ -537,31 +537,34 @@ public final class EventLog {
         savedKeyTable = keyTable
     }
 
-    /// Seals the events of `keyID` gathered in `transaction` after what was written so far and
-    /// writes them with one call. In a log that compresses, a batch flushed before the commit is
-    /// compressed on another thread while the caller goes on; it is sealed and written (in order)
-    /// when the next one is flushed, or at the commit.
-    private func flush(_ keyID: UInt32, of transaction: inout LogTransaction, commit: Bool) throws {
-        if !commit && formatVersion >= LogFormat.firstCompressedVersion {
-            let job = transaction.withBatch(of: keyID) { batch -> CompressionJob? in
-                batch.isEmpty ? nil : CompressionJob(keyID: keyID, batch: batch, slices: batch.frameSlices(targetSize: targetFrameSize))
-            }
-            guard let job else { return }
-            transaction.clear(keyID)
-            compressionQueue.async { job.run() }
-            inFlight.append(job)
-            while inFlight.count > 1 { try writeOldestInFlight() }
+    /// Hands the events gathered in `transaction` under `keyIDs` (in that order; keys with none
+    /// are passed over) to the compression queue as one job, while the caller goes on; they are
+    /// sealed and written, in order, when the next job is handed over, or at the commit. A log
+    /// that does not compress seals and writes them now.
+    private func flush(_ keyIDs: [UInt32], of transaction: inout LogTransaction) throws {
+        let parts = keyIDs.compactMap { keyID in transaction.withBatch(of: keyID) { $0.isEmpty ? nil : part(of: keyID, in: transaction) } }
+        guard !parts.isEmpty else { return }
+        for part in parts { transaction.clear(part.keyID) }
+        let job = CompressionJob(parts: parts)
+        guard formatVersion >= LogFormat.firstCompressedVersion else {
+            try writeInFlight()
+            try write(job, commit: false)
             return
         }
-        try writeInFlight()
-        let sealed = transaction.withBatch(of: keyID) { batch -> (bytes: [UInt8], position: LogPosition, lastFrameOffset: UInt64, hashes: [[UInt8]])? in
-            guard !batch.isEmpty || commit else { return nil }
-            return seal(batch, keyID: keyID, after: written, lastFrameOffset: writtenLastFrameOffset, commit: commit)
-        }
-        guard let sealed else { return }
-        try write(sealed, keyID: keyID)
-        transaction.clear(keyID)
+        compressionQueue.async { job.run() }
+        inFlight.append(job)
+        while inFlight.count > 1 { try writeOldestInFlight() }
     }
+
+    /// `keyID`'s events gathered in `transaction`, cut into frames.
+    private func part(of keyID: UInt32, in transaction: LogTransaction) -> CompressionJob.Part {
+        transaction.withBatch(of: keyID) { batch in
+            CompressionJob.Part(keyID: keyID, batch: batch, slices: batch.frameSlices(targetSize: targetFrameSize))
+        }
+    }
+
+    /// Threads compressing the frames a commit writes.
+    static let commitCompressionWorkers = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     /// Seals and writes every batch being compressed, in order.
     private func writeInFlight() throws {
@@ -571,9 +574,18 @@ public final class EventLog {
     private func writeOldestInFlight() throws {
         let job = inFlight.removeFirst()
         job.wait()
-        let sealed = seal(job.batch, keyID: job.keyID, after: written, lastFrameOffset: writtenLastFrameOffset, commit: false,
-                          slices: job.slices, compressed: job.compressed)
-        try write(sealed, keyID: job.keyID)
+        try write(job, commit: false)
+    }
+
+    /// Seals a job's parts after what was written so far (with its compressed frames, once it
+    /// has run) and writes them; with `commit`, the last frame carries the commit flag.
+    private func write(_ job: CompressionJob, commit: Bool) throws {
+        for (index, part) in job.parts.enumerated() {
+            let sealed = seal(part.batch, keyID: part.keyID, after: written, lastFrameOffset: writtenLastFrameOffset,
+                              commit: commit && index == job.parts.count - 1,
+                              slices: part.slices, compressed: job.compressed.isEmpty ? nil : job.compressed[index])
+            try write(sealed, keyID: part.keyID)
+        }
     }
 
     /// Waits for the batches being compressed and forgets them (a rollback or a failed write).
@@ -617,7 +629,10 @@ public final class EventLog {
         if slices.isEmpty && commit { slices = [(0..<0, 0)] }
         let overhead = LogFormat.frameHeaderSize + LogFormat.tagSize
         var output = [UInt8]()
-        output.reserveCapacity(batch.byteCount + slices.count * overhead)
+        let sealedBytes = slices.indices.reduce(0) { total, index in
+            total + (precompressed.flatMap { index < $0.count ? $0[index]?.count : nil } ?? slices[index].range.count)
+        }
+        output.reserveCapacity(sealedBytes + slices.count * overhead)
         var position = start
         var frameOffset = lastFrameOffset
         var hashes: [[UInt8]] = []
@@ -625,7 +640,8 @@ public final class EventLog {
         batch.payload.withUnsafeBytes { payload in
             for (index, slice) in slices.enumerated() {
                 let raw = slice.range.isEmpty ? UnsafeRawBufferPointer(start: nil, count: 0) : UnsafeRawBufferPointer(rebasing: payload[slice.range])
-                let compressed = precompressed.map { $0[index] }
+                // A commit-marker frame (no slices given) was never compressed.
+                let compressed = precompressed.map { index < $0.count ? $0[index] : nil }
                     ?? (formatVersion >= LogFormat.firstCompressedVersion ? FrameCompression.deflate(raw) : nil)
                 let flags = (commit && index == slices.count - 1 ? LogFormat.commitFlag : 0) | (compressed != nil ? LogFormat.deflateFlag : 0)
                 let sealedLength = compressed?.count ?? slice.range.count

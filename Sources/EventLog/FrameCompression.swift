@@ -10,23 +10,7 @@ enum FrameCompression {
 
     /// The compressed bytes of `plaintext`, or nil when they would not be smaller.
     static func deflate(_ plaintext: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard plaintext.count > 64, let base = plaintext.baseAddress else { return nil }
-        var stream = z_stream()
-        guard deflateInit2_(&stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
-        defer { deflateEnd(&stream) }
-        let bound = Int(deflateBound(&stream, uLong(plaintext.count)))
-        var output = [UInt8](repeating: 0, count: bound)
-        let produced = output.withUnsafeMutableBytes { out -> Int? in
-            stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
-            stream.avail_in = uInt(plaintext.count)
-            stream.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
-            stream.avail_out = uInt(bound)
-            guard CZlibSystem.deflate(&stream, Z_FINISH) == Z_STREAM_END else { return nil }
-            return bound - Int(stream.avail_out)
-        }
-        guard let produced, produced < plaintext.count else { return nil }
-        output.removeLast(output.count - produced)
-        return output
+        Deflater()?.deflate(plaintext)
     }
 
     /// The plaintext of compressed bytes, at most `limit` long; nil when they do not inflate to
@@ -66,27 +50,93 @@ enum FrameCompression {
     }
 }
 
-/// One batch's slices, compressed on a background queue while the writer goes on; the writer
-/// waits for it before sealing the batch. Only `run` writes `compressed`, before it signals.
+/// One deflate stream, reset for each frame: setting one up allocates and clears a quarter of a
+/// megabyte, more than compressing a small frame costs (an import of ten years flushes hundreds of
+/// category-months' frames of a few kilobytes at a time).
+final class Deflater {
+    private let stream: UnsafeMutablePointer<z_stream>
+    /// Where a frame is compressed before its bytes are copied out at their exact size.
+    private var scratch: [UInt8] = []
+
+    init?() {
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        let windowBits: Int32 = -15  // raw DEFLATE, no zlib header
+        guard deflateInit2_(stream, FrameCompression.level, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                            Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            stream.deallocate()
+            return nil
+        }
+    }
+
+    deinit {
+        deflateEnd(stream)
+        stream.deallocate()
+    }
+
+    /// The compressed bytes of `plaintext`, or nil when they would not be smaller.
+    func deflate(_ plaintext: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard plaintext.count > 64, let base = plaintext.baseAddress, deflateReset(stream) == Z_OK else { return nil }
+        let bound = Int(deflateBound(stream, uLong(plaintext.count)))
+        if scratch.count < bound { scratch = [UInt8](repeating: 0, count: bound) }
+        let stream = self.stream
+        return scratch.withUnsafeMutableBytes { out -> [UInt8]? in
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
+            stream.pointee.avail_in = uInt(plaintext.count)
+            stream.pointee.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
+            stream.pointee.avail_out = uInt(bound)
+            guard CZlibSystem.deflate(stream, Z_FINISH) == Z_STREAM_END else { return nil }
+            let produced = bound - Int(stream.pointee.avail_out)
+            guard produced < plaintext.count else { return nil }
+            return Array(UnsafeRawBufferPointer(rebasing: out[..<produced]))
+        }
+    }
+}
+
+/// The batches of one or more keys, their frames compressed together (on a background queue
+/// while the writer goes on, or on every core at a commit, while it waits); the writer seals
+/// them in order once `run` has finished. Only `run` writes `compressed`, before it signals.
 final class CompressionJob: @unchecked Sendable {
-    let keyID: UInt32
-    let batch: EventBatch
-    let slices: [(range: Range<Int>, events: Int)]
-    private(set) var compressed: [[UInt8]?] = []
+    /// One key's batch and how it is cut into frames.
+    struct Part {
+        let keyID: UInt32
+        let batch: EventBatch
+        let slices: [(range: Range<Int>, events: Int)]
+    }
+
+    let parts: [Part]
+    /// For each part, each frame's compressed bytes (nil: sealed as it is).
+    private(set) var compressed: [[[UInt8]?]] = []
     private let done = DispatchSemaphore(value: 0)
     private var waited = false
 
-    init(keyID: UInt32, batch: EventBatch, slices: [(range: Range<Int>, events: Int)]) {
-        self.keyID = keyID
-        self.batch = batch
-        self.slices = slices
+    init(parts: [Part]) {
+        self.parts = parts
     }
 
-    func run() {
-        compressed = batch.payload.withUnsafeBytes { payload in
-            slices.map { slice in
-                slice.range.isEmpty ? nil : FrameCompression.deflate(UnsafeRawBufferPointer(rebasing: payload[slice.range]))
+    /// Compresses every frame, on `workers` threads at once (this one among them).
+    func run(workers: Int = 1) {
+        let frames = parts.indices.flatMap { part in parts[part].slices.indices.map { (part, $0) } }
+        var results = [[UInt8]?](repeating: nil, count: frames.count)
+        let workers = max(1, min(workers, frames.count))
+        results.withUnsafeMutableBufferPointer { buffer in
+            // Each worker writes only the slots of its own frames (every `workers`-th).
+            nonisolated(unsafe) let slots = buffer
+            let compress: @Sendable (Int) -> Void = { worker in
+                guard let deflater = Deflater() else { return }
+                for index in stride(from: worker, to: frames.count, by: workers) {
+                    let (part, slice) = frames[index]
+                    let range = self.parts[part].slices[slice].range
+                    guard !range.isEmpty else { continue }
+                    slots[index] = self.parts[part].batch.payload.withUnsafeBytes { deflater.deflate(UnsafeRawBufferPointer(rebasing: $0[range])) }
+                }
             }
+            if workers == 1 { compress(0) } else { DispatchQueue.concurrentPerform(iterations: workers, execute: compress) }
+        }
+        var next = 0
+        compressed = parts.map { part in
+            defer { next += part.slices.count }
+            return Array(results[next..<(next + part.slices.count)])
         }
         done.signal()
     }

@@ -29,6 +29,66 @@ import Testing
         #expect(!flags.isEmpty && flags.allSatisfy { $0 & LogFormat.deflateFlag != 0 })
     }
 
+    /// A job compresses the same frames, to the same bytes, on one thread or on several: each
+    /// worker fills only its own frames' slots, and every part gets back its own frames in order.
+    @Test func aJobCompressesTheSameFramesOnOneThreadOrSeveral() throws {
+        func part(_ keyID: UInt32, events: Int) throws -> CompressionJob.Part {
+            let batch = try batch((0..<events).map { i in Array("key \(keyID) event \(i % 40) HKQuantityTypeIdentifierHeartRate \(i % 13)".utf8) })
+            return CompressionJob.Part(keyID: keyID, batch: batch, slices: batch.frameSlices(targetSize: 1_500))
+        }
+        let parts = [try part(0, events: 700), try part(7, events: 3), try part(9, events: 180)]
+        let single = CompressionJob(parts: parts)
+        single.run()
+        let several = CompressionJob(parts: parts)
+        several.run(workers: 3)
+        #expect(single.compressed.map(\.count) == parts.map(\.slices.count))
+        #expect(several.compressed == single.compressed)
+        for (part, frames) in zip(parts, several.compressed) {
+            for (slice, frame) in zip(part.slices, frames) {
+                let plain = part.batch.payload.withUnsafeBytes { Array($0[slice.range]) }
+                if plain.count > 64 {
+                    #expect(FrameCompression.inflate(try #require(frame), limit: 1 << 20) == plain)
+                }
+            }
+        }
+    }
+
+    /// Many keys' events, interleaved, flushed together when the transaction's budget fills and
+    /// at the commit (whose frames every core compresses): each key's events read back in order,
+    /// every frame compressed, the chain whole.
+    @Test func framesOfManyKeysFlushedTogetherReadBackInOrder() throws {
+        let t = TestLog()
+        let log = try t.create(targetFrameSize: 2_000)
+        log.pendingBudget = 30_000
+        var transaction = try log.beginTransaction()
+        let labels = (1...24).map { "label-\($0)" }
+        let ids = try labels.map { try log.keyID(forLabel: Array($0.utf8)) }
+        var written: [String: [[UInt8]]] = [:]
+        for round in 0..<150 {
+            for (label, id) in zip(labels, ids) {
+                let event = Array("\(label) round \(round) HKQuantityTypeIdentifierStepCount value \(round % 9)".utf8)
+                try event.withUnsafeBytes { try log.append($0, keyID: id, to: &transaction) }
+                written[label, default: []].append(event)
+            }
+        }
+        try log.commit(&transaction)
+        let all = try readAll(try t.open(.readOnly))
+        #expect(all.count == 24 * 150)
+        for label in labels { #expect(all.filter { $0.starts(with: Array("\(label) ".utf8)) } == written[label]) }
+        #expect(try t.verify().isOK)
+        var flags: [UInt16] = []
+        let file = Disk.read(t.logPath)
+        var offset = LogFormat.fileHeaderSize
+        while offset + LogFormat.frameHeaderSize <= file.count {
+            let header = try #require(file[offset..<(offset + LogFormat.frameHeaderSize)].withUnsafeBytes { try? FrameHeader.decode($0).get() })
+            flags.append(header.flags)
+            offset += LogFormat.frameHeaderSize + Int(header.payloadLength)
+        }
+        #expect(flags.count > 48)
+        #expect(flags.allSatisfy { $0 & LogFormat.deflateFlag != 0 })
+        #expect(flags.filter { $0 & LogFormat.commitFlag != 0 }.count == 1 && flags.last! & LogFormat.commitFlag != 0)
+    }
+
     @Test func incompressibleEventsAreStoredAsTheyAre() throws {
         let t = TestLog()
         let events = (0..<200).map { _ in Sodium.randomBytes(500) }
