@@ -76,7 +76,7 @@ extension Vault {
     private func importAll(_ files: [(path: String, format: ImportFormat)], into session: ImportSession, timeZone: TimeZone,
                            progress: @escaping (String, Int64, Int64) -> Void) throws -> ImportReport {
         var report = ImportReport()
-        for (path, format) in files {
+        for (index, (path, format)) in files.enumerated() {
             session.startFile(path: path, format: format.rawValue)
             // Companion JSON follows the upsert rule per source, as posts to `serve` do.
             session.revisable = format == .companionJSON
@@ -89,7 +89,7 @@ extension Vault {
                 pipeline.cancel()
                 throw error
             }
-            let file = try session.finishFile(displayName: (path as NSString).lastPathComponent)
+            let file = try session.finishFile(displayName: (path as NSString).lastPathComponent, isLast: index == files.count - 1)
             report.files.append(file)
             report.added += file.added
             report.duplicates += file.duplicates

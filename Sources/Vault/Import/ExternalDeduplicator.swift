@@ -37,6 +37,8 @@ final class ExternalDeduplicator {
     private var spilled: UInt64 = 0
 
     private var existingBuffer: [UInt64] = []
+    /// Set by a resolve that did not keep what it added: nothing more may come.
+    private var closed = false
 
     /// Starts from the copies the vault holds (`sortedHashes`) and, when identities move out of
     /// memory in the middle of a file, the copies that file's records already used.
@@ -58,6 +60,7 @@ final class ExternalDeduplicator {
 
     /// Adds one copy of something the vault already holds (read from the log).
     func addExisting(hash: UInt64) throws {
+        precondition(!closed, "an external deduplicator takes nothing after its last file")
         existingBuffer.append(hash)
         if existingBuffer.count >= runLength * 2 { try flushExisting() }
     }
@@ -84,6 +87,7 @@ final class ExternalDeduplicator {
     /// Sets an event aside, with its identity hash (and legacy-scheme hash, when the vault holds
     /// legacy identities) and the key it is to be sealed with, until `resolve`.
     func add(hash: UInt64, legacyHash: UInt64?, nested isNested: Bool, keyID: UInt32, bytes: [UInt8]) throws {
+        precondition(!closed, "an external deduplicator takes nothing after its last file")
         try pendingRuns.add(hash: hash, sequence: spilled, runLength: runLength, directory: directory)
         if let legacyHash { try legacyRuns.add(hash: legacyHash, sequence: spilled, runLength: runLength, directory: directory) }
         if isNested { nested.insert(Int(spilled)) }
@@ -98,12 +102,17 @@ final class ExternalDeduplicator {
     /// Decides which spilled events are new and hands those to `append` in their original order.
     /// Returns the counts; copies (a correlation's member and its top-level record) count as
     /// neither.
-    func resolve(append: (UInt32, [UInt8]) throws -> Void) throws -> (added: Int, duplicates: Int, repeats: Int) {
+    ///
+    /// - Parameter keepingAdded: whether what is added becomes part of what exists, for the
+    ///   files after this one. Without it (the command's last file) no run of the added events
+    ///   is written, and the deduplicator takes nothing more.
+    func resolve(keepingAdded: Bool = true, append: (UInt32, [UInt8]) throws -> Void) throws -> (added: Int, duplicates: Int, repeats: Int) {
+        precondition(!closed, "an external deduplicator takes nothing after its last file")
         try flushExisting()
-        var candidates = BitSet()
+        var candidates = BitSet(capacity: Int(spilled))
         var duplicates = 0
         // Candidates in hash order, to become an existing run once the legacy pass has spoken.
-        let candidateRun = try ScratchFile(in: directory, blockSize: Self.runBlockSize)
+        let candidateRun = keepingAdded ? try ScratchFile(in: directory, blockSize: Self.runBlockSize) : nil
         var record = [UInt8](repeating: 0, count: 16)
         // Pass 1, by whole identity, one group (hash) at a time and in constant memory. Existing
         // copies come first in a group, then the file's records in file order (predecided ones,
@@ -111,8 +120,11 @@ final class ExternalDeduplicator {
         var group = GroupState()
         func candidate(_ hash: UInt64, _ sequence: UInt64) throws {
             candidates.insert(Int(sequence))
-            withUnsafeBytes(of: hash.littleEndian) { record.replaceSubrange(0..<8, with: $0) }
-            withUnsafeBytes(of: sequence.littleEndian) { record.replaceSubrange(8..<16, with: $0) }
+            guard let candidateRun else { return }
+            record.withUnsafeMutableBytes { raw in
+                raw.storeBytes(of: hash.littleEndian, toByteOffset: 0, as: UInt64.self)
+                raw.storeBytes(of: sequence.littleEndian, toByteOffset: 8, as: UInt64.self)
+            }
             try candidateRun.append(record)
         }
         func endGroup() throws {
@@ -151,7 +163,7 @@ final class ExternalDeduplicator {
             }
         }
         try endGroup()
-        try candidateRun.finishWriting()
+        try candidateRun?.finishWriting()
         // Pass 2, by legacy identity: a record still new takes a legacy copy no earlier record
         // of the file (in memory or here) took.
         var demoted = BitSet()
@@ -173,17 +185,22 @@ final class ExternalDeduplicator {
             }
         }
         // What this command added is now part of what exists, one copy each.
-        let keptRun = try ScratchFile(in: directory, blockSize: Self.runBlockSize)
-        var keptAny = false
-        try candidateRun.forEachRecord { entry in
-            let sequence = UInt64(littleEndian: entry.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-            if !demoted.contains(Int(sequence)) {
-                try keptRun.append(UnsafeRawBufferPointer(rebasing: entry[0..<8]))
-                keptAny = true
+        if let candidateRun {
+            let keptRun = try ScratchFile(in: directory, blockSize: Self.runBlockSize)
+            var keptAny = false
+            try candidateRun.forEachRecord { entry in
+                let sequence = UInt64(littleEndian: entry.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                if !demoted.contains(Int(sequence)) {
+                    try keptRun.append(UnsafeRawBufferPointer(rebasing: entry[0..<8]))
+                    keptAny = true
+                }
             }
+            try keptRun.finishWriting()
+            if keptAny { existingRuns.append(keptRun) }
+        } else {
+            closed = true
+            existingRuns = []
         }
-        try keptRun.finishWriting()
-        if keptAny { existingRuns.append(keptRun) }
         var added = 0
         var sequence = Int(firstSpilled)
         try spill.forEachRecord { bytes in
@@ -328,6 +345,13 @@ private struct RunMerger {
 /// A growable set of small integers, one bit each.
 struct BitSet {
     private var words: [UInt64] = []
+
+    init() {}
+
+    /// A set with room for 0..<capacity without growing.
+    init(capacity: Int) {
+        words = [UInt64](repeating: 0, count: (max(capacity, 0) + 63) >> 6)
+    }
 
     mutating func insert(_ i: Int) {
         let w = i >> 6

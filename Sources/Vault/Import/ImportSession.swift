@@ -211,19 +211,21 @@ final class ImportSession: ImportSink {
     func reject(_ count: Int) { file.rejected += count }
     func warn(_ message: String) { file.warnings.append(message) }
 
-    /// Records the file in the audit trail and returns its report.
-    func finishFile(displayName: String) throws -> FileImportReport {
-        try endFile()
+    /// Records the file in the audit trail and returns its report. `isLast`: no file follows in
+    /// this session, so what it added need not be remembered for deduplication.
+    func finishFile(displayName: String, isLast: Bool = false) throws -> FileImportReport {
+        try endFile(isLast: isLast)
         try add(.importRecorded(at: Date(), ImportRecord(
             file: displayName, format: file.format, added: file.added, duplicates: file.duplicates, rejected: file.rejected)))
         return file
     }
 
     /// Ends the current file (or post): what waited for its end is decided, and the copies it
-    /// used are free for the next file. Its report is `file`.
-    func endFile() throws {
+    /// used are free for the next file. Its report is `file`. With `isLast`, no more data comes
+    /// (identities kept outside memory are then not extended with what the file added).
+    func endFile(isLast: Bool = false) throws {
         if let external {
-            let counts = try external.resolve { keyID, bytes in
+            let counts = try external.resolve(keepingAdded: !isLast) { keyID, bytes in
                 try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
             }
             file.added += counts.added
