@@ -18,12 +18,18 @@ public struct ProjectionUpdate {
     var metrics: [MetricKey: (id: Int64, cumulative: Bool)] = [:]
     var sources: SourceTable
     var pendingIntervals: [DayKey: [Interval]] = [:]
+    /// The intervals of the metric-day added to last: samples come in runs of one metric and
+    /// day, so they gather here and go into `pendingIntervals` when the run ends (one hash a run,
+    /// not one a sample).
+    private var intervalRun: (key: DayKey, intervals: [Interval])?
     /// Intervals of replaced samples, taken out of their days at the next flush.
     var pendingRemovals: [DayKey: [Interval]] = [:]
     /// Discrete metric-days a replaced sample left: their minimum and maximum are restated from
     /// the day's readings (`restateDiscreteDays`).
     private var discreteWithdrawn: [DayKey: MetricKey] = [:]
     var pendingDiscrete: [DayKey: DiscreteStats] = [:]
+    /// The stats of the discrete metric-day added to last, as `intervalRun`.
+    private var discreteRun: (key: DayKey, stats: DiscreteStats)?
     var pendingStand: [Int64: Set<Int64>] = [:]
     var pendingAppleRings: [Int64: AppleRings] = [:]
     /// What `types` counts: held type ids by type and unit, and counts per type and day pending
@@ -96,14 +102,21 @@ public struct ProjectionUpdate {
             let metric = try metricID(s.metric, unit: s.unit, cumulative: true)
             let source = try sources.id(for: s.source)
             try countMetric(metric, identifier: s.metric, unit: s.unit, day: LocalDay(instant: s.start, utcOffset: s.utcOffset).dayNumber)
-            for (key, interval) in Self.intervals(of: s, metric: metric, source: source) {
-                pendingIntervals[key, default: []].append(interval)
+            if let (key, interval) = Self.singleDayInterval(of: s, metric: metric, source: source) {
+                addInterval(interval, to: key)
+            } else {
+                for (key, interval) in Self.intervals(of: s, metric: metric, source: source) { addInterval(interval, to: key) }
             }
         case .discrete(let s):
             let metric = try metricID(s.metric, unit: s.unit, cumulative: false)
             let day = LocalDay(instant: s.start, utcOffset: s.utcOffset).dayNumber
             try countMetric(metric, identifier: s.metric, unit: s.unit, day: day)
-            pendingDiscrete[DayKey(metric: metric, day: day), default: DiscreteStats()].add(s)
+            let key = DayKey(metric: metric, day: day)
+            if discreteRun?.key != key {
+                endDiscreteRun()
+                discreteRun = (key, DiscreteStats())
+            }
+            discreteRun!.stats.add(s)
         case .standHour(let start, let offset, let stood):
             let day = LocalDay(instant: start, utcOffset: offset).dayNumber
             try count(RecordedItem(type: ProjectionInput.standHourType, category: HealthCategory.of(type: ProjectionInput.standHourType),
@@ -175,13 +188,40 @@ public struct ProjectionUpdate {
         if pendingCount >= flushThreshold { try flush() }
     }
 
+    private mutating func addInterval(_ interval: Interval, to key: DayKey) {
+        if intervalRun?.key == key {
+            intervalRun!.intervals.append(interval)
+            return
+        }
+        endIntervalRun()
+        intervalRun = (key, [interval])
+    }
+
+    private mutating func endIntervalRun() {
+        guard let run = intervalRun else { return }
+        intervalRun = nil
+        pendingIntervals[run.key, default: []].append(contentsOf: run.intervals)
+    }
+
+    private mutating func endDiscreteRun() {
+        guard let run = discreteRun else { return }
+        discreteRun = nil
+        pendingDiscrete[run.key, default: DiscreteStats()].add(microSum: run.stats.microSum, samples: run.stats.samples, min: run.stats.min, max: run.stats.max)
+    }
+
+    /// The one interval of a cumulative sample within one local day (most are); nil for one
+    /// that crosses midnight.
+    static func singleDayInterval(of s: CumulativeSample, metric: Int64, source: Int32) -> (DayKey, Interval)? {
+        let firstDay = LocalDay(instant: s.start, utcOffset: s.utcOffset)
+        guard s.end <= s.start || s.end <= firstDay.startInstant(utcOffset: s.utcOffset) + 86_400 else { return nil }
+        return (DayKey(metric: metric, day: firstDay.dayNumber), Interval(start: s.start, end: max(s.start, s.end), value: s.value, source: source))
+    }
+
     /// The intervals a cumulative sample adds to its days: one, or across midnight each day its
     /// part of the span and its share of the value.
     static func intervals(of s: CumulativeSample, metric: Int64, source: Int32) -> [(DayKey, Interval)] {
+        if let single = singleDayInterval(of: s, metric: metric, source: source) { return [single] }
         let firstDay = LocalDay(instant: s.start, utcOffset: s.utcOffset)
-        if s.end <= s.start || s.end <= firstDay.startInstant(utcOffset: s.utcOffset) + 86_400 {
-            return [(DayKey(metric: metric, day: firstDay.dayNumber), Interval(start: s.start, end: max(s.start, s.end), value: s.value, source: source))]
-        }
         var out: [(DayKey, Interval)] = []
         var cursor = s.start
         for part in splitAcrossLocalDays(start: s.start, end: s.end, utcOffset: s.utcOffset, value: s.value) {
@@ -396,6 +436,8 @@ public struct ProjectionUpdate {
 
     /// Merges what is pending into the stored days.
     mutating func flush() throws {
+        endIntervalRun()
+        endDiscreteRun()
         let rank = sources.ranks()
         let readIntervals = try db.prepare("SELECT data FROM day_intervals WHERE metric_id = ? AND day = ?")
         let writeIntervals = try db.prepare("INSERT OR REPLACE INTO day_intervals(metric_id, day, data) VALUES (?, ?, ?)")
