@@ -41,12 +41,18 @@ final class ExternalDeduplicator {
     private var closed = false
 
     /// Starts from the copies the vault holds (`sortedHashes`) and, when identities move out of
-    /// memory in the middle of a file, the copies that file's records already used.
-    init(directory: String, existing sortedHashes: [UInt64], inUse: [(hash: UInt64, nested: Bool)] = [], runLength: Int = 1 << 19) throws {
+    /// memory in the middle of a file, the copies that file's records already used (`inUse`,
+    /// read once: a lazy view of the table moving out keeps it from being copied).
+    ///
+    /// The sorted hashes are written to a scratch run and let go before `inUse` is read, so that
+    /// the move holds the table, then either them or the runs' buffers, never all three.
+    init<InUse: Sequence<(hash: UInt64, nested: Bool)>>(directory: String, existing sortedHashes: consuming [UInt64], inUse: InUse,
+                                                        runLength: Int = 1 << 19) throws {
         self.directory = directory
         self.runLength = runLength
         spill = try ScratchFile(in: directory)
         try writeExistingRun(sortedHashes)
+        _ = consume sortedHashes
         for (hash, isNested) in inUse {
             // In both passes: a copy used in memory is used, whichever scheme its hash is of.
             try pendingRuns.add(hash: hash, sequence: spilled, runLength: runLength, directory: directory)
@@ -56,6 +62,11 @@ final class ExternalDeduplicator {
             spilled += 1
         }
         firstSpilled = spilled
+    }
+
+    /// Starts from the copies the vault holds, sorted, at the start of a file.
+    convenience init(directory: String, existing sortedHashes: consuming [UInt64], runLength: Int = 1 << 19) throws {
+        try self.init(directory: directory, existing: sortedHashes, inUse: EmptyCollection(), runLength: runLength)
     }
 
     /// Adds one copy of something the vault already holds (read from the log).

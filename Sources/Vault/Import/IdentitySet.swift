@@ -159,11 +159,9 @@ struct IdentitySet {
 
     /// The copies the file being imported has used so far (its records decided in memory),
     /// with whether a nested record used them: handed on when identities move out of memory
-    /// in the middle of a file.
-    func copiesInUse() -> [(hash: UInt64, nested: Bool)] {
-        slots.compactMap { slot in
-            slot > Self.keyBits ? (slot & Self.keyBits, slot >> 62 == Use.nested.rawValue) : nil
-        }
+    /// in the middle of a file. A lazy view of the table (no copy of it is made).
+    func copiesInUse() -> some Sequence<(hash: UInt64, nested: Bool)> {
+        slots.lazy.filter { $0 > Self.keyBits }.map { slot in (slot & Self.keyBits, slot >> 62 == Use.nested.rawValue) }
     }
 
     /// Slots the table has now (8 bytes each).
