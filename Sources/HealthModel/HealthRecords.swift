@@ -18,15 +18,53 @@ public struct HealthDevice: Hashable, Sendable {
 }
 
 /// Which app and device wrote a sample.
+///
+/// A value held in one shared, unchanging box: an export repeats a handful of sources over
+/// millions of samples, so a sample carries one reference (8 bytes, one reference count) through
+/// the import's threads instead of seven strings (112 bytes, seven counts). Setting a field puts
+/// the source in a box of its own; equal sources compare equal whether or not they share one.
 public struct HealthSource: Hashable, Sendable {
-    public var name: String
-    public var version: String?
-    public var device: HealthDevice?
+    private final class Box: Sendable {
+        let name: String
+        let version: String?
+        let device: HealthDevice?
+
+        init(name: String, version: String?, device: HealthDevice?) {
+            self.name = name
+            self.version = version
+            self.device = device
+        }
+    }
+
+    private var box: Box
 
     public init(name: String, version: String? = nil, device: HealthDevice? = nil) {
-        self.name = name
-        self.version = version
-        self.device = device
+        box = Box(name: name, version: version, device: device)
+    }
+
+    public var name: String {
+        get { box.name }
+        set { box = Box(name: newValue, version: box.version, device: box.device) }
+    }
+
+    public var version: String? {
+        get { box.version }
+        set { box = Box(name: box.name, version: newValue, device: box.device) }
+    }
+
+    public var device: HealthDevice? {
+        get { box.device }
+        set { box = Box(name: box.name, version: box.version, device: newValue) }
+    }
+
+    public static func == (a: HealthSource, b: HealthSource) -> Bool {
+        a.box === b.box || (a.box.name == b.box.name && a.box.version == b.box.version && a.box.device == b.box.device)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(box.name)
+        hasher.combine(box.version)
+        hasher.combine(box.device)
     }
 }
 
