@@ -31,7 +31,12 @@ extension AppleHealthImporter {
         do {
             try Self.parse(into: &gpx, produce)
         } catch {
-            sink.warn("route file \(label) skipped: \(Self.translate(error, name: name))")
+            // The route alone is skipped: not the XML error's "nothing was imported".
+            let reason = switch Self.translate(error, name: name) {
+            case ImportError.notWellFormed(let path, let location, let message): "\(path):\(location): \(message)"
+            case let other: "\(other)"
+            }
+            sink.warn("route file \(label) skipped: \(reason)")
             return
         }
         if gpx.skipped > 0 { sink.warn("\(gpx.skipped) route point(s) without a readable position or time skipped in \(route.path)") }

@@ -5,6 +5,19 @@ import Testing
 
 /// Log format 3: frame payloads compressed with raw DEFLATE before they are sealed.
 @Suite struct CompressionTests {
+    /// The flags of every frame of the log file at `path`, read from their headers.
+    func frameFlags(_ path: String) throws -> [UInt16] {
+        var flags: [UInt16] = []
+        let file = Disk.read(path)
+        var offset = LogFormat.fileHeaderSize
+        while offset + LogFormat.frameHeaderSize <= file.count {
+            let header = try #require(file[offset..<(offset + LogFormat.frameHeaderSize)].withUnsafeBytes { try? FrameHeader.decode($0).get() })
+            flags.append(header.flags)
+            offset += LogFormat.frameHeaderSize + Int(header.payloadLength)
+        }
+        return flags
+    }
+
     @Test func compressibleEventsAreStoredSmallerAndReadBackExactly() throws {
         let t = TestLog()
         let events = (0..<20_000).map { i in Array("sample \(i % 50) HKQuantityTypeIdentifierStepCount 2024-03-\(10 + i % 9) value \(i % 7)".utf8) }
@@ -18,14 +31,7 @@ import Testing
         #expect(try t.readAll() == events)
         let report = try t.verify()
         #expect(report.isOK && report.events == UInt64(events.count))
-        var flags: [UInt16] = []
-        let file = Disk.read(t.logPath)
-        var offset = LogFormat.fileHeaderSize
-        while offset + LogFormat.frameHeaderSize <= file.count {
-            let header = try #require(file[offset..<(offset + LogFormat.frameHeaderSize)].withUnsafeBytes { try? FrameHeader.decode($0).get() })
-            flags.append(header.flags)
-            offset += LogFormat.frameHeaderSize + Int(header.payloadLength)
-        }
+        let flags = try frameFlags(t.logPath)
         #expect(!flags.isEmpty && flags.allSatisfy { $0 & LogFormat.deflateFlag != 0 })
     }
 
@@ -76,14 +82,7 @@ import Testing
         #expect(all.count == 24 * 150)
         for label in labels { #expect(all.filter { $0.starts(with: Array("\(label) ".utf8)) } == written[label]) }
         #expect(try t.verify().isOK)
-        var flags: [UInt16] = []
-        let file = Disk.read(t.logPath)
-        var offset = LogFormat.fileHeaderSize
-        while offset + LogFormat.frameHeaderSize <= file.count {
-            let header = try #require(file[offset..<(offset + LogFormat.frameHeaderSize)].withUnsafeBytes { try? FrameHeader.decode($0).get() })
-            flags.append(header.flags)
-            offset += LogFormat.frameHeaderSize + Int(header.payloadLength)
-        }
+        let flags = try frameFlags(t.logPath)
         #expect(flags.count > 48)
         #expect(flags.allSatisfy { $0 & LogFormat.deflateFlag != 0 })
         #expect(flags.filter { $0 & LogFormat.commitFlag != 0 }.count == 1 && flags.last! & LogFormat.commitFlag != 0)

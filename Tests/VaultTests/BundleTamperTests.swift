@@ -38,7 +38,7 @@ import VaultTestSupport
         func attempt(_ bytes: [UInt8], key: String? = nil, expect: String? = nil) -> String? {
             let path = dir.path + "/attempt.bundle", out = dir.path + "/attempt-out"
             try? FileManager.default.removeItem(atPath: out)
-            FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
             do {
                 _ = try BundleReader.open(path, keyFile: (key ?? self.key) + ".key", outputDirectory: out, expectSender: expect)
                 return nil
