@@ -542,7 +542,7 @@ public final class EventLog {
     /// sealed and written, in order, when the next job is handed over, or at the commit. A log
     /// that does not compress seals and writes them now.
     private func flush(_ keyIDs: [UInt32], of transaction: inout LogTransaction) throws {
-        let parts = keyIDs.compactMap { keyID in transaction.withBatch(of: keyID) { $0.isEmpty ? nil : part(of: keyID, in: transaction) } }
+        let parts = keyIDs.map { part(of: $0, in: transaction) }.filter { !$0.batch.isEmpty }
         guard !parts.isEmpty else { return }
         for part in parts { transaction.clear(part.keyID) }
         let job = CompressionJob(parts: parts)
@@ -578,12 +578,13 @@ public final class EventLog {
     }
 
     /// Seals a job's parts after what was written so far (with its compressed frames, once it
-    /// has run) and writes them; with `commit`, the last frame carries the commit flag.
+    /// has run; a log that does not compress never runs it) and writes them; with `commit`, the
+    /// last frame carries the commit flag.
     private func write(_ job: CompressionJob, commit: Bool) throws {
         for (index, part) in job.parts.enumerated() {
             let sealed = seal(part.batch, keyID: part.keyID, after: written, lastFrameOffset: writtenLastFrameOffset,
                               commit: commit && index == job.parts.count - 1,
-                              slices: part.slices, compressed: job.compressed.isEmpty ? nil : job.compressed[index])
+                              slices: part.slices, compressed: job.compressed.isEmpty ? [] : job.compressed[index])
             try write(sealed, keyID: part.keyID)
         }
     }
@@ -620,18 +621,19 @@ public final class EventLog {
         writtenAuditChain = auditChain
     }
 
-    /// Seals a batch into consecutive frames following `start`. With `commit`, the last frame
-    /// carries the commit flag; an empty batch then becomes one empty commit-marker frame.
+    /// Seals a batch, cut into `slices`, into consecutive frames following `start`, each frame
+    /// with its bytes in `compressed` where it has some (nil, or none given: stored as it is).
+    /// With `commit`, the last frame carries the commit flag; no slices then become one empty
+    /// commit-marker frame.
     private func seal(_ batch: EventBatch, keyID: UInt32, after start: LogPosition, lastFrameOffset: UInt64, commit: Bool,
-                      slices precomputed: [(range: Range<Int>, events: Int)]? = nil, compressed precompressed: [[UInt8]?]? = nil)
+                      slices: [(range: Range<Int>, events: Int)], compressed: [[UInt8]?])
         -> (bytes: [UInt8], position: LogPosition, lastFrameOffset: UInt64, hashes: [[UInt8]]) {
-        var slices = precomputed ?? batch.frameSlices(targetSize: targetFrameSize)
+        var slices = slices
         if slices.isEmpty && commit { slices = [(0..<0, 0)] }
+        func compressedFrame(_ index: Int) -> [UInt8]? { index < compressed.count ? compressed[index] : nil }
         let overhead = LogFormat.frameHeaderSize + LogFormat.tagSize
         var output = [UInt8]()
-        let sealedBytes = slices.indices.reduce(0) { total, index in
-            total + (precompressed.flatMap { index < $0.count ? $0[index]?.count : nil } ?? slices[index].range.count)
-        }
+        let sealedBytes = slices.indices.reduce(0) { $0 + (compressedFrame($1)?.count ?? slices[$1].range.count) }
         output.reserveCapacity(sealedBytes + slices.count * overhead)
         var position = start
         var frameOffset = lastFrameOffset
@@ -640,9 +642,7 @@ public final class EventLog {
         batch.payload.withUnsafeBytes { payload in
             for (index, slice) in slices.enumerated() {
                 let raw = slice.range.isEmpty ? UnsafeRawBufferPointer(start: nil, count: 0) : UnsafeRawBufferPointer(rebasing: payload[slice.range])
-                // A commit-marker frame (no slices given) was never compressed.
-                let compressed = precompressed.map { index < $0.count ? $0[index] : nil }
-                    ?? (formatVersion >= LogFormat.firstCompressedVersion ? FrameCompression.deflate(raw) : nil)
+                let compressed = compressedFrame(index)
                 let flags = (commit && index == slices.count - 1 ? LogFormat.commitFlag : 0) | (compressed != nil ? LogFormat.deflateFlag : 0)
                 let sealedLength = compressed?.count ?? slice.range.count
                 let header = FrameHeader(

@@ -8,11 +8,6 @@ import CZlibSystem
 enum FrameCompression {
     static let level: Int32 = 1
 
-    /// The compressed bytes of `plaintext`, or nil when they would not be smaller.
-    static func deflate(_ plaintext: UnsafeRawBufferPointer) -> [UInt8]? {
-        Deflater()?.deflate(plaintext)
-    }
-
     /// The plaintext of compressed bytes, at most `limit` long; nil when they do not inflate to
     /// one whole stream within the limit (a faulty writer's frame: damage).
     static func inflate(_ compressed: [UInt8], limit: Int) -> [UInt8]? {

@@ -100,7 +100,7 @@ import Testing
 
     @Test func inflateRefusesWhatIsNotOneStreamWithinTheLimit() throws {
         let plain = [UInt8](repeating: 7, count: 200_000)
-        let compressed = try #require(plain.withUnsafeBytes { FrameCompression.deflate($0) })
+        let compressed = try #require(plain.withUnsafeBytes { Deflater()?.deflate($0) })
         #expect(compressed.count < 1_000)
         #expect(FrameCompression.inflate(compressed, limit: 200_000) == plain)
         #expect(FrameCompression.inflate(compressed, limit: 199_999) == nil)          // over the limit: no bomb
