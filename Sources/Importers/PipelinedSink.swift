@@ -5,10 +5,10 @@ import VaultEvents
 /// and the sink's work (identities, encoding, sealing frames) run on two cores.
 ///
 /// Events, rejections and warnings travel in batches through a bounded queue (a few thousand
-/// events in memory at most; a route, many points, travels in a batch of its own). The target is only ever called from the worker, and `finish` waits
-/// for it, so nothing else may touch the target until `finish` or `cancel` returns. An error the
-/// target throws stops the worker; the parser gets it back from its next `add` that hands over a
-/// batch, or from `finish`.
+/// events in memory at most; a route, many points, travels in a batch of its own). The target is
+/// only ever called from the worker, and `finish` waits for it, so nothing else may touch the
+/// target until `finish` or `cancel` returns. An error the target throws stops the worker; the
+/// parser gets it back from its next `add` that hands over a batch, or from `finish`.
 public final class PipelinedSink: ImportSink, @unchecked Sendable {
     private enum Item {
         case event(VaultEvent, nested: Bool)
