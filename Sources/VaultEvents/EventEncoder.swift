@@ -235,7 +235,7 @@ package final class EventEncoder {
             var w = EventWriter(kind: .sampleSuperseded)
             w.varint(s.replacedIndex)
             var sample = sampleIdentity(s.replaced)
-            encodeRest(.sample(s.replaced), into: &sample)
+            sampleRest(s.replaced, into: &sample)
             // The sample's fields without its version and kind bytes.
             w.bytes.append(contentsOf: sample.bytes[2...])
             return w

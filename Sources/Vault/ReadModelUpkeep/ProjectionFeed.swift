@@ -27,7 +27,7 @@ struct ProjectionFeed {
             return input(for: s)
         case .sampleSuperseded(let s):
             var withdrawal = Withdrawal(contentHash: SampleContent.hash(s.replaced), category: s.replaced.category, day: Self.day(s.replaced.start))
-            switch input(for: .sample(s.replaced)) {
+            switch input(for: s.replaced) {
             case .cumulative(let c): withdrawal.cumulative = c
             case .discrete(let d): withdrawal.discrete = d
             default: break
