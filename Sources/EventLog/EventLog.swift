@@ -35,14 +35,23 @@ public final class EventLog {
     public let tornTail: TornTail?
     /// Plaintext bytes a frame aims for; a batch larger than this spans several frames.
     /// Kept between 1 byte and the format's cap on a frame, whatever is assigned.
-    public var targetFrameSize = 1 << 20 {
-        didSet { targetFrameSize = Swift.min(Swift.max(targetFrameSize, 1), LogFormat.maxPlaintextLength) }
+    public var targetFrameSize: Int {
+        get { frameSize }
+        set { frameSize = Swift.min(Swift.max(newValue, 1), LogFormat.maxPlaintextLength) }
     }
     /// Plaintext bytes an open transaction may hold across all its keys before every pending
     /// batch goes out as a (smaller) frame: an import touching a thousand category-months keeps
     /// this much in memory, not a frame's worth per key, and as much again while those batches
     /// are compressed in the background.
-    public var pendingBudget = 2 << 20
+    public var pendingBudget: Int {
+        get { pendingLimit }
+        set { pendingLimit = newValue }
+    }
+    // The two settings are stored privately: a public stored property's every access is checked
+    // for exclusivity at run time (other modules may access it), and `append` reads both for
+    // each event.
+    private var frameSize = 1 << 20
+    private var pendingLimit = 2 << 20
 
     /// The log file's format version: 2 for logs this build creates, 1 for older ones (audit-key
     /// frames only, until the vault upgrades them).
@@ -457,12 +466,16 @@ public final class EventLog {
     /// written with them.
     public func append(_ event: UnsafeRawBufferPointer, keyID: UInt32 = EventLog.auditKeyID, to transaction: inout LogTransaction) throws {
         precondition(transaction.log == ObjectIdentifier(self), "a transaction belongs to the log that began it")
-        guard keyring.frameKeys[keyID] != nil else { throw EventLogError.damaged(path: directory.keys, offset: 0, defect: .unknownKey(keyID)) }
+        // A key is checked when a run of its events starts in the transaction (keys are not
+        // taken away while one is open), not for every event.
+        if !transaction.isCurrent(keyID) {
+            guard keyring.frameKeys[keyID] != nil else { throw EventLogError.damaged(path: directory.keys, offset: 0, defect: .unknownKey(keyID)) }
+        }
         let size = try transaction.append(event, key: keyID)
-        if size >= targetFrameSize {
+        if size >= frameSize {
             try flush(keyID == LogFormat.auditKeyID ? [keyID] : [LogFormat.auditKeyID, keyID], of: &transaction)
         }
-        if transaction.pendingBytes > pendingBudget {
+        if transaction.pendingBytes > pendingLimit {
             try flush([LogFormat.auditKeyID] + transaction.pendingKeys.filter { $0 != LogFormat.auditKeyID }, of: &transaction)
         }
     }
@@ -559,7 +572,7 @@ public final class EventLog {
     /// `keyID`'s events gathered in `transaction`, cut into frames.
     private func part(of keyID: UInt32, in transaction: LogTransaction) -> CompressionJob.Part {
         transaction.withBatch(of: keyID) { batch in
-            CompressionJob.Part(keyID: keyID, batch: batch, slices: batch.frameSlices(targetSize: targetFrameSize))
+            CompressionJob.Part(keyID: keyID, batch: batch, slices: batch.frameSlices(targetSize: frameSize))
         }
     }
 

@@ -33,6 +33,9 @@ public struct LogTransaction {
     }
 
     /// Adds one event to `key`'s batch and returns the batch's size.
+    /// Whether the last event appended was under `key`.
+    func isCurrent(_ key: UInt32) -> Bool { last?.key == key }
+
     mutating func append(_ event: UnsafeRawBufferPointer, key: UInt32) throws -> Int {
         let slot = slot(of: key)
         let before = batches[slot].byteCount
@@ -61,6 +64,7 @@ public struct LogTransaction {
     mutating func clearAll() {
         for slot in batches.indices { batches[slot].removeAll() }
         pendingBytes = 0
+        last = nil  // a rollback takes back the keys it made: the next append checks its key again
     }
 
     /// Replaces `key`'s batch (a whole batch appended at once).

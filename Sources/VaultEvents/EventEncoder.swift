@@ -26,9 +26,16 @@ package final class EventEncoder {
 
     /// Definitions to write before the events encoded since the last call.
     package func takeDefinitions() -> [[UInt8]] {
+        // Nearly every event defines nothing: a flag answers without touching the array (an
+        // access to it is checked for exclusivity at run time, a plain Bool's is not).
+        guard definitionsPending else { return [] }
+        definitionsPending = false
         defer { pending.removeAll(keepingCapacity: true) }
         return pending
     }
+
+    /// Whether `pending` holds anything.
+    private var definitionsPending = false
 
     /// The last string and source looked up: consecutive records nearly always share their type,
     /// unit and source, and a hit costs a comparison instead of hashing (a source hashes 7 strings).
@@ -40,13 +47,32 @@ package final class EventEncoder {
     private var lastValue: (String, UInt64)?
     private var lastSource: (HealthSource, UInt64)?
 
-    package func id(_ s: String) -> UInt64 { id(s, remembering: &lastString) }
+    /// Which of the last-looked-up slots a string goes through.
+    private enum Recent { case string, type, unit, value }
 
+    package func id(_ s: String) -> UInt64 { id(s, through: .string) }
+
+    /// The slot is read and written in two plain accesses, not passed `inout` across the lookup:
+    /// an inout access spanning the dictionary's hashing cannot be proven exclusive, so every
+    /// access to the slot would be checked at run time (measured: a tenth of the import
+    /// session's thread went to such checks).
     @inline(__always)
-    private func id(_ s: String, remembering last: inout (String, UInt64)?) -> UInt64 {
+    private func id(_ s: String, through slot: Recent) -> UInt64 {
+        let last: (String, UInt64)?
+        switch slot {
+        case .string: last = lastString
+        case .type: last = lastType
+        case .unit: last = lastUnit
+        case .value: last = lastValue
+        }
         if let last, last.0 == s { return last.1 }
         let id = internedID(s)
-        last = (s, id)
+        switch slot {
+        case .string: lastString = (s, id)
+        case .type: lastType = (s, id)
+        case .unit: lastUnit = (s, id)
+        case .value: lastValue = (s, id)
+        }
         return id
     }
 
@@ -59,6 +85,7 @@ package final class EventEncoder {
         var w = EventWriter(kind: .defineString)
         w.string(s)
         pending.append(w.bytes)
+        definitionsPending = true
         return id
     }
 
@@ -87,6 +114,7 @@ package final class EventEncoder {
         w.varint(source.device == nil ? 0 : 1)
         for f in fields { w.varint(f) }
         pending.append(w.bytes)
+        definitionsPending = true
         return id
     }
 
@@ -414,16 +442,16 @@ package final class EventEncoder {
         case .quantity: w.varint(1)
         case .category: w.varint(2)
         }
-        w.varint(id(s.type, remembering: &lastType))
+        w.varint(id(s.type, through: .type))
         w.varint(id(s.source))
         span(s.start, s.end, into: &w)
         switch s.value {
         case .none: break
         case .quantity(let value, let unit):
             w.decimal(value)
-            w.varint(id(unit, remembering: &lastUnit))
+            w.varint(id(unit, through: .unit))
         case .category(let value):
-            w.varint(id(value, remembering: &lastValue))
+            w.varint(id(value, through: .value))
         }
         return w
     }

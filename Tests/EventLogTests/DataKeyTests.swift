@@ -127,8 +127,12 @@ import Testing
         let table = try KeyTable.open(Disk.read(LogDirectory(t.directory.path).keys), vaultID: t.vaultID,
                                       tableKey: LogKeyring(masterKey: t.key).tableKey, path: "keys.sealed")
         #expect(table.entries.isEmpty)
+        let unknown = EventLogError.damaged(path: LogDirectory(t.directory.path).keys, offset: 0, defect: .unknownKey(id))
         var next = try log.beginTransaction()
-        #expect(throws: EventLogError.self) { try events("x", count: 1)[0].withUnsafeBytes { try log.append($0, keyID: id, to: &next) } }
+        #expect(throws: unknown) { try events("x", count: 1)[0].withUnsafeBytes { try log.append($0, keyID: id, to: &next) } }
+        // The key is checked when a run of its events starts: the rolled-back transaction's last
+        // key was this one, and it is checked again all the same.
+        #expect(throws: unknown) { try events("x", count: 1)[0].withUnsafeBytes { try log.append($0, keyID: id, to: &transaction) } }
     }
 
     @Test func aTransactionOverManyLabelsHoldsNoMoreThanItsBudget() throws {

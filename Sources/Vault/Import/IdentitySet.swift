@@ -31,19 +31,20 @@ struct IdentitySet {
         case nested = 2
     }
 
-    private static let keyBits: UInt64 = (1 << 62) - 1
+    fileprivate static let keyBits: UInt64 = (1 << 62) - 1
 
     private var slots: [UInt64]
     private var mask: Int
     private(set) var count = 0
-    private let seed: UInt64
+    /// How identities are hashed for this table (its seed).
+    let hasher: IdentityHasher
 
     init(expected: Int = 0, maximumSlots: Int = .max) {
         var capacity = 1024
         while capacity * 7 / 10 < expected && capacity < maximumSlots { capacity <<= 1 }
         slots = [UInt64](repeating: 0, count: capacity)
         mask = capacity - 1
-        seed = UInt64.random(in: 1...UInt64.max)
+        hasher = IdentityHasher(seed: UInt64.random(in: 1...UInt64.max))
     }
 
     // MARK: Copies the vault holds
@@ -172,19 +173,23 @@ struct IdentitySet {
         (count + 1) * 10 > slots.count * 7 && slots.count >= slotLimit
     }
 
-    /// Frees the table, keeping the seed so that `hash(_:)` stays the same.
+    /// Frees the table, keeping the seed so that `hasher` stays the same.
     mutating func releaseStorage() {
         slots = [UInt64](repeating: 0, count: 1)
         mask = 0
         count = 0
     }
+}
 
-    // MARK: Hashing
+/// The identity hash of the table it belongs to, as a value of its own: the import session keeps a
+/// copy, so hashing an event does not touch the table (an access checked at run time).
+struct IdentityHasher {
+    let seed: UInt64
 
     /// The identity hash of an event's identifying bytes: 62 bits, never 0 (that marks an empty
     /// slot), so hashes compare the same inside and outside the table.
     func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        let h = WordHash.hash(bytes, seed: seed) & Self.keyBits
+        let h = WordHash.hash(bytes, seed: seed) & IdentitySet.keyBits
         return h == 0 ? 1 : h
     }
 
@@ -193,7 +198,7 @@ struct IdentitySet {
     /// compares with a kind-11 one.
     func legacyHash(kind: UInt8, prefix bytes: UnsafeRawBufferPointer) -> UInt64 {
         let body = UnsafeRawBufferPointer(rebasing: bytes[2...])
-        let h = WordHash.hash(body, seed: seed ^ (0x5851_F42D_4C95_7F2D &* UInt64(kind))) & Self.keyBits
+        let h = WordHash.hash(body, seed: seed ^ (0x5851_F42D_4C95_7F2D &* UInt64(kind))) & IdentitySet.keyBits
         return h == 0 ? 1 : h
     }
 }

@@ -21,9 +21,20 @@ final class ImportSession: ImportSink {
     let scratchDirectory: String
     let memoryBudgetSlots: Int
     private var identities: IdentitySet
+    /// The identities' hash, kept beside them (their table's seed).
+    private let hasher: IdentityHasher
     private var external: ExternalDeduplicator?
     private var transaction: LogTransaction
-    private(set) var file = FileImportReport(path: "", format: "")
+    /// The current file's report.
+    var file: FileImportReport {
+        var report = counts
+        report.warnings = warnings
+        return report
+    }
+    /// The report's counts, bumped for every event; the warnings are kept apart, so that no
+    /// access to the counts spans an array's growth (such accesses are checked at run time).
+    private var counts = FileImportReport(path: "", format: "")
+    private var warnings: [String] = []
     /// Samples of types kept under `other`, by type, for the file's warning.
     private var otherTypes: [String: Int] = [:]
     /// The last sample type seen and its category (exports come in runs of one type).
@@ -32,7 +43,7 @@ final class ImportSession: ImportSink {
     private var keyIDs: [DataLabel: UInt32] = [:]
     /// The last sample's category and local day, its label and key: exports come in runs of one
     /// type and nearby days, so most samples skip the calendar and the lookup.
-    private var lastSampleKey: (category: HealthCategory, day: Int64, label: DataLabel, keyID: UInt32)?
+    private var lastSampleKey: (category: HealthCategory, day: Int64, label: DataLabel, keyID: UInt32, encoder: EventEncoder)?
     /// Categories and months whose keys were destroyed: their data is refused (counted as
     /// erased) unless `allowErased`, so that importing an old export again does not bring it back.
     var erasedLabels: Set<DataLabel> = []
@@ -59,6 +70,7 @@ final class ImportSession: ImportSink {
         self.scratchDirectory = scratchDirectory
         self.memoryBudgetSlots = memoryBudgetSlots
         self.identities = IdentitySet(expected: expected, maximumSlots: memoryBudgetSlots)
+        self.hasher = identities.hasher
         self.transaction = try log.beginTransaction()
     }
 
@@ -72,9 +84,9 @@ final class ImportSession: ImportSink {
         let hash: UInt64
         if span.legacy {
             hasLegacyIdentities = true
-            hash = legacyHash(bytes, string: string) ?? identities.legacyHash(kind: EventIdentity.legacyKind(of: bytes), prefix: identity)
+            hash = legacyHash(bytes, string: string) ?? hasher.legacyHash(kind: EventIdentity.legacyKind(of: bytes), prefix: identity)
         } else {
-            hash = Self.identityHash(identity, identities)
+            hash = Self.identityHash(identity, hasher)
         }
         if let external {
             try external.addExisting(hash: hash)
@@ -90,7 +102,8 @@ final class ImportSession: ImportSink {
     }
 
     func startFile(path: String, format: String) {
-        file = FileImportReport(path: path, format: format)
+        counts = FileImportReport(path: path, format: format)
+        warnings = []
         otherTypes = [:]
     }
 
@@ -98,7 +111,7 @@ final class ImportSession: ImportSink {
     /// already present (as they are: the export repeats them at top level) are not counted.
     func add(_ event: VaultEvent, nested: Bool = false) throws {
         let label: DataLabel?
-        var known: UInt32?
+        var known: (keyID: UInt32, encoder: EventEncoder)?
         var sampleDay: Int64?
         // A sample, nearly every event, is taken out of the event once and used as it is below.
         var sample: HealthSample?
@@ -109,7 +122,7 @@ final class ImportSession: ImportSink {
             let day = LocalDay.floorDivide(sample.start.seconds + Int64(sample.start.utcOffset), 86_400)
             sampleDay = day
             if let last = lastSampleKey, last.category == lastType.category, last.day == day {
-                (label, known) = (last.label, last.keyID)
+                (label, known) = (last.label, (last.keyID, last.encoder))
             } else {
                 label = DataLabel(category: lastType.category, month: LocalMonth(LocalDay(dayNumber: day)))
             }
@@ -117,14 +130,18 @@ final class ImportSession: ImportSink {
             label = DataLabel.of(event)
         }
         if let label, !allowErased, erasedLabels.contains(label) {
-            if !nested { file.erased += 1 }
+            if !nested { counts.erased += 1 }
             return
         }
-        let keyID = try known ?? label.map(keyID(for:)) ?? EventLog.auditKeyID
-        if known == nil, let sampleDay, let label {
-            lastSampleKey = (lastType.category, sampleDay, label, keyID)
+        let keyID: UInt32
+        let encoder: EventEncoder
+        if let known {
+            (keyID, encoder) = known
+        } else {
+            keyID = try label.map(keyID(for:)) ?? EventLog.auditKeyID
+            encoder = try tables.encoder(for: keyID)
+            if let sampleDay, let label { lastSampleKey = (lastType.category, sampleDay, label, keyID, encoder) }
         }
-        let encoder = try tables.encoder(for: keyID)
         let (bytes, identityLength) = sample.map { sample in
             let bytes = encoder.encode(sample: sample)
             return (bytes, bytes.count)
@@ -136,15 +153,15 @@ final class ImportSession: ImportSink {
             // Appended at the commit, when the upsert rule has decided.
             readModelFeed?.missedAnEvent()
             switch try revisions.offer(bytes, keyID: keyID, readKey: tables.forEachEvent(of:_:)) {
-            case .added: file.added += 1
-            case .replaced: file.replaced += 1
-            case .duplicate: file.duplicates += 1
+            case .added: counts.added += 1
+            case .replaced: counts.replaced += 1
+            case .duplicate: counts.duplicates += 1
             }
             return
         }
         if !event.isAudit {
             let (hash, legacy) = bytes.withUnsafeBytes { raw in
-                (Self.identityHash(UnsafeRawBufferPointer(rebasing: raw.prefix(identityLength)), identities),
+                (Self.identityHash(UnsafeRawBufferPointer(rebasing: raw.prefix(identityLength)), hasher),
                  hasLegacyIdentities ? legacyHash(raw) { encoder.string(id: $0) } : nil)
             }
             if external == nil && identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
@@ -155,12 +172,12 @@ final class ImportSession: ImportSink {
                 return
             }
             switch nested ? identities.matchNested(hash, legacy: legacy) : identities.matchTopLevel(hash, legacy: legacy) {
-            case .added: file.added += 1
+            case .added: counts.added += 1
             case .duplicate:
-                file.duplicates += 1
+                counts.duplicates += 1
                 return
             case .copy:
-                file.repeats += 1
+                counts.repeats += 1
                 return
             }
         }
@@ -169,12 +186,12 @@ final class ImportSession: ImportSink {
     }
 
     /// The hash of an event's identifying bytes, under the kind they are compared as.
-    private static func identityHash(_ identity: UnsafeRawBufferPointer, _ identities: IdentitySet) -> UInt64 {
+    private static func identityHash(_ identity: UnsafeRawBufferPointer, _ hasher: IdentityHasher) -> UInt64 {
         let kind = EventIdentity.identityKind(of: identity)
-        guard kind != identity[1] else { return identities.hash(identity) }
+        guard kind != identity[1] else { return hasher.hash(identity) }
         var normalized = Array(identity)
         normalized[1] = kind
-        return normalized.withUnsafeBytes { identities.hash($0) }
+        return normalized.withUnsafeBytes { hasher.hash($0) }
     }
 
     /// The legacy-scheme hash of a sample or correlation (nil for other kinds): a category
@@ -183,10 +200,10 @@ final class ImportSession: ImportSink {
     private func legacyHash(_ bytes: UnsafeRawBufferPointer, string: (UInt64) -> String?) -> UInt64? {
         let kind = EventIdentity.legacyKind(of: bytes)
         if let identity = EventIdentity.legacyCategoryIdentity(of: bytes, string: string) {
-            return identity.withUnsafeBytes { identities.legacyHash(kind: kind, prefix: $0) }
+            return identity.withUnsafeBytes { hasher.legacyHash(kind: kind, prefix: $0) }
         }
         guard let length = EventIdentity.legacyPrefixLength(of: bytes) else { return nil }
-        return identities.legacyHash(kind: kind, prefix: UnsafeRawBufferPointer(rebasing: bytes.prefix(length)))
+        return hasher.legacyHash(kind: kind, prefix: UnsafeRawBufferPointer(rebasing: bytes.prefix(length)))
     }
 
     private func keyID(for label: DataLabel) throws -> UInt32 {
@@ -208,15 +225,15 @@ final class ImportSession: ImportSink {
         }
     }
 
-    func reject(_ count: Int) { file.rejected += count }
-    func warn(_ message: String) { file.warnings.append(message) }
+    func reject(_ count: Int) { counts.rejected += count }
+    func warn(_ message: String) { warnings.append(message) }
 
     /// Records the file in the audit trail and returns its report. `isLast`: no file follows in
     /// this session, so what it added need not be remembered for deduplication.
     func finishFile(displayName: String, isLast: Bool = false) throws -> FileImportReport {
         try endFile(isLast: isLast)
         try add(.importRecorded(at: Date(), ImportRecord(
-            file: displayName, format: file.format, added: file.added, duplicates: file.duplicates, rejected: file.rejected)))
+            file: displayName, format: counts.format, added: counts.added, duplicates: counts.duplicates, rejected: counts.rejected)))
         return file
     }
 
@@ -225,12 +242,12 @@ final class ImportSession: ImportSink {
     /// (identities kept outside memory are then not extended with what the file added).
     func endFile(isLast: Bool = false) throws {
         if let external {
-            let counts = try external.resolve(keepingAdded: !isLast) { keyID, bytes in
+            let resolved = try external.resolve(keepingAdded: !isLast) { keyID, bytes in
                 try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
             }
-            file.added += counts.added
-            file.duplicates += counts.duplicates
-            file.repeats += counts.repeats
+            counts.added += resolved.added
+            counts.duplicates += resolved.duplicates
+            counts.repeats += resolved.repeats
         } else {
             identities.endFile()
         }
@@ -251,6 +268,7 @@ final class ImportSession: ImportSink {
     }
 
     func rollback() {
+        lastSampleKey = nil  // its encoder is forgotten with the tables
         revisions.dropPending()
         try? log.rollback(&transaction)
     }

@@ -22,8 +22,9 @@ final class ImportReadModelFeed {
     private static let depth = 4
     private static let flushThreshold = 65_536
 
-    private var feed = ProjectionFeed()
-    private var chunk: [ProjectionInput] = []
+    /// The mapping and the chunk being filled, in one stored value: an event costs one access to
+    /// it (checked for exclusivity at run time, since the mapping hashes), not one per property.
+    private var gathering = Gathering()
     private let worker: BatchWorker<[ProjectionInput]>
     /// Whether an event reached the log without passing here.
     private(set) var incomplete = false
@@ -40,38 +41,31 @@ final class ImportReadModelFeed {
         worker = BatchWorker(name: "read-model feed", depth: Self.depth) { inputs in
             for index in inputs.indices { try target.value.pointee.add(inputs.takeInput(at: index)) }
         }
-        chunk.reserveCapacity(Self.chunkSize)
     }
 
     /// Takes what `event`, just appended to the log, brings the read models (on the session's
     /// thread; waits while the applying thread is `depth` chunks behind).
     func appended(_ event: VaultEvent) {
         guard !incomplete else { return }
-        take(feed.input(for: event))
+        if let full = gathering.take(event: event) { handOver(full) }
     }
 
     /// `appended(.sample(sample))`, without going through the event.
     func appended(sample: HealthSample) {
         guard !incomplete else { return }
-        take(feed.input(for: sample))
-    }
-
-    private func take(_ input: ProjectionInput?) {
-        guard let input else { return }
-        chunk.append(input)
-        if chunk.count == Self.chunkSize { handOver() }
+        if let full = gathering.take(sample: sample) { handOver(full) }
     }
 
     /// Something reached the log without its event: the read models catch up from the log.
     func missedAnEvent() {
         incomplete = true
-        chunk = []
+        gathering.chunk = []
     }
 
     /// Waits until every input is applied; throws `Abandoned` when the feed is incomplete or an
     /// input could not be applied (the read models then catch up from the log).
     func finish() throws {
-        if !incomplete, !chunk.isEmpty { handOver() }
+        if !incomplete, !gathering.chunk.isEmpty { handOver(gathering.chunk) }
         do {
             try worker.finish()
         } catch {
@@ -85,11 +79,33 @@ final class ImportReadModelFeed {
         worker.cancel()
     }
 
-    private func handOver() {
+    private func handOver(_ full: [ProjectionInput]) {
         // After a failure the applying thread has stopped: what follows is dropped, and
         // `finish` reports it.
-        try? worker.put(chunk)
-        chunk = []
-        chunk.reserveCapacity(Self.chunkSize)
+        try? worker.put(full)
+    }
+
+    /// Events mapped to inputs, gathered into chunks of `chunkSize`.
+    private struct Gathering {
+        var feed = ProjectionFeed()
+        var chunk: [ProjectionInput] = []
+
+        init() { chunk.reserveCapacity(ImportReadModelFeed.chunkSize) }
+
+        mutating func take(event: VaultEvent) -> [ProjectionInput]? { gather(feed.input(for: event)) }
+
+        mutating func take(sample: HealthSample) -> [ProjectionInput]? { gather(feed.input(for: sample)) }
+
+        /// Adds `input`; returns the chunk when it is full, and begins the next.
+        private mutating func gather(_ input: ProjectionInput?) -> [ProjectionInput]? {
+            guard let input else { return nil }
+            chunk.append(input)
+            guard chunk.count == ImportReadModelFeed.chunkSize else { return nil }
+            defer {
+                chunk = []
+                chunk.reserveCapacity(ImportReadModelFeed.chunkSize)
+            }
+            return chunk
+        }
     }
 }
