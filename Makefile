@@ -1,13 +1,19 @@
 # The two commands a new user runs: `make demo` (the whole flow) and `make test`.
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 
-.PHONY: deps build demo test bench killloop kill-serve consentloop fuzz clean
+.PHONY: deps build release demo test bench killloop kill-serve consentloop fuzz clean
 
 deps:
 	@scripts/ensure-deps.sh
 
 build: deps
 	$(SWIFT) build
+
+# The binary to install: .build/release/vaultctl, optimized, with the Swift runtime linked in (it
+# runs where no Swift toolchain is installed, starts without loading the runtime's libraries, and
+# calls into it directly; docs/benchmarks.md, "Linking the Swift runtime in").
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product vaultctl
 
 demo: deps
 	$(SWIFT) build --product vaultctl

@@ -22,8 +22,10 @@ if ! command -v sqlcipher >/dev/null 2>&1; then
     fi
 fi
 
-$SWIFT build -c release --product vaultbench
-$SWIFT build -c release --product vaultctl
+# The binaries a user installs (`make release`): the Swift runtime linked in. The two builds take
+# the same flags, so that neither rebuilds the other's modules.
+$SWIFT build -c release --static-swift-stdlib --product vaultbench
+$SWIFT build -c release --static-swift-stdlib --product vaultctl
 .build/release/vaultbench log
 echo
 .build/release/vaultbench import --anchor "$venv/bin/healthkit-to-sqlite"
