@@ -26,8 +26,9 @@ public enum ProjectionInput: Sendable {
     /// A sleep-analysis sample, for `sleep` (and counted for `types`).
     case sleep(SleepSegment)
     /// A quantity sample replaced by a re-posted value: what it brought goes, and its event is
-    /// remembered so that exports skip it.
-    case withdrawn(Withdrawal)
+    /// remembered so that exports skip it. Boxed: inline, its two optional samples made every
+    /// input twice a cumulative sample's size, and an import moves half a million of them.
+    indirect case withdrawn(Withdrawal)
 
     /// The HealthKit type of Apple's stand-hour records, whose category the stand hours and
     /// Apple's ring summaries are erased with.
