@@ -32,10 +32,10 @@ public struct LogTransaction {
         return slot
     }
 
-    /// Adds one event to `key`'s batch and returns the batch's size.
     /// Whether the last event appended was under `key`.
     func isCurrent(_ key: UInt32) -> Bool { last?.key == key }
 
+    /// Adds one event to `key`'s batch and returns the batch's size.
     mutating func append(_ event: UnsafeRawBufferPointer, key: UInt32) throws -> Int {
         let slot = slot(of: key)
         let before = batches[slot].byteCount

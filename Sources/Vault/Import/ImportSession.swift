@@ -41,8 +41,8 @@ final class ImportSession: ImportSink {
     private var lastType = (type: "", category: HealthCategory.other)
     /// The data key of each category and month met so far.
     private var keyIDs: [DataLabel: UInt32] = [:]
-    /// The last sample's category and local day, its label and key: exports come in runs of one
-    /// type and nearby days, so most samples skip the calendar and the lookup.
+    /// The last sample's category and local day, its label, key and encoder: exports come in runs
+    /// of one type and nearby days, so most samples skip the calendar and the lookups.
     private var lastSampleKey: (category: HealthCategory, day: Int64, label: DataLabel, keyID: UInt32, encoder: EventEncoder)?
     /// Categories and months whose keys were destroyed: their data is refused (counted as
     /// erased) unless `allowErased`, so that importing an old export again does not bring it back.
