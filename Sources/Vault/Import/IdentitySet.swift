@@ -8,10 +8,7 @@ import BinaryCoding
 /// glasses of water logged at once), and the same samples when a later export repeats them.
 /// So each copy the vault holds matches at most one record of a file: the two high bits of a
 /// slot say whether the file being imported has used that copy, and `endFile()` clears them.
-///
-/// The hash is keyed with a random seed per table, so two vaults' identities are unrelated and
-/// inputs cannot be crafted to collide; two different events share a hash with probability
-/// about n²/2⁶³ (2·10⁻⁶ at four and a half million events).
+/// The hashes are `IdentityHasher`'s.
 struct IdentitySet {
     /// What a record of the file being imported turned out to be.
     enum Outcome: Equatable {
@@ -36,15 +33,12 @@ struct IdentitySet {
     private var slots: [UInt64]
     private var mask: Int
     private(set) var count = 0
-    /// How identities are hashed for this table (its seed).
-    let hasher: IdentityHasher
 
     init(expected: Int = 0, maximumSlots: Int = .max) {
         var capacity = 1024
         while capacity * 7 / 10 < expected && capacity < maximumSlots { capacity <<= 1 }
         slots = [UInt64](repeating: 0, count: capacity)
         mask = capacity - 1
-        hasher = IdentityHasher(seed: UInt64.random(in: 1...UInt64.max))
     }
 
     // MARK: Copies the vault holds
@@ -173,7 +167,7 @@ struct IdentitySet {
         (count + 1) * 10 > slots.count * 7 && slots.count >= slotLimit
     }
 
-    /// Frees the table, keeping the seed so that `hasher` stays the same.
+    /// Frees the table.
     mutating func releaseStorage() {
         slots = [UInt64](repeating: 0, count: 1)
         mask = 0
@@ -181,10 +175,14 @@ struct IdentitySet {
     }
 }
 
-/// The identity hash of the table it belongs to, as a value of its own: the import session keeps a
-/// copy, so hashing an event does not touch the table (an access checked at run time).
+/// The identity hash of an import session's events, kept apart from its `IdentitySet` (hashing
+/// an event does not touch the table, an access checked at run time).
+///
+/// It is keyed with a random seed per session, so two vaults' identities are unrelated and inputs
+/// cannot be crafted to collide; two different events share a hash with probability about
+/// n²/2⁶³ (2·10⁻⁶ at four and a half million events).
 struct IdentityHasher {
-    let seed: UInt64
+    let seed = UInt64.random(in: 1...UInt64.max)
 
     /// The identity hash of an event's identifying bytes: 62 bits, never 0 (that marks an empty
     /// slot), so hashes compare the same inside and outside the table.

@@ -21,8 +21,8 @@ final class ImportSession: ImportSink {
     let scratchDirectory: String
     let memoryBudgetSlots: Int
     private var identities: IdentitySet
-    /// The identities' hash, kept beside them (their table's seed).
-    private let hasher: IdentityHasher
+    /// How identities are hashed, in memory and outside it alike.
+    private let hasher = IdentityHasher()
     private var external: ExternalDeduplicator?
     private var transaction: LogTransaction
     /// The current file's report.
@@ -70,7 +70,6 @@ final class ImportSession: ImportSink {
         self.scratchDirectory = scratchDirectory
         self.memoryBudgetSlots = memoryBudgetSlots
         self.identities = IdentitySet(expected: expected, maximumSlots: memoryBudgetSlots)
-        self.hasher = identities.hasher
         self.transaction = try log.beginTransaction()
     }
 
