@@ -6,6 +6,27 @@ public enum HealthCategory: String, CaseIterable, Sendable, Codable {
     /// Habits a person logs by hand (`vaultctl tracker`), unless the tracker names a HealthKit type.
     case trackers
 
+    /// The category's place in `allCases` (0 for `activity`), to index a table by category
+    /// without hashing its name (a `String`-backed enum hashes its raw value).
+    public var ordinal: Int {
+        switch self {
+        case .activity: 0
+        case .heart: 1
+        case .sleep: 2
+        case .body: 3
+        case .vitals: 4
+        case .workouts: 5
+        case .location: 6
+        case .nutrition: 7
+        case .mindfulness: 8
+        case .reproductive: 9
+        case .clinical: 10
+        case .profile: 11
+        case .other: 12
+        case .trackers: 13
+        }
+    }
+
     /// The category of a HealthKit type identifier (`HKQuantityTypeIdentifierStepCount`), an
     /// export element kept as a record (`Me`, `ClinicalRecord`), or a name a CSV or companion app
     /// used. Every type Apple documents is in `HealthKitCatalog`; an identifier it does not know

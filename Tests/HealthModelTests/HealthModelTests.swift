@@ -23,6 +23,11 @@ import Testing
         }
     }
 
+    @Test func aCategorysOrdinalIsItsPlaceInAllCases() {
+        #expect(HealthCategory.allCases.map(\.ordinal) == Array(0..<14))
+        #expect(HealthCategory.allCases.count == 14)
+    }
+
     @Test func theFindingsTypesHaveTheirCategories() {
         #expect(HealthCategory.of(type: "HKDataTypeSleepDurationGoal") == .sleep)
         #expect(HealthCategory.of(type: "HKCategoryTypeIdentifierBleedingDuringPregnancy") == .reproductive)

@@ -72,7 +72,7 @@ import VaultTestSupport
         let oldHead = try Self.grantedVault(at: path) { vault in
             _ = try vault.setGoal(.move, value: 500, from: LocalDay(year: 2024, month: 1, day: 1))
             _ = try vault.setGoal(.move, value: 600, from: LocalDay(year: 2024, month: 2, day: 1))
-            cutAt = UInt64(try FileManager.default.attributesOfItem(atPath: path + "/events.log")[.size] as! NSNumber)
+            cutAt = (try FileManager.default.attributesOfItem(atPath: path + "/events.log")[.size] as! NSNumber).uint64Value
             try vault.revoke(recipient: "lab", categories: nil)
         }
         // The revocation's frame cut away whole, and the head from before the two goals put back:

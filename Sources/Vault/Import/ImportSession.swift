@@ -41,13 +41,15 @@ final class ImportSession: ImportSink {
     private var lastType = (type: "", category: HealthCategory.other)
     /// The data key of each category and month met so far.
     private var keyIDs: [DataLabel: UInt32] = [:]
-    /// The last sample's category and local day, its label, key and encoder: exports come in runs
-    /// of one type and nearby days, so most samples skip the calendar and the lookups.
-    private var lastSampleKey: (category: HealthCategory, day: Int64, label: DataLabel, keyID: UInt32, encoder: EventEncoder)?
+    /// Per category (by `ordinal`), the last sample's local day and what its category-month
+    /// decided. Exports interleave types, and so categories, nearly record by record, but each
+    /// category's samples come in runs of nearby days: most samples skip the calendar, the erased
+    /// set and two lookups, each hashing a label or key.
+    private var recentMonths = [RecentMonth?](repeating: nil, count: HealthCategory.allCases.count)
     /// Categories and months whose keys were destroyed: their data is refused (counted as
     /// erased) unless `allowErased`, so that importing an old export again does not bring it back.
-    var erasedLabels: Set<DataLabel> = []
-    var allowErased = false
+    var erasedLabels: Set<DataLabel> = [] { didSet { forgetRecentMonths() } }
+    var allowErased = false { didSet { forgetRecentMonths() } }
     /// Whether the vault holds events identified by the legacy scheme (written before identities
     /// covered every field): new records are then matched against those too.
     private var hasLegacyIdentities = false
@@ -109,37 +111,29 @@ final class ImportSession: ImportSink {
     /// Adds an event unless the vault already has it. Records nested in a correlation that are
     /// already present (as they are: the export repeats them at top level) are not counted.
     func add(_ event: VaultEvent, nested: Bool = false) throws {
-        let label: DataLabel?
-        var known: (keyID: UInt32, encoder: EventEncoder)?
-        var sampleDay: Int64?
         // A sample, nearly every event, is taken out of the event once and used as it is below.
         var sample: HealthSample?
         if case .sample(let s) = event { sample = s }
+        let month: RecentMonth
         if let sample {
             if sample.type != lastType.type { lastType = (sample.type, sample.category) }
             if lastType.category == .other { otherTypes[sample.type, default: 0] += 1 }
             let day = LocalDay.floorDivide(sample.start.seconds + Int64(sample.start.utcOffset), 86_400)
-            sampleDay = day
-            if let last = lastSampleKey, last.category == lastType.category, last.day == day {
-                (label, known) = (last.label, (last.keyID, last.encoder))
+            let slot = lastType.category.ordinal
+            if let recent = recentMonths[slot], recent.day == day {
+                month = recent
             } else {
-                label = DataLabel(category: lastType.category, month: LocalMonth(LocalDay(dayNumber: day)))
+                month = try decide(DataLabel(category: lastType.category, month: LocalMonth(LocalDay(dayNumber: day))), day: day)
+                recentMonths[slot] = month
             }
+        } else if let label = DataLabel.of(event) {
+            month = try decide(label, day: nil)
         } else {
-            label = DataLabel.of(event)
+            month = RecentMonth(day: nil, key: (EventLog.auditKeyID, try tables.encoder(for: EventLog.auditKeyID)))
         }
-        if let label, !allowErased, erasedLabels.contains(label) {
+        guard let (keyID, encoder) = month.key else {
             if !nested { counts.erased += 1 }
             return
-        }
-        let keyID: UInt32
-        let encoder: EventEncoder
-        if let known {
-            (keyID, encoder) = known
-        } else {
-            keyID = try label.map(keyID(for:)) ?? EventLog.auditKeyID
-            encoder = try tables.encoder(for: keyID)
-            if let sampleDay, let label { lastSampleKey = (lastType.category, sampleDay, label, keyID, encoder) }
         }
         let (bytes, identityLength) = sample.map { sample in
             let bytes = encoder.encode(sample: sample)
@@ -205,6 +199,24 @@ final class ImportSession: ImportSink {
         return hasher.legacyHash(kind: kind, prefix: UnsafeRawBufferPointer(rebasing: bytes.prefix(length)))
     }
 
+    /// What a category-month decided: refused (erased), or its key and encoder.
+    private struct RecentMonth {
+        /// The local day it was decided for (nil: an event without one).
+        var day: Int64?
+        /// Nil when the month's key was destroyed and its data is refused.
+        var key: (keyID: UInt32, encoder: EventEncoder)?
+    }
+
+    private func decide(_ label: DataLabel, day: Int64?) throws -> RecentMonth {
+        if !allowErased, erasedLabels.contains(label) { return RecentMonth(day: day, key: nil) }
+        let id = try keyID(for: label)
+        return RecentMonth(day: day, key: (id, try tables.encoder(for: id)))
+    }
+
+    private func forgetRecentMonths() {
+        for slot in recentMonths.indices { recentMonths[slot] = nil }
+    }
+
     private func keyID(for label: DataLabel) throws -> UInt32 {
         if let id = keyIDs[label] { return id }
         let id = try log.keyID(forLabel: label.bytes)
@@ -267,7 +279,7 @@ final class ImportSession: ImportSink {
     }
 
     func rollback() {
-        lastSampleKey = nil  // its encoder is forgotten with the tables
+        forgetRecentMonths()  // their encoders are forgotten with the tables
         revisions.dropPending()
         try? log.rollback(&transaction)
     }
