@@ -286,7 +286,7 @@ struct XMLTokenizer {
                 break
             }
             let attributeStart = j
-            while j < n, buffer[j] != 0x3D, !Self.isSpace(buffer[j]), buffer[j] != 0x3E, buffer[j] != 0x2F { j += 1 }
+            j = Self.attributeNameEnd(buffer, from: j)
             guard j < n else { return nil }
             let attributeName = attributeStart..<j
             guard !attributeName.isEmpty else { throw fail("malformed attribute", j) }
@@ -301,16 +301,22 @@ struct XMLTokenizer {
             let valueStart = j + 1
             var needsDecoding = false
             var k = valueStart
-            // Eight bytes at a time while none is the quote, '&', '<' or a control character
-            // (most of an export's bytes are attribute values); the byte loop takes it from there.
-            while k + 8 <= n, !Self.mayEndOrEscape(buffer.loadUnaligned(fromByteOffset: k, as: UInt64.self), quote: quote) { k += 8 }
-            while k < n, buffer[k] != quote {
+            // Eight bytes at a time (most of an export's bytes are attribute values): a word's
+            // first byte that is the quote, '&', '<' or a control character is found at once and
+            // looked at, and the scan goes on after it (a device's `&lt;…&gt;` costs four stops).
+            while true {
+                while k + 8 <= n {
+                    let flags = Self.endOrEscapeFlags(UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: k, as: UInt64.self)), quote: quote)
+                    if flags != 0 { k += flags.trailingZeroBitCount >> 3; break }
+                    k += 8
+                }
+                guard k < n else { return nil }
                 let b = buffer[k]
+                if b == quote { break }
                 if b == 0x26 || (b < 0x20 && b != 0x09) { needsDecoding = true }
                 if b == 0x3C { throw fail("'<' inside an attribute value", k) }
                 k += 1
             }
-            guard k < n else { return nil }
             attributes.append(XMLAttribute(name: attributeName, value: valueStart..<k, needsDecoding: needsDecoding))
             j = k + 1
             if j < n, !Self.isSpace(buffer[j]), buffer[j] != 0x3E, buffer[j] != 0x2F {
@@ -331,15 +337,47 @@ struct XMLTokenizer {
         return j
     }
 
-    /// Whether any of the eight bytes in `word` is `quote`, `&`, `<` or below 0x20 (a tab too: the
-    /// byte loop then decides). Word-at-a-time tests: a byte of `v` is zero exactly when
-    /// `(v - 0x01…) & ~v & 0x80…` has its high bit, and below `b` (≤ 0x80) likewise with `b`.
-    @inline(__always) static func mayEndOrEscape(_ word: UInt64, quote: UInt8) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+    /// Where an attribute's name ends from `start`: the first '=', space, '>' or '/', or the
+    /// buffer's end. Eight bytes at a time, as attribute values are.
+    @inline(__always) static func attributeNameEnd(_ buffer: UnsafeRawBufferPointer, from start: Int) -> Int {
+        let n = buffer.count
+        var j = start
+        while true {
+            while j + 8 <= n {
+                let flags = nameEndFlags(UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: j, as: UInt64.self)))
+                if flags != 0 { j += flags.trailingZeroBitCount >> 3; break }
+                j += 8
+            }
+            guard j < n else { return n }
+            let b = buffer[j]
+            if b == 0x3D || isSpace(b) || b == 0x3E || b == 0x2F { return j }
+            j += 1  // a control character other than a space: part of the (malformed) name
+        }
+    }
+
+    /// The high bit of each byte of the little-endian `word` that is `quote`, `&`, `<` or below
+    /// 0x20 (a tab too: the caller decides). Exact up to and including the lowest flagged byte;
+    /// bytes above it may be flagged too, so only the lowest is to be read.
+    ///
+    /// Word-at-a-time tests: `(v - 0x01…) & ~v & 0x80…` flags the bytes of `v` that are zero, and
+    /// `(v - b…) & ~v & 0x80…` those below `b` (≤ 0x80); a borrow, the only source of a false
+    /// flag, starts only at a byte rightly flagged and runs upwards.
+    @inline(__always) static func endOrEscapeFlags(_ word: UInt64, quote: UInt8) -> UInt64 {
         let quotes = word ^ (ones &* UInt64(quote)), ampersands = word ^ (ones &* 0x26), angles = word ^ (ones &* 0x3C)
         let zeros = ((quotes &- ones) & ~quotes) | ((ampersands &- ones) & ~ampersands) | ((angles &- ones) & ~angles)
-        return (zeros | ((word &- ones &* 0x20) & ~word)) & highs != 0
+        return (zeros | ((word &- ones &* 0x20) & ~word)) & highs
     }
+
+    /// The high bit of each byte of `word` that is '=', '>', '/' or at most 0x20 (a space, or a
+    /// control character: the caller decides), read as `endOrEscapeFlags` is.
+    @inline(__always) static func nameEndFlags(_ word: UInt64) -> UInt64 {
+        let equals = word ^ (ones &* 0x3D), closes = word ^ (ones &* 0x3E), slashes = word ^ (ones &* 0x2F)
+        let zeros = ((equals &- ones) & ~equals) | ((closes &- ones) & ~closes) | ((slashes &- ones) & ~slashes)
+        return (zeros | ((word &- ones &* 0x21) & ~word)) & highs
+    }
+
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
 
     @inline(__always) static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
     @inline(__always) static func isNameStart(_ b: UInt8) -> Bool { (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x3A || b >= 0x80 }
