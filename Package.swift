@@ -40,6 +40,13 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // libdeflate: CRC-32 of zip entries and the log frames' compression (whole buffers;
+        // streamed inflation stays with zlib).
+        .systemLibrary(
+            name: "CLibDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
         // QR codes for `companion pair` (Debian's libqrencode).
         .systemLibrary(
             name: "CQREncode",
@@ -57,7 +64,7 @@ let package = Package(
         // Little-endian integers and LEB128 varints: the one codec every binary format uses.
         .target(name: "BinaryCoding"),
         // Bytes, frames and keys. Knows nothing of health.
-        .target(name: "EventLog", dependencies: ["BinaryCoding", "CSodium", "CZlibSystem", "SecureMemory"]),
+        .target(name: "EventLog", dependencies: ["BinaryCoding", "CLibDeflate", "CSodium", "CZlibSystem", "SecureMemory"]),
         // The health model: types and their categories, units, timestamps, local days, rings,
         // sources. Imports nothing.
         .target(name: "HealthModel"),
@@ -77,7 +84,7 @@ let package = Package(
         .target(name: "VaultEvents", dependencies: ["BinaryCoding", "HealthModel"]),
         // Parsers over byte streams (Apple Health zip and XML, companion JSON, CSV): a file, a zip
         // entry and a request's body go through the same code, into an `ImportSink`.
-        .target(name: "Importers", dependencies: ["BinaryCoding", "CZlibSystem", "HealthModel", "VaultEvents", "ZIPFoundation"]),
+        .target(name: "Importers", dependencies: ["BinaryCoding", "CLibDeflate", "CZlibSystem", "HealthModel", "VaultEvents", "ZIPFoundation"]),
         // The bundle a researcher receives: format, writer, streaming reader, key files. Usable
         // without the vault.
         .target(name: "ResearchBundle", dependencies: ["BinaryCoding", "Envelope", "EventLog", "SecureMemory"]),

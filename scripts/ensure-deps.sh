@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what building and testing healthvault needs and is missing: libsodium, sqlite3, zlib and
-# libqrencode headers, and with --test Chromium (the report's tests) and PostgreSQL (the study tests)
+# Installs what building and testing healthvault needs and is missing: libsodium, sqlite3, zlib, libdeflate
+# and libqrencode headers, and with --test Chromium (the report's tests) and PostgreSQL (the study tests)
 # (and pkg-config, which SwiftPM's system-library targets use to find them).
 # As root it uses apt-get; otherwise it names the packages to install and fails.
 set -euo pipefail
@@ -11,9 +11,10 @@ if command -v pkg-config >/dev/null 2>&1; then
     pkg-config --exists libsodium || missing+=(libsodium-dev)
     pkg-config --exists sqlite3 || missing+=(libsqlite3-dev)
     pkg-config --exists zlib || missing+=(zlib1g-dev)
+    pkg-config --exists libdeflate || missing+=(libdeflate-dev)
     pkg-config --exists libqrencode || missing+=(libqrencode-dev)
 else
-    missing+=(libsodium-dev libsqlite3-dev zlib1g-dev libqrencode-dev)
+    missing+=(libsodium-dev libsqlite3-dev zlib1g-dev libdeflate-dev libqrencode-dev)
 fi
 
 # With --test: the report's tests load it in a real headless browser; the study tests load

@@ -1,4 +1,5 @@
 import Dispatch
+import CLibDeflate
 import CZlibSystem
 
 /// Raw DEFLATE (zlib, no header) of a frame's plaintext before it is sealed, in log format 3
@@ -45,44 +46,35 @@ enum FrameCompression {
     }
 }
 
-/// One deflate stream, reset for each frame: setting one up allocates and clears a quarter of a
-/// megabyte, more than compressing a small frame costs (an import of ten years flushes hundreds of
-/// category-months' frames of a few kilobytes at a time).
+/// A compressor for frames: libdeflate's, at `FrameCompression.level`, kept for every frame a
+/// job compresses. Its raw DEFLATE is the same format zlib writes and `inflate` reads; at level 1
+/// it spent half of zlib's instructions on an import's frames (docs/benchmarks.md, "Checksums and
+/// frames through libdeflate").
 final class Deflater {
-    private let stream: UnsafeMutablePointer<z_stream>
+    private let compressor: OpaquePointer
     /// Where a frame is compressed before its bytes are copied out at their exact size.
     private var scratch: [UInt8] = []
 
     init?() {
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        let windowBits: Int32 = -15  // raw DEFLATE, no zlib header
-        guard deflateInit2_(stream, FrameCompression.level, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
-                            Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            stream.deallocate()
-            return nil
-        }
+        guard let compressor = libdeflate_alloc_compressor(FrameCompression.level) else { return nil }
+        self.compressor = compressor
     }
 
     deinit {
-        deflateEnd(stream)
-        stream.deallocate()
+        libdeflate_free_compressor(compressor)
     }
 
     /// The compressed bytes of `plaintext`, or nil when they would not be smaller.
     func deflate(_ plaintext: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard plaintext.count > 64, let base = plaintext.baseAddress, deflateReset(stream) == Z_OK else { return nil }
-        let bound = Int(deflateBound(stream, uLong(plaintext.count)))
-        if scratch.count < bound { scratch = [UInt8](repeating: 0, count: bound) }
-        let stream = self.stream
+        guard plaintext.count > 64, let base = plaintext.baseAddress else { return nil }
+        // Room for one byte less than the plaintext: libdeflate answers 0 when the output
+        // does not fit, which is exactly "not smaller".
+        let room = plaintext.count - 1
+        if scratch.count < room { scratch = [UInt8](repeating: 0, count: room) }
+        let compressor = self.compressor
         return scratch.withUnsafeMutableBytes { out -> [UInt8]? in
-            stream.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
-            stream.pointee.avail_in = uInt(plaintext.count)
-            stream.pointee.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
-            stream.pointee.avail_out = uInt(bound)
-            guard CZlibSystem.deflate(stream, Z_FINISH) == Z_STREAM_END else { return nil }
-            let produced = bound - Int(stream.pointee.avail_out)
-            guard produced < plaintext.count else { return nil }
+            let produced = libdeflate_deflate_compress(compressor, base, plaintext.count, out.baseAddress!, room)
+            guard produced > 0 else { return nil }
             return Array(UnsafeRawBufferPointer(rebasing: out[..<produced]))
         }
     }
