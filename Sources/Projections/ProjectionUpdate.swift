@@ -47,12 +47,9 @@ public struct ProjectionUpdate {
     var orderChanged = false
     /// The metrics of the last inputs, compared before any hashing: a frame holds one category's
     /// month, a few types interleaved.
-    private var recentMetrics: [(identifier: String, unit: String, id: Int64)] = []
-
-    private mutating func remember(_ metric: (identifier: String, unit: String, id: Int64)) {
-        if recentMetrics.count == 8 { recentMetrics.removeLast() }
-        recentMetrics.insert(metric, at: 0)
-    }
+    /// Metric ids by the identifier's and unit's identity (`StringMemo`): an import's samples
+    /// share their strings, so most find their metric without hashing two strings.
+    private let recentMetrics = StringMemo<Int64>()
     /// The first day whose ring inputs (totals, stand hours, Apple's summary, goals) changed;
     /// nil when none did.
     var ringsChangedFrom: Int64?
@@ -418,12 +415,12 @@ public struct ProjectionUpdate {
     }
 
     private mutating func metricID(_ identifier: String, unit: String, cumulative: Bool) throws -> Int64 {
-        for recent in recentMetrics where recent.identifier == identifier && recent.unit == unit { return recent.id }
+        try recentMetrics.value(for: identifier, unit) { identifier, unit in try lookUpMetricID(identifier, unit: unit, cumulative: cumulative) }
+    }
+
+    private mutating func lookUpMetricID(_ identifier: String, unit: String, cumulative: Bool) throws -> Int64 {
         let key = MetricKey(identifier: identifier, unit: unit)
-        if let known = metrics[key] {
-            remember((identifier, unit, known.id))
-            return known.id
-        }
+        if let known = metrics[key] { return known.id }
         let statement = try db.prepare("INSERT INTO metrics(identifier, unit, cumulative) VALUES (?, ?, ?)")
         try statement.bind(1, identifier)
         try statement.bind(2, unit)

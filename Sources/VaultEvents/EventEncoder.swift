@@ -37,44 +37,14 @@ package final class EventEncoder {
     /// Whether `pending` holds anything.
     private var definitionsPending = false
 
-    /// The last string and source looked up: consecutive records nearly always share their type,
-    /// unit and source, and a hit costs a comparison instead of hashing (a source hashes 7 strings).
-    /// A sample's type, unit and category value each have their own: one shared slot would
-    /// alternate between them and miss every time.
-    private var lastString: (String, UInt64)?
-    private var lastType: (String, UInt64)?
-    private var lastUnit: (String, UInt64)?
-    private var lastValue: (String, UInt64)?
+    /// The last source looked up: consecutive records nearly always share it, and a hit costs a
+    /// comparison instead of hashing (a source hashes 7 strings).
     private var lastSource: (HealthSource, UInt64)?
+    /// Strings' ids by the strings' identity (`StringMemo`): a sample's type, unit and category
+    /// value come from the parser's pool, so most find their id without hashing.
+    private let recentIDs = StringMemo<UInt64>()
 
-    /// Which of the last-looked-up slots a string goes through.
-    private enum Recent { case string, type, unit, value }
-
-    package func id(_ s: String) -> UInt64 { id(s, through: .string) }
-
-    /// The slot is read and written in two plain accesses, not passed `inout` across the lookup:
-    /// an inout access spanning the dictionary's hashing cannot be proven exclusive, so every
-    /// access to the slot would be checked at run time (measured: a tenth of the import
-    /// session's thread went to such checks).
-    @inline(__always)
-    private func id(_ s: String, through slot: Recent) -> UInt64 {
-        let last: (String, UInt64)?
-        switch slot {
-        case .string: last = lastString
-        case .type: last = lastType
-        case .unit: last = lastUnit
-        case .value: last = lastValue
-        }
-        if let last, last.0 == s { return last.1 }
-        let id = internedID(s)
-        switch slot {
-        case .string: lastString = (s, id)
-        case .type: lastType = (s, id)
-        case .unit: lastUnit = (s, id)
-        case .value: lastValue = (s, id)
-        }
-        return id
-    }
+    package func id(_ s: String) -> UInt64 { recentIDs.value(for: s) { internedID($0) } }
 
     private func internedID(_ s: String) -> UInt64 {
         if let id = strings[s] { return id }
@@ -442,16 +412,16 @@ package final class EventEncoder {
         case .quantity: w.varint(1)
         case .category: w.varint(2)
         }
-        w.varint(id(s.type, through: .type))
+        w.varint(id(s.type))
         w.varint(id(s.source))
         span(s.start, s.end, into: &w)
         switch s.value {
         case .none: break
         case .quantity(let value, let unit):
             w.decimal(value)
-            w.varint(id(unit, through: .unit))
+            w.varint(id(unit))
         case .category(let value):
-            w.varint(id(value, through: .value))
+            w.varint(id(value))
         }
         return w
     }

@@ -37,8 +37,8 @@ final class ImportSession: ImportSink {
     private var warnings: [String] = []
     /// Samples of types kept under `other`, by type, for the file's warning.
     private var otherTypes: [String: Int] = [:]
-    /// The last sample type seen and its category (exports come in runs of one type).
-    private var lastType = (type: "", category: HealthCategory.other)
+    /// Each sample type's category, by the type string's identity (`StringMemo`).
+    private let categories = StringMemo<HealthCategory>()
     /// The data key of each category and month met so far.
     private var keyIDs: [DataLabel: UInt32] = [:]
     /// Per category (by `ordinal`), the last sample's local day and what its category-month
@@ -116,14 +116,14 @@ final class ImportSession: ImportSink {
         if case .sample(let s) = event { sample = s }
         let month: RecentMonth
         if let sample {
-            if sample.type != lastType.type { lastType = (sample.type, sample.category) }
-            if lastType.category == .other { otherTypes[sample.type, default: 0] += 1 }
+            let category = categories.value(for: sample.type, HealthCategory.of(type:))
+            if category == .other { otherTypes[sample.type, default: 0] += 1 }
             let day = LocalDay.floorDivide(sample.start.seconds + Int64(sample.start.utcOffset), 86_400)
-            let slot = lastType.category.ordinal
+            let slot = category.ordinal
             if let recent = recentMonths[slot], recent.day == day {
                 month = recent
             } else {
-                month = try decide(DataLabel(category: lastType.category, month: LocalMonth(LocalDay(dayNumber: day))), day: day)
+                month = try decide(DataLabel(category: category, month: LocalMonth(LocalDay(dayNumber: day))), day: day)
                 recentMonths[slot] = month
             }
         } else if let label = DataLabel.of(event) {

@@ -12,11 +12,11 @@ struct ProjectionFeed {
     /// an identifier is never another decoder's.
     private var sourceKeysByTable: [ObjectIdentifier?: [SourceKey?]] = [:]
     private var keysOfTable: (table: ObjectIdentifier?, keys: [SourceKey?]) = (nil, [])
-    private var styles: [String: AggregationStyle] = [:]
+    /// Each type's aggregation style, by the type string's identity (a feed is one thread's).
+    private let styles = StringMemo<AggregationStyle>()
     /// A frame holds one category's month, a few types and devices interleaved: the last ones
     /// are compared before any hashing.
     private var recentModels: [(model: String?, deviceClass: DeviceClass)] = []
-    private var recentStyles: [(type: String, style: AggregationStyle)] = []
 
     static let standHour = ProjectionInput.standHourType
     static let stood = "HKCategoryValueAppleStandHourStood"
@@ -167,15 +167,7 @@ struct ProjectionFeed {
         return deviceClass
     }
 
-    private mutating func style(of type: String) -> AggregationStyle {
-        for recent in recentStyles where recent.type == type { return recent.style }
-        if let known = styles[type] {
-            if recentStyles.count == 8 { recentStyles.removeLast() }
-            recentStyles.insert((type, known), at: 0)
-            return known
-        }
-        let style = AggregationStyle.of(type: type)
-        styles[type] = style
-        return style
+    private func style(of type: String) -> AggregationStyle {
+        styles.value(for: type, AggregationStyle.of(type:))
     }
 }
