@@ -69,7 +69,7 @@ import Testing
     func load(_ study: Study, _ bundles: [String], dir: TemporaryDirectory, roster: String) throws -> (status: Int32, json: [String: Any], stderr: String) {
         let result = try cli.run(["study", "load"] + bundles + ["--key", dir.file("lab.key"), "--into", study.url, "--roster", roster, "--json"])
         let json = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]) ?? [:]
-        return (result.status, json ?? [:], result.stderr)
+        return (result.status, json, result.stderr)
     }
 
     @Test(arguments: ["sqlite", "postgres"])
