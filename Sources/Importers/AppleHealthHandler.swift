@@ -47,6 +47,7 @@ struct AppleHealthHandler: XMLTokenHandler {
     private var pool = StringPool(known: Self.literalStrings)
     private var devices: [String: HealthDevice] = [:]
     private var lastSource: SourceMemo?
+    private var dates = ExportDateMemo()
     /// The last record's unit as written and its canonical form (records come in runs of a type).
     private var lastUnit: (written: String, canonical: (unit: String, factor: UnitNormalizer.Factor)?)?
     private var sample: HealthSample?
@@ -186,7 +187,7 @@ struct AppleHealthHandler: XMLTokenHandler {
             correlation = nil
             if let type = tag.value(.type) {
                 if let source = readSource(tag) {
-                    switch Self.readSpan(tag) {
+                    switch readSpan(tag) {
                     case .success(let (start, end)):
                         correlation = Correlation(type: pool.string(type), source: source, start: start, end: end,
                                                   creationDate: tag.value(.creationDate).flatMap(HealthTimestamp.parseExportDate))
@@ -218,7 +219,8 @@ struct AppleHealthHandler: XMLTokenHandler {
             if sampleOverflow, !sampleRejected, !sampleNested {
                 reasonsLocated.insert(.tooManyChildren)
                 reject(.tooManyChildren, overflowLocation)
-            } else if let s = sample, !sampleRejected {
+            } else if !sampleRejected, let s = sample.take() {
+                // Moved out, not copied: a copy retains and releases each of its strings.
                 try emit(.sample(s), sampleNested)
             }
             sample = nil
@@ -255,7 +257,7 @@ struct AppleHealthHandler: XMLTokenHandler {
         guard let type = tag.value(.type) else { return .failure(.missingType) }
         guard let source = readSource(tag) else { return .failure(.missingSource) }
         let start: HealthTimestamp, end: HealthTimestamp
-        switch Self.readSpan(tag) {
+        switch readSpan(tag) {
         case .success(let span): (start, end) = span
         case .failure(let reason): return .failure(reason)
         }
@@ -283,7 +285,7 @@ struct AppleHealthHandler: XMLTokenHandler {
             value = .none
         }
         // A creation date that cannot be read is left out, not a reason to lose the sample.
-        let created = tag.value(.creationDate).flatMap(HealthTimestamp.parseExportDate)
+        let created = tag.value(.creationDate).flatMap { dates.parse($0) }
         var sample = HealthSample(type: typeName, source: source, start: start, end: end, value: value, creationDate: created)
         // Attributes beyond Apple's usual ones (iOS 8's `HKWasUserEntered="1"`, `sessionId`) are
         // metadata: every attribute is kept, and tells samples apart.
@@ -319,7 +321,7 @@ struct AppleHealthHandler: XMLTokenHandler {
         guard let type = tag.value("workoutActivityType") else { return .failure(.missingType) }
         guard let source = readSource(tag) else { return .failure(.missingSource) }
         let start: HealthTimestamp, end: HealthTimestamp
-        switch Self.readSpan(tag) {
+        switch readSpan(tag) {
         case .success(let span): (start, end) = span
         case .failure(let reason): return .failure(reason)
         }
@@ -415,12 +417,12 @@ struct AppleHealthHandler: XMLTokenHandler {
     }
 
     /// `startDate` and `endDate`, checked: both present, readable, plausible and in order.
-    static func readSpan(_ tag: Tag) -> Result<(HealthTimestamp, HealthTimestamp), RejectReason> {
+    mutating func readSpan(_ tag: Tag) -> Result<(HealthTimestamp, HealthTimestamp), RejectReason> {
         guard let startRaw = tag.value(.startDate), let endRaw = tag.value(.endDate) else { return .failure(.missingDates) }
-        guard let start = HealthTimestamp.parseExportDate(startRaw), let end = HealthTimestamp.parseExportDate(endRaw) else {
+        guard let start = dates.parse(startRaw), let end = dates.parse(endRaw) else {
             return .failure(.unparseableDate)
         }
-        guard plausible(start), plausible(end) else { return .failure(.dateOutOfRange) }
+        guard Self.plausible(start), Self.plausible(end) else { return .failure(.dateOutOfRange) }
         guard end.seconds >= start.seconds else { return .failure(.endBeforeStart) }
         return .success((start, end))
     }

@@ -111,9 +111,9 @@ final class ImportSession: ImportSink {
     /// Adds an event unless the vault already has it. Records nested in a correlation that are
     /// already present (as they are: the export repeats them at top level) are not counted.
     func add(_ event: VaultEvent, nested: Bool = false) throws {
-        // A sample, nearly every event, is taken out of the event once and used as it is below.
-        var sample: HealthSample?
-        if case .sample(let s) = event { sample = s }
+        // A sample, nearly every event, is taken out of the event once and used as it is below
+        // (a `let`: a `var` would be copied again by each `if let`).
+        let sample: HealthSample? = if case .sample(let s) = event { s } else { nil }
         let month: RecentMonth
         if let sample {
             let category = categories.value(for: sample.type, HealthCategory.of(type:))
@@ -135,14 +135,17 @@ final class ImportSession: ImportSink {
             if !nested { counts.erased += 1 }
             return
         }
-        let (bytes, identityLength) = sample.map { sample in
-            let bytes = encoder.encode(sample: sample)
-            return (bytes, bytes.count)
-        } ?? encoder.encode(event)
+        let bytes: [UInt8], identityLength: Int
+        if let sample {
+            bytes = encoder.encode(sample: sample)
+            identityLength = bytes.count
+        } else {
+            (bytes, identityLength) = encoder.encode(event)
+        }
         // Definitions go out before the event that needs them, and whatever happens to it:
         // the encoder has assigned their ids.
         try flushDefinitions(encoder, keyID: keyID)
-        if revisable, !nested, case .quantity? = sample?.value {
+        if revisable, !nested, let sample, case .quantity = sample.value {
             // Appended at the commit, when the upsert rule has decided.
             readModelFeed?.missedAnEvent()
             switch try revisions.offer(bytes, keyID: keyID, readKey: tables.forEachEvent(of:_:)) {
