@@ -83,28 +83,66 @@ struct XMLTokenizer {
     private var rootClosed = false
 
     /// Feeds the next chunk. `final` says no more input follows.
+    ///
+    /// The chunk is parsed where it lies: only an unfinished token carried over from the last
+    /// chunk is completed in `carry`, with as few of the new bytes as it needs, and only the
+    /// chunk's own unfinished tail is copied (appending each 1 MiB chunk to the carry copied the
+    /// whole export once more on the parser's thread).
     mutating func feed<H: XMLTokenHandler>(_ chunk: UnsafeRawBufferPointer, final: Bool, handler: inout H) throws {
-        var buffer: [UInt8] = []
-        swap(&buffer, &carry)
-        buffer.append(contentsOf: chunk)
-        if !sawStart, buffer.count >= 3 || final {
+        var input = chunk
+        var parsedFinal = false
+        if !sawStart {
+            // The first bytes may be a byte-order mark, looked at once three are in.
+            carry.append(contentsOf: input)
+            input = UnsafeRawBufferPointer(start: nil, count: 0)
+            guard carry.count >= 3 || final else { return }
             sawStart = true
             // Not counted in columns: editors do not show it.
-            if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { buffer.removeFirst(3) }
+            if carry.starts(with: [0xEF, 0xBB, 0xBF]) { carry.removeFirst(3) }
+            try parseCarry(final: final, handler: &handler)
+            parsedFinal = final
         }
-        let consumed = try buffer.withUnsafeBytes { try parse($0, final: final, handler: &handler) }
-        // Keep only the unfinished tail, accounting for the lines dropped.
-        buffer.withUnsafeBytes { advanceLocation(over: UnsafeRawBufferPointer(rebasing: $0[..<consumed])) }
-        buffer.removeFirst(consumed)
-        carry = buffer
-        if carry.count > Self.maxMarkupLength {
-            throw XMLSyntaxError(message: "markup longer than \(Self.maxMarkupLength >> 20) MiB", location: currentLocation(0))
+        // The carried token is completed up to the next '>' in turn, taking at least as many
+        // bytes as are carried, so that a long token is not parsed again for each '>' in it.
+        while !carry.isEmpty, let base = input.baseAddress, input.count > 0 {
+            let gt = memchr(base, 0x3E, input.count).map { base.distance(to: UnsafeRawPointer($0)) + 1 } ?? input.count
+            let take = min(input.count, max(gt, carry.count))
+            carry.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[..<take]))
+            input = UnsafeRawBufferPointer(rebasing: input[take...])
+            parsedFinal = final && input.isEmpty
+            try parseCarry(final: parsedFinal, handler: &handler)
+        }
+        if input.count > 0 {
+            // Nothing is carried: the rest of the chunk is parsed in place.
+            let consumed = try parse(input, final: final, handler: &handler)
+            advanceLocation(over: UnsafeRawBufferPointer(rebasing: input[..<consumed]))
+            carry.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[consumed...]))
+            try checkCarryLength()
+        } else if final && !parsedFinal {
+            try parseCarry(final: true, handler: &handler)
         }
         if final {
             if !openNames.isEmpty {
                 throw XMLSyntaxError(message: "file ends inside an element (truncated?)", location: currentLocation(carry.count))
             }
             if !sawRoot { throw XMLSyntaxError(message: "no root element", location: currentLocation(carry.count)) }
+        }
+    }
+
+    /// Parses what is carried, keeping only its unfinished tail.
+    private mutating func parseCarry<H: XMLTokenHandler>(final: Bool, handler: inout H) throws {
+        var buffer: [UInt8] = []
+        swap(&buffer, &carry)
+        let consumed = try buffer.withUnsafeBytes { try parse($0, final: final, handler: &handler) }
+        buffer.withUnsafeBytes { advanceLocation(over: UnsafeRawBufferPointer(rebasing: $0[..<consumed])) }
+        buffer.removeFirst(consumed)
+        carry = buffer
+        try checkCarryLength()
+    }
+
+    private func checkCarryLength() throws {
+        if carry.count > Self.maxMarkupLength {
+            throw XMLSyntaxError(message: "markup longer than \(Self.maxMarkupLength >> 20) MiB", location: currentLocation(0))
         }
     }
 
