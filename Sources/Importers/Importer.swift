@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 import VaultEvents
 
 /// Where an importer's events go. The vault's import session is one (it deduplicates and writes
@@ -7,10 +8,19 @@ public protocol ImportSink: AnyObject {
     /// Takes one event. `nested` marks records repeated inside a correlation, which the sink
     /// should not count again when it already holds them.
     func add(_ event: VaultEvent, nested: Bool) throws
+    /// Takes one sample: the same as `add(.sample(sample), nested:)` (the default), for a sink
+    /// that takes samples without an event around them.
+    func add(sample: HealthSample, nested: Bool) throws
     /// Counts records left out, each alone, for the file's report.
     func reject(_ count: Int)
     /// A note for the file's report: rejections by reason, missing route files. Never a value.
     func warn(_ message: String)
+}
+
+extension ImportSink {
+    public func add(sample: HealthSample, nested: Bool) throws {
+        try add(.sample(sample), nested: nested)
+    }
 }
 
 /// Bytes to import, wherever they come from: a file, an entry of a zip, the body of a request.

@@ -33,6 +33,7 @@ public final class PipelinedSink: ImportSink, @unchecked Sendable {
                 var item = Item.reject(0)
                 swap(&item, &batch[index])
                 switch consume item {
+                case .event(.sample(let sample), let nested): try target.add(sample: sample, nested: nested)
                 case .event(let event, let nested): try target.add(event, nested: nested)
                 case .reject(let count): target.reject(count)
                 case .warn(let message): target.warn(message)

@@ -111,22 +111,9 @@ final class ImportSession: ImportSink {
     /// Adds an event unless the vault already has it. Records nested in a correlation that are
     /// already present (as they are: the export repeats them at top level) are not counted.
     func add(_ event: VaultEvent, nested: Bool = false) throws {
-        // A sample, nearly every event, is taken out of the event once and used as it is below
-        // (a `let`: a `var` would be copied again by each `if let`).
-        let sample: HealthSample? = if case .sample(let s) = event { s } else { nil }
+        if case .sample(let sample) = event { return try add(sample: sample, nested: nested) }
         let month: RecentMonth
-        if let sample {
-            let category = categories.value(for: sample.type, HealthCategory.of(type:))
-            if category == .other { otherTypes[sample.type, default: 0] += 1 }
-            let day = LocalDay.floorDivide(sample.start.seconds + Int64(sample.start.utcOffset), 86_400)
-            let slot = category.ordinal
-            if let recent = recentMonths[slot], recent.day == day {
-                month = recent
-            } else {
-                month = try decide(DataLabel(category: category, month: LocalMonth(LocalDay(dayNumber: day))), day: day)
-                recentMonths[slot] = month
-            }
-        } else if let label = DataLabel.of(event) {
+        if let label = DataLabel.of(event) {
             month = try decide(label, day: nil)
         } else {
             month = RecentMonth(day: nil, key: (EventLog.auditKeyID, try tables.encoder(for: EventLog.auditKeyID)))
@@ -135,17 +122,36 @@ final class ImportSession: ImportSink {
             if !nested { counts.erased += 1 }
             return
         }
-        let bytes: [UInt8], identityLength: Int
-        if let sample {
-            bytes = encoder.encode(sample: sample)
-            identityLength = bytes.count
+        let (bytes, identityLength) = encoder.encode(event)
+        try flushDefinitions(encoder, keyID: keyID)
+        guard try admit(bytes, identityLength: identityLength, keyID: keyID, encoder: encoder, nested: nested, identified: !event.isAudit) else { return }
+        readModelFeed?.appended(event)
+    }
+
+    /// Adds a sample, nearly every event, unless the vault already has it: `add(_:nested:)` for
+    /// a sample the parser hands over on its own, never wrapped in an event and copied out again
+    /// (a copy of an event moves its ~150 bytes and retains each of its strings).
+    func add(sample: HealthSample, nested: Bool = false) throws {
+        let category = categories.value(for: sample.type, HealthCategory.of(type:))
+        if category == .other { otherTypes[sample.type, default: 0] += 1 }
+        let day = LocalDay.floorDivide(sample.start.seconds + Int64(sample.start.utcOffset), 86_400)
+        let slot = category.ordinal
+        let month: RecentMonth
+        if let recent = recentMonths[slot], recent.day == day {
+            month = recent
         } else {
-            (bytes, identityLength) = encoder.encode(event)
+            month = try decide(DataLabel(category: category, month: LocalMonth(LocalDay(dayNumber: day))), day: day)
+            recentMonths[slot] = month
         }
+        guard let (keyID, encoder) = month.key else {
+            if !nested { counts.erased += 1 }
+            return
+        }
+        let bytes = encoder.encode(sample: sample)
         // Definitions go out before the event that needs them, and whatever happens to it:
         // the encoder has assigned their ids.
         try flushDefinitions(encoder, keyID: keyID)
-        if revisable, !nested, let sample, case .quantity = sample.value {
+        if revisable, !nested, case .quantity = sample.value {
             // Appended at the commit, when the upsert rule has decided.
             readModelFeed?.missedAnEvent()
             switch try revisions.offer(bytes, keyID: keyID, readKey: tables.forEachEvent(of:_:)) {
@@ -155,7 +161,15 @@ final class ImportSession: ImportSink {
             }
             return
         }
-        if !event.isAudit {
+        guard try admit(bytes, identityLength: bytes.count, keyID: keyID, encoder: encoder, nested: nested, identified: true) else { return }
+        readModelFeed?.appended(sample: sample)
+    }
+
+    /// Decides an encoded event by its identity (when `identified`: audit events have none) and
+    /// appends it to the log; false when it is not appended now (a duplicate, a copy, or set
+    /// aside for the file's end).
+    private func admit(_ bytes: [UInt8], identityLength: Int, keyID: UInt32, encoder: EventEncoder, nested: Bool, identified: Bool) throws -> Bool {
+        if identified {
             let (hash, legacy) = bytes.withUnsafeBytes { raw in
                 (Self.identityHash(UnsafeRawBufferPointer(rebasing: raw.prefix(identityLength)), hasher),
                  hasLegacyIdentities ? legacyHash(raw) { encoder.string(id: $0) } : nil)
@@ -165,20 +179,20 @@ final class ImportSession: ImportSink {
                 // Decided when the file ends, from bytes set aside.
                 readModelFeed?.missedAnEvent()
                 try external.add(hash: hash, legacyHash: legacy, nested: nested, keyID: keyID, bytes: bytes)
-                return
+                return false
             }
             switch nested ? identities.matchNested(hash, legacy: legacy) : identities.matchTopLevel(hash, legacy: legacy) {
             case .added: counts.added += 1
             case .duplicate:
                 counts.duplicates += 1
-                return
+                return false
             case .copy:
                 counts.repeats += 1
-                return
+                return false
             }
         }
         try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
-        if let sample { readModelFeed?.appended(sample: sample) } else { readModelFeed?.appended(event) }
+        return true
     }
 
     /// The hash of an event's identifying bytes, under the kind they are compared as.
