@@ -264,3 +264,17 @@ struct AppleHealthImporter {
         return base.isEmpty ? trimmed : base + "/" + trimmed
     }
 }
+
+extension Importer {
+    /// The bytes of export XML a file holds, for sizing what an import keeps per record: a zip's
+    /// export XML candidates' uncompressed sizes, from its central directory (the zip's own size
+    /// undercounts them: exports compress 10 to 25 times); nil when the file is not a readable zip.
+    public static func exportXMLBytes(inZipAt path: String) -> Int? {
+        guard let archive = try? Archive(url: URL(fileURLWithPath: path), accessMode: .read) else { return nil }
+        let sizes = archive.lazy.filter { entry in
+            entry.type == .file && !AppleHealthImporter.isNoise(entry.path) && AppleHealthImporter.isExportXMLCandidate(entry.path)
+        }.map(\.uncompressedSize)
+        let total = sizes.reduce(0) { $0 &+ Int(clamping: $1) }
+        return total > 0 ? total : nil
+    }
+}

@@ -14,11 +14,13 @@ extension Vault {
     public func importFiles(_ paths: [String], timeZone: TimeZone = .current, allowErased: Bool = false,
                             progress: @escaping (String, Int64, Int64) -> Void = { _, _, _ in }) throws -> ImportReport {
         let files = try paths.map { (path: $0, format: try ImportFormat.detect($0)) }
-        // Sized for the vault and the files up front (Apple's XML runs ~400 bytes a record; zips
-        // are counted at ten times their size), so the table does not grow with old and new alive.
+        // Sized for the vault and the files up front (Apple's XML runs ~400 bytes a record; a zip
+        // by its export XML's size in its directory, else at ten times its own), so the table
+        // does not grow with old and new alive.
         let expectedNew = paths.reduce(0) { total, path in
             let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-            return total + (path.lowercased().hasSuffix(".zip") ? bytes * 10 : bytes) / 400
+            guard path.lowercased().hasSuffix(".zip") else { return total + bytes / 400 }
+            return total + (Importer.exportXMLBytes(inZipAt: path) ?? bytes * 10) / 400
         }
         // Where the session would append events it holds no value of (see ImportReadModelFeed),
         // the read models catch up from the log after the commit: companion JSON, and imports
