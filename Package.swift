@@ -75,6 +75,8 @@ let package = Package(
             dependencies: ["CSQLite", "CSodium"],
             linkerSettings: [.linkedLibrary("sqlite3"), .linkedLibrary("sodium")]
         ),
+        // The XML tokenizer's attribute-value scan, sixteen bytes a step (SSE2; docs/benchmarks.md).
+        .target(name: "CByteScan"),
         // SQLite read models, on disk through CPageCipher. Takes its own small input types, never Vault's.
         .target(name: "Projections", dependencies: ["CSQLite", "CPageCipher", "HealthModel", "SecureMemory"]),
         // Public-key envelopes for bundles: signing, sealed boxes, chunked stream encryption.
@@ -84,7 +86,7 @@ let package = Package(
         .target(name: "VaultEvents", dependencies: ["BinaryCoding", "HealthModel"]),
         // Parsers over byte streams (Apple Health zip and XML, companion JSON, CSV): a file, a zip
         // entry and a request's body go through the same code, into an `ImportSink`.
-        .target(name: "Importers", dependencies: ["BinaryCoding", "CLibDeflate", "CZlibSystem", "HealthModel", "VaultEvents", "ZIPFoundation"]),
+        .target(name: "Importers", dependencies: ["BinaryCoding", "CByteScan", "CLibDeflate", "CZlibSystem", "HealthModel", "VaultEvents", "ZIPFoundation"]),
         // The bundle a researcher receives: format, writer, streaming reader, key files. Usable
         // without the vault.
         .target(name: "ResearchBundle", dependencies: ["BinaryCoding", "Envelope", "EventLog", "SecureMemory"]),
@@ -191,7 +193,7 @@ let package = Package(
         ]),
         .testTarget(name: "VaultTests", dependencies: [
             "Vault", "VaultEvents", "Importers", "ResearchBundle", "SecureMemory", "HealthModel", "Projections", "EventLog", "Envelope",
-            "TestSupport", "VaultTestSupport", "ZIPFoundation", "SyntheticHealth",
+            "TestSupport", "VaultTestSupport", "ZIPFoundation", "SyntheticHealth", "CByteScan",
         ]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "EnvelopeTests", dependencies: ["Envelope", "SecureMemory"]),

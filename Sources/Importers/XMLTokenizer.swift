@@ -1,3 +1,4 @@
+import CByteScan
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -303,6 +304,7 @@ struct XMLTokenizer {
     /// Parses a start tag at `i`; returns the offset after it, or nil when it is not complete yet.
     private mutating func startTag<H: XMLTokenHandler>(_ buffer: UnsafeRawBufferPointer, at start: Int, handler: inout H, fail: (String, Int) -> XMLSyntaxError) throws -> Int? {
         let n = buffer.count
+        guard let base = buffer.baseAddress else { return nil }
         var j = start + 1
         while j < n, !Self.isSpace(buffer[j]), buffer[j] != 0x3E, buffer[j] != 0x2F { j += 1 }
         guard j < n else { return nil }
@@ -343,11 +345,16 @@ struct XMLTokenizer {
             // first byte that is the quote, '&', '<' or a control character is found at once and
             // looked at, and the scan goes on after it (a device's `&lt;…&gt;` costs four stops).
             while true {
+                #if arch(x86_64)
+                // Sixteen bytes a step (SSE2), in C: Swift has no portable byte-mask extraction.
+                k += hv_attribute_value_end(base.advanced(by: k).assumingMemoryBound(to: UInt8.self), n - k, quote)
+                #else
                 while k + 8 <= n {
                     let flags = Self.endOrEscapeFlags(UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: k, as: UInt64.self)), quote: quote)
                     if flags != 0 { k += flags.trailingZeroBitCount >> 3; break }
                     k += 8
                 }
+                #endif
                 guard k < n else { return nil }
                 let b = buffer[k]
                 if b == quote { break }

@@ -1,3 +1,4 @@
+import CByteScan
 @testable import Importers
 import Testing
 
@@ -49,6 +50,26 @@ import Testing
             let quote: UInt8 = Bool.random(using: &generator) ? 0x22 : 0x27
             #expect(lowest(XMLTokenizer.endOrEscapeFlags(word(bytes), quote: quote)) == bytes.firstIndex { special($0, quote: quote) }, "\(bytes)")
             #expect(lowest(XMLTokenizer.nameEndFlags(word(bytes))) == bytes.firstIndex(where: endsName), "\(bytes)")
+        }
+    }
+
+    /// The sixteen-byte scan (`hv_attribute_value_end`, SSE2 on x86-64) stops at the first byte
+    /// that can end or escape a value, wherever it sits in a block or in the last partial one.
+    @Test func theVectorScanStopsAtTheFirstSpecialByte() {
+        var generator = SystemRandomNumberGenerator()
+        for count in [0, 1, 15, 16, 17, 31, 32, 33, 47, 100] {
+            for _ in 0..<400 {
+                let quote: UInt8 = Bool.random(using: &generator) ? 0x22 : 0x27
+                var bytes = (0..<count).map { _ in UInt8.random(in: 0x20...0xFF, using: &generator) }
+                // Plain bytes but for a few special ones, so that the first sits anywhere.
+                for i in bytes.indices where bytes[i] == 0x22 || bytes[i] == 0x27 || bytes[i] == 0x26 || bytes[i] == 0x3C { bytes[i] = 0x61 }
+                for _ in 0..<Int.random(in: 0...2, using: &generator) where count > 0 {
+                    bytes[Int.random(in: 0..<count, using: &generator)] = [quote, 0x26, 0x3C, 0x00, 0x09, 0x1F].randomElement(using: &generator)!
+                }
+                let expected = bytes.firstIndex { special($0, quote: quote) } ?? count
+                let found = bytes.withUnsafeBufferPointer { hv_attribute_value_end($0.baseAddress, count, quote) }
+                #expect(found == expected, "\(bytes), quote \(quote)")
+            }
         }
     }
 
