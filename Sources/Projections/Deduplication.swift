@@ -31,6 +31,12 @@ enum Deduplication {
                     }
                     continue
                 }
+                // Most intervals meet no better source (the best rank's all do): whole, with no
+                // list of gaps made for them.
+                if better.isUncovered(interval.start, interval.end) {
+                    pieces.append(Piece(start: interval.start, end: interval.end, value: interval.value))
+                    continue
+                }
                 let duration = Double(interval.end - interval.start)
                 let gaps = better.gaps(in: interval.start, interval.end)
                 if gaps.count == 1, gaps[0].0 == interval.start, gaps[0].1 == interval.end {
@@ -64,6 +70,12 @@ struct CoveredTime {
         if instants.contains(t) { return true }
         let i = firstSpan(endingAfter: t)
         return i < spans.count && spans[i].0 <= t
+    }
+
+    /// Whether no span meets [a, b): `gaps(in: a, b)` would be `[(a, b)]`.
+    func isUncovered(_ a: Int64, _ b: Int64) -> Bool {
+        let i = firstSpan(endingAfter: a)
+        return i == spans.count || spans[i].0 >= b
     }
 
     /// The parts of [a, b) not covered, in order.
