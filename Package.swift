@@ -35,13 +35,8 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
-        .systemLibrary(
-            name: "CZlibSystem",
-            pkgConfig: "zlib",
-            providers: [.apt(["zlib1g-dev"])]
-        ),
-        // libdeflate: CRC-32 of zip entries and the log frames' compression (whole buffers;
-        // streamed inflation stays with zlib).
+        // libdeflate: CRC-32 of zip entries and the log frames' compression and inflation (whole
+        // buffers; a zip's streamed inflation is ZIPFoundation's, with zlib).
         .systemLibrary(
             name: "CLibDeflate",
             pkgConfig: "libdeflate",
@@ -64,7 +59,7 @@ let package = Package(
         // Little-endian integers and LEB128 varints: the one codec every binary format uses.
         .target(name: "BinaryCoding"),
         // Bytes, frames and keys. Knows nothing of health.
-        .target(name: "EventLog", dependencies: ["BinaryCoding", "CLibDeflate", "CSodium", "CZlibSystem", "SecureMemory"]),
+        .target(name: "EventLog", dependencies: ["BinaryCoding", "CLibDeflate", "CSodium", "SecureMemory"]),
         // The health model: types and their categories, units, timestamps, local days, rings,
         // sources. Imports nothing.
         .target(name: "HealthModel"),
@@ -86,7 +81,7 @@ let package = Package(
         .target(name: "VaultEvents", dependencies: ["BinaryCoding", "HealthModel"]),
         // Parsers over byte streams (Apple Health zip and XML, companion JSON, CSV): a file, a zip
         // entry and a request's body go through the same code, into an `ImportSink`.
-        .target(name: "Importers", dependencies: ["BinaryCoding", "CByteScan", "CLibDeflate", "CZlibSystem", "HealthModel", "VaultEvents", "ZIPFoundation"]),
+        .target(name: "Importers", dependencies: ["BinaryCoding", "CByteScan", "CLibDeflate", "HealthModel", "VaultEvents", "ZIPFoundation"]),
         // The bundle a researcher receives: format, writer, streaming reader, key files. Usable
         // without the vault.
         .target(name: "ResearchBundle", dependencies: ["BinaryCoding", "Envelope", "EventLog", "SecureMemory"]),
