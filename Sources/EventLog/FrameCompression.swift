@@ -42,8 +42,8 @@ enum FrameCompression {
 
 /// A compressor for frames: libdeflate's, at `FrameCompression.level`, kept for every frame a
 /// job compresses. Its raw DEFLATE is the same format zlib writes and `inflate` reads; at level 1
-/// it spent half of zlib's instructions on an import's frames (docs/benchmarks.md, "Checksums and
-/// frames through libdeflate").
+/// it spent half of zlib's instructions on an import's frames (docs/benchmarks.md, "The import's
+/// instructions cut by a quarter").
 final class Deflater {
     private let compressor: OpaquePointer
     /// Where a frame is compressed before its bytes are copied out at their exact size.

@@ -289,9 +289,11 @@ struct AppleHealthHandler: XMLTokenHandler {
         var sample = HealthSample(type: typeName, source: source, start: start, end: end, value: value, creationDate: created)
         // Attributes beyond Apple's usual ones (iOS 8's `HKWasUserEntered="1"`, `sessionId`) are
         // metadata: every attribute is kept, and tells samples apart.
-        for a in tag.attributes where tag.hasOtherAttributes && !Self.isKnownRecordAttribute(UnsafeRawBufferPointer(rebasing: tag.bytes[a.name])) {
-            let key = pool.string(UnsafeRawBufferPointer(rebasing: tag.bytes[a.name]))
-            if let v = tag.string(a, pool: &pool, removed: &controlCharactersRemoved) { sample.metadata.append(MetadataEntry(key: key, value: v)) }
+        if tag.hasOtherAttributes {
+            for a in tag.attributes where RecordAttribute.named(UnsafeRawBufferPointer(rebasing: tag.bytes[a.name])) == nil {
+                let key = pool.string(UnsafeRawBufferPointer(rebasing: tag.bytes[a.name]))
+                if let v = tag.string(a, pool: &pool, removed: &controlCharactersRemoved) { sample.metadata.append(MetadataEntry(key: key, value: v)) }
+            }
         }
         return .success(sample)
     }
@@ -309,13 +311,6 @@ struct AppleHealthHandler: XMLTokenHandler {
         "HKMetadataKeyAppleFitnessPlusSession", "HKMetadataKeyPhysicalEffortEstimationType",
         "HKMetadataKeyHeartRateRecoveryTestType", "HKMetadataKeyHeartRateEventThreshold",
     ]
-
-    /// Whether `name` is one of the attributes every record may carry and the importer reads
-    /// itself: type, sourceName, source, sourceVersion, device, unit, value, creationDate,
-    /// startDate, endDate.
-    static func isKnownRecordAttribute(_ name: UnsafeRawBufferPointer) -> Bool {
-        RecordAttribute.named(name) != nil
-    }
 
     private mutating func readWorkout(_ tag: Tag) -> Result<Workout, RejectReason> {
         guard let type = tag.value("workoutActivityType") else { return .failure(.missingType) }
@@ -488,7 +483,6 @@ struct AppleHealthHandler: XMLTokenHandler {
     }
 }
 
-/// A start tag's attributes, looked up by name.
 /// The attributes every record may carry and the importer reads itself.
 enum RecordAttribute: Int, CaseIterable {
     case type, sourceName, source, sourceVersion, device, unit, value, creationDate, startDate, endDate
