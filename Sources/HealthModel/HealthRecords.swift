@@ -24,7 +24,7 @@ public struct HealthDevice: Hashable, Sendable {
 /// the import's threads instead of seven strings (112 bytes, seven counts). Setting a field puts
 /// the source in a box of its own; equal sources compare equal whether or not they share one.
 public struct HealthSource: Hashable, Sendable {
-    private final class Box: Sendable {
+    @usableFromInline final class Box: Sendable {
         let name: String
         let version: String?
         let device: HealthDevice?
@@ -36,7 +36,7 @@ public struct HealthSource: Hashable, Sendable {
         }
     }
 
-    private var box: Box
+    @usableFromInline var box: Box
 
     public init(name: String, version: String? = nil, device: HealthDevice? = nil) {
         box = Box(name: name, version: version, device: device)
@@ -56,6 +56,15 @@ public struct HealthSource: Hashable, Sendable {
         get { box.device }
         set { box = Box(name: box.name, version: box.version, device: newValue) }
     }
+
+    /// The device's model, read without copying the device's other strings (the read models
+    /// class a source by it, once per sample).
+    public var deviceModel: String? { box.device?.model }
+
+    /// Whether both are the same instance, not only equal: a parser hands out one instance per
+    /// source it meets, so a memo of recent sources compares a word, not seven strings.
+    @inlinable
+    public func isIdentical(to other: HealthSource) -> Bool { box === other.box }
 
     public static func == (a: HealthSource, b: HealthSource) -> Bool {
         a.box === b.box || (a.box.name == b.box.name && a.box.version == b.box.version && a.box.device == b.box.device)

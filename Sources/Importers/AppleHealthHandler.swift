@@ -38,6 +38,8 @@ enum ElementLimits {
 /// them at top level too.
 struct AppleHealthHandler: XMLTokenHandler {
     var emit: (VaultEvent, _ nested: Bool) throws -> Void
+    /// Takes each sample (nearly every record), moved rather than copied into an event.
+    var emitSample: (consuming HealthSample, _ nested: Bool) throws -> Void
     var reject: (RejectReason, SourceLocation) -> Void
     /// Control characters removed from attribute values.
     private(set) var controlCharactersRemoved = 0
@@ -46,11 +48,19 @@ struct AppleHealthHandler: XMLTokenHandler {
     private var stack: [Element] = []
     private var pool = StringPool(known: Self.literalStrings)
     private var devices: [String: HealthDevice] = [:]
-    private var lastSource: SourceMemo?
+    /// The last few sources read, newest first: the phone's and the watch's records interleave,
+    /// and handing out the same instance for each lets the session's and the read models' memos
+    /// (`SourceMemo`) find a source by a word.
+    private var recentSources: [ParsedSource] = []
     private var dates = ExportDateMemo()
-    /// The last record's unit as written and its canonical form (records come in runs of a type).
-    private var lastUnit: (written: String, canonical: (unit: String, factor: UnitNormalizer.Factor)?)?
+    /// Each unit's canonical form, by the pooled unit string's identity: types interleave, and a
+    /// one-entry memo missed on most records, each miss hashing the unit (~1 % of an import).
+    private let canonicalUnits = StringMemo<(unit: String, factor: UnitNormalizer.Factor)?>()
     private var sample: HealthSample?
+    /// Whether `sample` holds one, kept beside it: testing the optional itself (`sample != nil`,
+    /// `if let`) copied the sample and destroyed the copy through the type's generic witness
+    /// (~300 instructions a record, measured), where `take()!` moves it out.
+    private var hasSample = false
     private var sampleNested = false
     private var sampleRejected = false
     private var workout: Workout?
@@ -74,8 +84,11 @@ struct AppleHealthHandler: XMLTokenHandler {
         sampleOverflow = true
     }
 
-    init(emit: @escaping (VaultEvent, Bool) throws -> Void, reject: @escaping (RejectReason, SourceLocation) -> Void) {
+    /// - Parameter emitSample: where samples go; by default `emit`, each in an event.
+    init(emit: @escaping (VaultEvent, Bool) throws -> Void, emitSample: ((consuming HealthSample, Bool) throws -> Void)? = nil,
+         reject: @escaping (RejectReason, SourceLocation) -> Void) {
         self.emit = emit
+        self.emitSample = emitSample ?? { sample, nested in try emit(.sample(sample), nested) }
         self.reject = reject
     }
 
@@ -102,9 +115,12 @@ struct AppleHealthHandler: XMLTokenHandler {
             sampleNested = parent == .correlation
             sampleRejected = false
             switch readSample(tag) {
-            case .success(let s): sample = s
+            case .success(let s):
+                sample = s
+                hasSample = true
             case .failure(let reason):
                 sample = nil
+                hasSample = false
                 sampleRejected = true
                 // A bad record inside a correlation is counted where the export repeats it.
                 if !sampleNested { rejectRecord(reason, tokenizer) }
@@ -115,7 +131,7 @@ struct AppleHealthHandler: XMLTokenHandler {
                 if parent == .record, (sample?.metadata.count ?? 0) >= ElementLimits.attributes { overflow(tokenizer) } else { addMetadata(entry, parent: parent) }
             }
         } else if eq(name, "InstantaneousBeatsPerMinute") {
-            if sample != nil, let bpm = tag.value("bpm").flatMap({ DecimalValue.parse($0) }) {
+            if hasSample, let bpm = tag.value("bpm").flatMap({ DecimalValue.parse($0) }) {
                 if sample!.beats.count >= ElementLimits.beats {
                     overflow(tokenizer)
                 } else {
@@ -219,11 +235,15 @@ struct AppleHealthHandler: XMLTokenHandler {
             if sampleOverflow, !sampleRejected, !sampleNested {
                 reasonsLocated.insert(.tooManyChildren)
                 reject(.tooManyChildren, overflowLocation)
-            } else if !sampleRejected, let s = sample.take() {
-                // Moved out, not copied: a copy retains and releases each of its strings.
-                try emit(.sample(s), sampleNested)
+            } else if hasSample, !sampleRejected {
+                hasSample = false
+                // Moved out, never copied: a copy retains and releases each of its strings.
+                try emitSample(sample.take()!, sampleNested)
             }
-            sample = nil
+            if hasSample {
+                sample = nil
+                hasSample = false
+            }
         case .workout:
             if let w = workout {
                 try emit(.workout(w), false)
@@ -272,8 +292,7 @@ struct AppleHealthHandler: XMLTokenHandler {
             guard let unit = tag.string(.unit, pool: &pool, removed: &controlCharactersRemoved) else { return .failure(.malformedReference) }
             guard let number = tag.number(.value) else { return .failure(.unparseableValue) }
             if number.double < 0, AggregationStyle.of(type: typeName) == .cumulative { return .failure(.negativeAmount) }
-            if lastUnit?.written != unit { lastUnit = (unit, UnitNormalizer.canonical(for: unit)) }
-            if let canonical = lastUnit?.canonical {
+            if let canonical = canonicalUnits.value(for: unit, UnitNormalizer.canonical(for:)) {
                 value = .quantity(number.scaled(by: canonical.factor), unit: canonical.unit)
             } else {
                 value = .quantity(number, unit: unit)
@@ -354,13 +373,14 @@ struct AppleHealthHandler: XMLTokenHandler {
     /// The source of a record, whose attributes nearly always repeat the previous record's:
     /// then it is the previous record's source, without decoding or looking anything up.
     private mutating func readSource(_ tag: Tag) -> HealthSource? {
-        if let memo = lastSource, memo.matches(tag) {
-            controlCharactersRemoved += memo.controlsRemoved
-            return memo.source
+        for recent in recentSources where recent.matches(tag) {
+            controlCharactersRemoved += recent.controlsRemoved
+            return recent.source
         }
         let removedBefore = controlCharactersRemoved
         let source = decodeSource(tag)
-        lastSource = SourceMemo(tag, source: source, controlsRemoved: controlCharactersRemoved - removedBefore)
+        if recentSources.count == 4 { recentSources.removeLast() }
+        recentSources.insert(ParsedSource(tag, source: source, controlsRemoved: controlCharactersRemoved - removedBefore), at: 0)
         return source
     }
 
@@ -590,7 +610,7 @@ func eq(_ bytes: UnsafeRawBufferPointer, _ s: StaticString) -> Bool {
 /// this order, each present or not) and the source they made. `readSource` is a function of those bytes alone (a
 /// device is looked up by its bytes after the object address, which the source leaves out), so
 /// equal bytes make an equal source; the control characters decoding removed are counted again.
-private struct SourceMemo {
+private struct ParsedSource {
     /// Each attribute's value bytes one after the other, and where each ends (-1: absent).
     private var bytes: [UInt8] = []
     private var ends: [Int] = []

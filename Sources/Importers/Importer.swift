@@ -9,8 +9,8 @@ public protocol ImportSink: AnyObject {
     /// should not count again when it already holds them.
     func add(_ event: VaultEvent, nested: Bool) throws
     /// Takes one sample: the same as `add(.sample(sample), nested:)` (the default), for a sink
-    /// that takes samples without an event around them.
-    func add(sample: HealthSample, nested: Bool) throws
+    /// that takes samples without an event around them. The sample is the sink's to keep.
+    func add(sample: consuming HealthSample, nested: Bool) throws
     /// Counts records left out, each alone, for the file's report.
     func reject(_ count: Int)
     /// A note for the file's report: rejections by reason, missing route files. Never a value.
@@ -18,7 +18,7 @@ public protocol ImportSink: AnyObject {
 }
 
 extension ImportSink {
-    public func add(sample: HealthSample, nested: Bool) throws {
+    public func add(sample: consuming HealthSample, nested: Bool) throws {
         try add(.sample(sample), nested: nested)
     }
 }
@@ -119,5 +119,10 @@ extension ImportSink {
     /// `add`, with the sink's errors marked as not the parser's.
     func emit(_ event: VaultEvent, nested: Bool = false) throws {
         do { try add(event, nested: nested) } catch { throw SinkFailure(underlying: error) }
+    }
+
+    /// `emit(.sample(sample), nested:)`, the sample moved on rather than copied.
+    func emit(sample: consuming HealthSample, nested: Bool = false) throws {
+        do { try add(sample: sample, nested: nested) } catch { throw SinkFailure(underlying: error) }
     }
 }

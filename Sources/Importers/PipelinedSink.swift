@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 import VaultEvents
 
 /// Hands what a parser produces to another sink on a worker thread, in order, so that parsing
@@ -16,9 +17,18 @@ public final class PipelinedSink: ImportSink, @unchecked Sendable {
         case warn(String)
     }
 
+    /// One hand-over: the samples (nearly everything) in a buffer that moves them in and out
+    /// without a copy, and the rest in order, each with how many samples came before it.
+    private struct Batch {
+        var samples: SampleBuffer
+        var others: [(samplesBefore: Int, item: Item)] = []
+
+        var count: Int { samples.count + others.count }
+    }
+
     private let batchSize: Int
-    private var pending: [Item] = []
-    private let worker: BatchWorker<[Item]>
+    private var pending: Batch
+    private let worker: BatchWorker<Batch>
 
     /// Starts the worker thread.
     ///
@@ -31,32 +41,45 @@ public final class PipelinedSink: ImportSink, @unchecked Sendable {
     /// year of data; the year's import took 0.80 s against 0.74 s now (docs/benchmarks.md).
     public init(target: any ImportSink, batchSize: Int = 2048, depth: Int = 3) {
         self.batchSize = max(1, batchSize)
+        pending = Batch(samples: SampleBuffer(capacity: self.batchSize))
         worker = BatchWorker(name: "import session", depth: depth) { batch in
-            // Each item is moved out of the batch, not copied (see `BatchWorker.init`).
-            for index in batch.indices {
-                var item = Item.reject(0)
-                swap(&item, &batch[index])
-                switch consume item {
-                case .event(.sample(let sample), let nested): try target.add(sample: sample, nested: nested)
+            // Samples are moved out of the batch, not copied: a copy would retain each string on
+            // this thread while the parser's thread retains the same pooled strings.
+            func deliverSamples(upTo end: Int) throws {
+                while batch.samples.taken < end {
+                    let nested = batch.samples.nextIsNested
+                    try target.add(sample: batch.samples.takeNext(), nested: nested)
+                }
+            }
+            for index in batch.others.indices {
+                try deliverSamples(upTo: batch.others[index].samplesBefore)
+                switch batch.others[index].item {
                 case .event(let event, let nested): try target.add(event, nested: nested)
                 case .reject(let count): target.reject(count)
                 case .warn(let message): target.warn(message)
                 }
             }
+            try deliverSamples(upTo: batch.samples.count)
         }
     }
 
+    public func add(sample: consuming HealthSample, nested: Bool) throws {
+        pending.samples.append(sample, nested: nested)
+        if pending.count >= batchSize { try handOver() }
+    }
+
     public func add(_ event: VaultEvent, nested: Bool) throws {
+        if case .sample(let sample) = event { return try add(sample: sample, nested: nested) }
         // A route holds hundreds to thousands of points: handed over at once, so that the few
         // batches waiting hold a few routes, not a few thousand.
         let heavy = if case .route = event { true } else { false }
-        pending.append(.event(event, nested: nested))
+        pending.others.append((pending.samples.count, .event(event, nested: nested)))
         if pending.count >= batchSize || heavy { try handOver() }
     }
 
-    public func reject(_ count: Int) { pending.append(.reject(count)) }
+    public func reject(_ count: Int) { pending.others.append((pending.samples.count, .reject(count))) }
 
-    public func warn(_ message: String) { pending.append(.warn(message)) }
+    public func warn(_ message: String) { pending.others.append((pending.samples.count, .warn(message))) }
 
     /// Hands over what is left, waits until the target took everything, and rethrows its error.
     public func finish() throws {
@@ -66,15 +89,57 @@ public final class PipelinedSink: ImportSink, @unchecked Sendable {
 
     /// Drops what the worker has not taken yet and waits for it to stop.
     public func cancel() {
-        pending = []
+        pending = Batch(samples: SampleBuffer(capacity: batchSize))
         worker.cancel()
     }
 
     private func handOver() throws {
-        guard !pending.isEmpty else { return }
-        let batch = pending
-        pending = []
-        pending.reserveCapacity(batchSize)
+        guard pending.count > 0 else { return }
+        var batch = Batch(samples: SampleBuffer(capacity: batchSize))
+        swap(&batch, &pending)
         try worker.put(batch)
+    }
+}
+
+/// Samples moved in at the end and moved out at the front, in order, never copied (an `Array`
+/// hands its elements out as copies, or has them swapped out for a placeholder that it then
+/// destroys: ~260 instructions a sample, measured, docs/benchmarks.md). Used by one thread at a
+/// time; what was not taken is destroyed with the buffer.
+private final class SampleBuffer {
+    private let samples: UnsafeMutablePointer<HealthSample>
+    private let nested: UnsafeMutablePointer<Bool>
+    private let capacity: Int
+    /// Samples moved in; those before `taken` were moved out again.
+    private(set) var count = 0
+    private(set) var taken = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        samples = .allocate(capacity: capacity)
+        nested = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        (samples + taken).deinitialize(count: count - taken)
+        samples.deallocate()
+        nested.deallocate()
+    }
+
+    /// Moves `sample` in (the buffer must not be full).
+    func append(_ sample: consuming HealthSample, nested isNested: Bool) {
+        precondition(count < capacity, "sample buffer full")
+        (samples + count).initialize(to: sample)
+        nested[count] = isNested
+        count += 1
+    }
+
+    /// Whether the sample `takeNext` returns next was nested in a correlation.
+    var nextIsNested: Bool { nested[taken] }
+
+    /// Moves the next sample out (there must be one).
+    func takeNext() -> HealthSample {
+        precondition(taken < count, "no sample left to take")
+        defer { taken += 1 }
+        return (samples + taken).move()
     }
 }

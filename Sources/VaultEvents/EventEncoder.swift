@@ -37,9 +37,9 @@ package final class EventEncoder {
     /// Whether `pending` holds anything.
     private var definitionsPending = false
 
-    /// The last source looked up: consecutive records nearly always share it, and a hit costs a
-    /// comparison instead of hashing (a source hashes 7 strings).
-    private var lastSource: (HealthSource, UInt64)?
+    /// Sources' ids by the sources' instances (`SourceMemo`): the phone's and the watch's records
+    /// interleave, and a hit costs a word's comparison instead of hashing seven strings.
+    private let recentSources = SourceMemo<UInt64>()
     /// Strings' ids by the strings' identity (`StringMemo`): a sample's type, unit and category
     /// value come from the parser's pool, so most find their id without hashing.
     private let recentIDs = StringMemo<UInt64>()
@@ -66,12 +66,7 @@ package final class EventEncoder {
         id > 0 && id < UInt64(stringsByID.count) ? stringsByID[Int(id)] : nil
     }
 
-    package func id(_ source: HealthSource) -> UInt64 {
-        if let last = lastSource, last.0 == source { return last.1 }
-        let id = internedID(source)
-        lastSource = (source, id)
-        return id
-    }
+    package func id(_ source: HealthSource) -> UInt64 { recentSources.value(for: source) { internedID($0) } }
 
     private func internedID(_ source: HealthSource) -> UInt64 {
         if let id = sources[source] { return id }

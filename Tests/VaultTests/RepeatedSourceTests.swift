@@ -1,11 +1,12 @@
 import Foundation
 @testable import HealthModel
+@testable import Importers
 import Testing
 @testable import Vault
 
-/// Records usually repeat the previous record's source attributes; the importer then reuses the
-/// previous record's source instead of decoding it again (`SourceMemo`). Whatever it reuses must
-/// be what decoding would have given.
+/// Records usually repeat the source attributes of one of the last few records; the importer then
+/// reuses that record's source instead of decoding it again (`ParsedSource`). Whatever it reuses
+/// must be what decoding would have given.
 @Suite struct RepeatedSourceTests {
     @Test func controlCharactersAreCountedForEveryRecordThatRepeatsASource() throws {
         let t = try ImportTestVault()
@@ -51,5 +52,28 @@ import Testing
             HealthSource(name: "Watch 2", version: nil, device: watch7),
             HealthSource(name: "Watch", version: "10.2", device: watch),
         ])
+    }
+
+    @Test func interleavedSourcesAreHandedOutAsTheSameInstances() throws {
+        func record(_ minute: Int, name: String) -> String {
+            """
+            <Record type="HKQuantityTypeIdentifierStepCount" sourceName="\(name)" unit="count" startDate="2024-05-01 08:0\(minute):00 +0200" endDate="2024-05-01 08:0\(minute):30 +0200" value="1\(minute)"/>
+            """
+        }
+        let names = ["Phone", "Watch", "Phone", "Watch", "Ring", "Scale", "Band", "Phone"]
+        let xml = export(names.enumerated().map { record($0.offset, name: $0.element) }.joined(separator: "\n"))
+        let (events, rejected) = try ImportFuzzTests.parse(Array(xml.utf8), chunks: [1 << 20])
+        let sources = events.compactMap { event -> HealthSource? in
+            if case .sample(let sample) = event { return sample.source } else { return nil }
+        }
+        #expect(rejected == 0)
+        #expect(sources.map(\.name) == names)
+        // The phone's and the watch's records reuse the instance they first made...
+        #expect(sources[2].isIdentical(to: sources[0]))
+        #expect(sources[3].isIdentical(to: sources[1]))
+        #expect(!sources[1].isIdentical(to: sources[0]))
+        // ...and a source five sources back (four are kept) is read again: equal, not the same.
+        #expect(sources[7] == sources[0])
+        #expect(!sources[7].isIdentical(to: sources[0]))
     }
 }

@@ -131,7 +131,7 @@ final class ImportSession: ImportSink {
     /// Adds a sample, nearly every event, unless the vault already has it: `add(_:nested:)` for
     /// a sample the parser hands over on its own, never wrapped in an event and copied out again
     /// (a copy of an event moves its ~150 bytes and retains each of its strings).
-    func add(sample: HealthSample, nested: Bool = false) throws {
+    func add(sample: consuming HealthSample, nested: Bool = false) throws {
         let category = categories.value(for: sample.type, HealthCategory.of(type:))
         if category == .other { otherTypes[sample.type, default: 0] += 1 }
         let day = LocalDay.floorDivide(sample.start.seconds + Int64(sample.start.utcOffset), 86_400)

@@ -17,6 +17,8 @@ struct ProjectionFeed {
     /// A frame holds one category's month, a few types and devices interleaved: the last ones
     /// are compared before any hashing.
     private var recentModels: [(model: String?, deviceClass: DeviceClass)] = []
+    /// Source keys by the sources' instances (an import's samples come from its parser's few).
+    private let sourceKeys = SourceMemo<SourceKey>()
 
     static let standHour = ProjectionInput.standHourType
     static let stood = "HKCategoryValueAppleStandHourStood"
@@ -155,7 +157,8 @@ struct ProjectionFeed {
     /// model is looked up (the last few compared first: decoded strings of one table share their
     /// storage, so a hit costs a pointer comparison); a source's seven strings are never hashed.
     mutating func sourceKey(_ source: HealthSource) -> SourceKey {
-        SourceKey(name: source.name, deviceClass: deviceClass(model: source.device?.model))
+        let keys = sourceKeys
+        return keys.value(for: source) { SourceKey(name: $0.name, deviceClass: deviceClass(model: $0.deviceModel)) }
     }
 
     private mutating func deviceClass(model: String?) -> DeviceClass {
