@@ -6,6 +6,7 @@ import Vault
 extension Vaultctl {
     struct Companion: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "companion",
             abstract: "Phone apps that post to this vault (`vaultctl serve`).", subcommands: [Pair.self, List.self, Revoke.self],
             defaultSubcommand: List.self)
 
@@ -13,6 +14,7 @@ extension Vaultctl {
 
         struct Pair: VaultCommand {
             static let configuration = CommandConfiguration(
+                commandName: "pair",
                 abstract: "Pair a companion app: a new token, shown once, and a QR code holding it with the server's URL and certificate hash.")
             @OptionGroup var vault: VaultOptions
             @Argument(help: "A name for the app (its samples' source).") var name: String
@@ -46,7 +48,7 @@ extension Vaultctl {
         }
 
         struct List: VaultCommand {
-            static let configuration = CommandConfiguration(abstract: "List the paired companion apps.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the paired companion apps.")
             @OptionGroup var vault: VaultOptions
             @Flag(help: "Print one JSON document on stdout.") var json = false
 
@@ -67,7 +69,7 @@ extension Vaultctl {
         }
 
         struct Revoke: VaultCommand {
-            static let configuration = CommandConfiguration(abstract: "Revoke a companion app's token: its posts are refused from now on.")
+            static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a companion app's token: its posts are refused from now on.")
             @OptionGroup var vault: VaultOptions
             @Argument(help: "The app's name.") var name: String
 
@@ -81,6 +83,7 @@ extension Vaultctl {
 
     struct Serve: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Receive companion apps' posts over HTTPS (docs/companion.md) until SIGINT or SIGTERM.")
         @OptionGroup var vault: VaultOptions
         @Option(help: ArgumentHelp("Address and port to listen on (port 0: any free port).", valueName: "HOST:PORT"))

@@ -7,7 +7,7 @@ extension Granularity: ExpressibleByArgument {}
 
 extension Vaultctl {
     struct Grant: VaultCommand {
-        static let configuration = CommandConfiguration(abstract: "Record consent for a researcher: which categories, which days, at what detail.")
+        static let configuration = CommandConfiguration(commandName: "grant", abstract: "Record consent for a researcher: which categories, which days, at what detail.")
 
         @OptionGroup var vault: VaultOptions
         @Argument(help: "The recipient.") var name: String
@@ -30,7 +30,7 @@ extension Vaultctl {
     }
 
     struct Revoke: VaultCommand {
-        static let configuration = CommandConfiguration(abstract: "Withdraw consent: all of it, or some categories.")
+        static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Withdraw consent: all of it, or some categories.")
 
         @OptionGroup var vault: VaultOptions
         @Argument(help: "The recipient.") var name: String
@@ -44,7 +44,7 @@ extension Vaultctl {
     }
 
     struct Consents: VaultCommand {
-        static let configuration = CommandConfiguration(abstract: "Consents in force, or with --history every grant and revocation.")
+        static let configuration = CommandConfiguration(commandName: "consents", abstract: "Consents in force, or with --history every grant and revocation.")
 
         @OptionGroup var vault: VaultOptions
         @Flag(help: "Every change, oldest first.") var history = false

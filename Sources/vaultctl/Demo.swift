@@ -12,6 +12,7 @@ import Vault
 extension Vaultctl {
     struct Demo: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "demo",
             abstract: "Run the whole flow in a fresh temporary vault, printing each step.")
 
         @Flag(help: "Keep the temporary vault instead of deleting it at the end.")

@@ -6,6 +6,7 @@ import Vault
 extension Vaultctl {
     struct Erase: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "erase",
             abstract: "Erase categories for whole months by destroying their keys; nothing can read them again.",
             discussion: """
                 The frames stay in the log (the chain still verifies) but their keys are gone, whoever later learns \

@@ -5,6 +5,7 @@ import Vault
 extension Vaultctl {
     struct Export: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write a bundle holding exactly what NAME's consent covers, encrypted to them and signed by this vault.")
 
         @OptionGroup var vault: VaultOptions
@@ -52,6 +53,7 @@ extension Vaultctl {
 
         struct Open: VaultCommand {
             static let configuration = CommandConfiguration(
+                commandName: "open",
                 abstract: "Check a bundle whole (key, signature, hashes, final chunk) and only then write its files to DIR.")
 
             @Argument(help: ArgumentHelp("The bundle.", valueName: "FILE")) var file: String
@@ -90,6 +92,7 @@ extension Vaultctl {
 
     struct History: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "history",
             abstract: "The audit trail: imports, goal and consent changes, exports (no sample values).")
 
         @OptionGroup var vault: VaultOptions

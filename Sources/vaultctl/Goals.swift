@@ -8,6 +8,7 @@ extension Ring: ExpressibleByArgument {}
 extension Vaultctl {
     struct Goals: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "goals",
             abstract: "Ring goals as they changed over time; `goals set` records a new one.",
             subcommands: [Set.self])
 

@@ -5,6 +5,7 @@ import Vault
 extension Vaultctl {
     struct Keygen: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "keygen",
             abstract: "For a researcher: write PREFIX.pub (give it to the person) and PREFIX.key (keep it; mode 0600).")
 
         @Option(help: ArgumentHelp("Path prefix of the two files.", valueName: "PREFIX"))
@@ -18,11 +19,12 @@ extension Vaultctl {
 
     struct Identity: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "identity",
             abstract: "The vault's public keys and fingerprint, to give to a researcher.",
             subcommands: [Show.self, Rotate.self], defaultSubcommand: Show.self)
 
         struct Show: VaultCommand {
-            static let configuration = CommandConfiguration(abstract: "Print the fingerprint and public keys.")
+            static let configuration = CommandConfiguration(commandName: "show", abstract: "Print the fingerprint and public keys.")
 
             @OptionGroup var vault: VaultOptions
             @Flag(help: "Print one JSON document on stdout.") var json = false
@@ -46,6 +48,7 @@ extension Vaultctl {
 
         struct Rotate: VaultCommand {
             static let configuration = CommandConfiguration(
+                commandName: "rotate",
                 abstract: "Replace the vault's signing and encryption keys (recorded in the audit trail).",
                 discussion: "Recipients who check --expect-sender must be given the new fingerprint. Also the way back to signing after identity.sealed was lost.")
 
@@ -70,12 +73,13 @@ extension Vaultctl {
 
     struct Recipient: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "recipient",
             abstract: "Researchers this vault can export to.", subcommands: [Add.self, List.self], defaultSubcommand: List.self)
 
         func execute() throws {}
 
         struct Add: VaultCommand {
-            static let configuration = CommandConfiguration(abstract: "Add a researcher with the PREFIX.pub file they gave you.")
+            static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a researcher with the PREFIX.pub file they gave you.")
             @OptionGroup var vault: VaultOptions
             @Argument(help: "A name for the researcher.") var name: String
             @Option(help: ArgumentHelp("Their public key file.", valueName: "PREFIX.pub")) var key: String
@@ -88,7 +92,7 @@ extension Vaultctl {
         }
 
         struct List: VaultCommand {
-            static let configuration = CommandConfiguration(abstract: "List the researchers.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the researchers.")
             @OptionGroup var vault: VaultOptions
             @Flag(help: "Print one JSON document on stdout.") var json = false
 

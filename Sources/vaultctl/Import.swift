@@ -5,6 +5,7 @@ import Vault
 extension Vaultctl {
     struct Import: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Add samples from Apple Health export.zip / export.xml files; data already in the vault is skipped.")
 
         @OptionGroup var vault: VaultOptions

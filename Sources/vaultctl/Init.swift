@@ -3,7 +3,7 @@ import Vault
 
 extension Vaultctl {
     struct Init: VaultCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a vault; refuse if one exists.")
+        static let configuration = CommandConfiguration(commandName: "init", abstract: "Create a vault; refuse if one exists.")
 
         @OptionGroup var vault: VaultOptions
 

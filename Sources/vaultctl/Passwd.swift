@@ -4,6 +4,7 @@ import Vault
 extension Vaultctl {
     struct Passwd: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "passwd",
             abstract: "Change the passphrase (only the keyslot is rewritten, atomically).",
             discussion: """
                 The master key stays: a copy of the old keyslot (a backup) still opens the vault with the old passphrase. \

@@ -5,6 +5,7 @@ import Vault
 extension Vaultctl {
     struct Rebuild: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rebuild",
             abstract: "Drop every projection and replay the whole log into new ones.")
 
         @OptionGroup var vault: VaultOptions

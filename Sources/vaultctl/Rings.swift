@@ -6,6 +6,7 @@ import Vault
 extension Vaultctl {
     struct Rings: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rings",
             abstract: "Move / exercise / stand per day, computed from the samples, with the goals in force.")
 
         @OptionGroup var vault: VaultOptions

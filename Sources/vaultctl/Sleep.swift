@@ -5,6 +5,7 @@ import Vault
 extension Vaultctl {
     struct Sleep: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sleep",
             abstract: "Sleep per night (the local day it ends): in bed, asleep and each stage, in minutes, sources deduplicated.")
 
         @OptionGroup var vault: VaultOptions

@@ -38,6 +38,7 @@ extension Vaultctl {
 
         struct Prefer: VaultCommand {
             static let configuration = CommandConfiguration(
+                commandName: "prefer",
                 abstract: "Count these sources first, in this order; the rest follow in the default order (Watch, iPhone, others).")
 
             @OptionGroup var vault: VaultOptions
@@ -54,7 +55,7 @@ extension Vaultctl {
         }
 
         struct Reset: VaultCommand {
-            static let configuration = CommandConfiguration(abstract: "Go back to the default order (Watch, iPhone, others).")
+            static let configuration = CommandConfiguration(commandName: "reset", abstract: "Go back to the default order (Watch, iPhone, others).")
 
             @OptionGroup var vault: VaultOptions
 

@@ -6,6 +6,7 @@ import Vault
 extension Vaultctl {
     struct Streaks: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "streaks",
             abstract: "Current and longest streak of closed rings, per ring and for all three, or of a tracker's successful days.")
 
         @OptionGroup var vault: VaultOptions

@@ -5,10 +5,12 @@ import StudyStore
 extension Vaultctl {
     struct Study: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "study",
             abstract: "Researcher side: load a study's bundles into SQLite or PostgreSQL.", subcommands: [Load.self])
 
         struct Load: VaultCommand {
             static let configuration = CommandConfiguration(
+                commandName: "load",
                 abstract: "Load bundles into a study database, each checked whole and loaded all or nothing (docs/study-schema.md).",
                 discussion: """
                     Loading a bundle twice adds nothing. A participant's latest bundle decides what their consents cover: rows \\

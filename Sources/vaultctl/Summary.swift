@@ -7,6 +7,7 @@ extension SummaryPeriod: ExpressibleByArgument {}
 extension Vaultctl {
     struct Summary: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "summary",
             abstract: "Per-period totals (cumulative metrics, deduplicated across sources) or average/min/max (discrete metrics).")
 
         @OptionGroup var vault: VaultOptions

@@ -6,13 +6,14 @@ import Vault
 extension Vaultctl {
     struct Tracker: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "tracker",
             abstract: "Habits logged by hand, with levels (`vaultctl track NAME LEVEL`).", subcommands: [Add.self, List.self, Days.self],
             defaultSubcommand: List.self)
 
         func execute() throws {}
 
         struct Add: VaultCommand {
-            static let configuration = CommandConfiguration(abstract: "Define a tracker (or define it again from now on).")
+            static let configuration = CommandConfiguration(commandName: "add", abstract: "Define a tracker (or define it again from now on).")
             @OptionGroup var vault: VaultOptions
             @Argument(help: "The tracker's name.") var name: String
             @Option(help: ArgumentHelp("Levels and their values, e.g. steady=0,easy=4,wild=6.", valueName: "L=V[,L=V...]")) var levels: String
@@ -49,7 +50,7 @@ extension Vaultctl {
         }
 
         struct List: VaultCommand {
-            static let configuration = CommandConfiguration(abstract: "List the trackers.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the trackers.")
             @OptionGroup var vault: VaultOptions
             @Flag(help: "Print one JSON document on stdout.") var json = false
 
@@ -81,7 +82,7 @@ extension Vaultctl {
         }
 
         struct Days: VaultCommand {
-            static let configuration = CommandConfiguration(abstract: "A tracker's days: the level of each day's last entry.")
+            static let configuration = CommandConfiguration(commandName: "days", abstract: "A tracker's days: the level of each day's last entry.")
             @OptionGroup var vault: VaultOptions
             @Argument(help: "The tracker's name.") var name: String
             @OptionGroup var range: DayRange
@@ -103,7 +104,7 @@ extension Vaultctl {
     }
 
     struct Track: VaultCommand {
-        static let configuration = CommandConfiguration(abstract: "Log a tracker's level, now or at a local time.")
+        static let configuration = CommandConfiguration(commandName: "track", abstract: "Log a tracker's level, now or at a local time.")
         @OptionGroup var vault: VaultOptions
         @Argument(help: "The tracker's name.") var name: String
         @Argument(help: "The level.") var level: String

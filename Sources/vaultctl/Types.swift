@@ -6,6 +6,7 @@ import Vault
 extension Vaultctl {
     struct Types: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "types",
             abstract: "Every type the vault holds: how many records, from which day to which, under which consent category.")
 
         @OptionGroup var vault: VaultOptions

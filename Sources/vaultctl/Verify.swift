@@ -5,6 +5,7 @@ import Vault
 extension Vaultctl {
     struct Verify: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Check the whole log; exit non-zero on any damage, naming where.")
 
         @OptionGroup var vault: VaultOptions

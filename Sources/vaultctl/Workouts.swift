@@ -6,6 +6,7 @@ import Vault
 extension Vaultctl {
     struct Workouts: VaultCommand {
         static let configuration = CommandConfiguration(
+            commandName: "workouts",
             abstract: "Workouts per period and kind: how many, minutes, energy (kcal) and distance (m).")
 
         @OptionGroup var vault: VaultOptions
