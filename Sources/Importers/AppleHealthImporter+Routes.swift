@@ -23,14 +23,24 @@ extension AppleHealthImporter {
         return (found, missing, outside)
     }
 
-    /// Parses one route file, whose contents `produce` hands over, and emits its route; a file
-    /// that cannot be read or does not parse is skipped with a warning naming it (`label`; `name`
-    /// in the error).
+    /// Parses one route file, whose contents `produce` hands over, and emits its route (see
+    /// `emitRoute`).
     func importRoute(_ route: RouteReference, label: String, name: String, _ produce: ((Data) throws -> Void) throws -> Void) throws {
         var gpx = GPXHandler()
-        do {
+        let outcome = Result<GPXHandler, Error> {
             try Self.parse(into: &gpx, produce)
-        } catch {
+            return gpx
+        }
+        try emitRoute(route, label: label, name: name, outcome)
+    }
+
+    /// Emits the route a route file gave; a file that could not be read or does not parse is
+    /// skipped with a warning naming it (`label`; `name` in the error).
+    func emitRoute(_ route: RouteReference, label: String, name: String, _ outcome: Result<GPXHandler, Error>) throws {
+        let gpx: GPXHandler
+        switch outcome {
+        case .success(let parsed): gpx = parsed
+        case .failure(let error):
             // The route alone is skipped: not the XML error's "nothing was imported".
             let reason = switch Self.translate(error, name: name) {
             case ImportError.notWellFormed(let path, let location, let message): "\(path):\(location): \(message)"

@@ -98,13 +98,13 @@ struct AppleHealthImporter {
             }, into: sink)
         }
 
-        // Route files sit beside the XML: `<export dir>/workout-routes/...`, inflated on another
-        // thread while this one parses them.
+        // Route files sit beside the XML: `<export dir>/workout-routes/...`, inflated and parsed
+        // on two other threads while this one hands the routes on.
         let located = Self.locateRoutes(routes, base: exportBase) { entriesByPath[$0] }
-        let inflater = RouteInflater(archive: archive, files: located.found.map { ($0.file, "\(path):\($0.file.path)") })
-        defer { inflater.close() }
-        for (index, (route, entry)) in located.found.enumerated() {
-            try importRoute(route, label: entry.path, name: "\(path):\(entry.path)") { try inflater.read(index, $0) }
+        let reader = RouteReader(zipPath: path, files: located.found.map { ($0.file, "\(path):\($0.file.path)") })
+        defer { reader.close() }
+        for (route, entry) in located.found {
+            try emitRoute(route, label: entry.path, name: "\(path):\(entry.path)", reader.nextRoute())
         }
         warnAboutRoutes(missing: located.missing, outside: located.outside, place: "from the zip")
     }

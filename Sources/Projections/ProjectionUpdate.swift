@@ -18,18 +18,20 @@ public struct ProjectionUpdate {
     var metrics: [MetricKey: (id: Int64, cumulative: Bool)] = [:]
     var sources: SourceTable
     var pendingIntervals: [DayKey: [Interval]] = [:]
-    /// The intervals of the metric-day added to last: samples come in runs of one metric and
-    /// day, so they gather here and go into `pendingIntervals` when the run ends (one hash a run,
-    /// not one a sample).
-    private var intervalRun: (key: DayKey, intervals: [Interval])?
+    /// Open runs of intervals, one per metric at most (the oldest first): a metric's samples come
+    /// day by day, so they gather here and go into `pendingIntervals` when the metric's day
+    /// changes (one hash a run, not one a sample). An export interleaves a few types record by
+    /// record, so a single open run ended on nearly every sample (195,000 lookups a year of
+    /// data, measured); up to `openRunLimit` metrics are open at once.
+    private var intervalRuns: [(key: DayKey, intervals: [Interval])] = []
     /// Intervals of replaced samples, taken out of their days at the next flush.
     var pendingRemovals: [DayKey: [Interval]] = [:]
     /// Discrete metric-days a replaced sample left: their minimum and maximum are restated from
     /// the day's readings (`restateDiscreteDays`).
     private var discreteWithdrawn: [DayKey: MetricKey] = [:]
     var pendingDiscrete: [DayKey: DiscreteStats] = [:]
-    /// The stats of the discrete metric-day added to last, as `intervalRun`.
-    private var discreteRun: (key: DayKey, stats: DiscreteStats)?
+    /// Open runs of discrete metric-days' stats, as `intervalRuns`.
+    private var discreteRuns: [(key: DayKey, stats: DiscreteStats)] = []
     var pendingStand: [Int64: Set<Int64>] = [:]
     var pendingAppleRings: [Int64: AppleRings] = [:]
     /// What `types` counts: held type ids by type and unit, and counts per type and day pending
@@ -38,9 +40,12 @@ public struct ProjectionUpdate {
     var pendingHeld: [DayKey: HeldTypeTable.Tally] = [:]
     /// The held type of each metric id, so a quantity sample finds its type without hashing.
     private var heldTypeOfMetric: [Int64: Int64] = [:]
-    /// Quantity samples come in runs of one metric and day: they are counted here and added to
-    /// `pendingHeld` when the run ends, not hashed one by one.
-    private var heldRun: (metric: Int64, day: Int64, held: Int64, count: Int64)?
+    /// Open runs of quantity samples counted per metric and day (with the metric's held type),
+    /// as `intervalRuns`: added to `pendingHeld` when a metric's day changes, not hashed one by
+    /// one.
+    private var heldRuns: [(metric: Int64, day: Int64, held: Int64, count: Int64)] = []
+    /// How many metrics may have open runs at once (an export interleaves a handful of types).
+    static let openRunLimit = 8
     private var insertSleep: SQLiteStatement?
     private var insertWorkout: SQLiteStatement?
     var pendingCount = 0
@@ -71,25 +76,35 @@ public struct ProjectionUpdate {
 
     /// Counts one record of a metric on a day, for `types`.
     private mutating func countMetric(_ metric: Int64, identifier: String, unit: String, day: Int64) throws {
-        if let run = heldRun, run.metric == metric, run.day == day {
-            heldRun!.count += 1
-            return
+        var held: Int64?
+        if let i = heldRuns.firstIndex(where: { $0.metric == metric }) {
+            if heldRuns[i].day == day {
+                heldRuns[i].count += 1
+                return
+            }
+            held = heldRuns[i].held
+            endHeldRun(at: i)
+        } else if heldRuns.count == Self.openRunLimit {
+            endHeldRun(at: 0)
         }
-        endHeldRun()
-        let held: Int64
-        if let known = heldTypeOfMetric[metric] {
-            held = known
-        } else {
-            held = try heldTypes.id(type: identifier, unit: unit, category: HealthCategory.of(type: identifier))
-            heldTypeOfMetric[metric] = held
+        if held == nil {
+            if let known = heldTypeOfMetric[metric] {
+                held = known
+            } else {
+                held = try heldTypes.id(type: identifier, unit: unit, category: HealthCategory.of(type: identifier))
+                heldTypeOfMetric[metric] = held
+            }
         }
-        heldRun = (metric, day, held, 1)
+        heldRuns.append((metric, day, held!, 1))
     }
 
-    private mutating func endHeldRun() {
-        guard let run = heldRun else { return }
+    private mutating func endHeldRun(at index: Int) {
+        let run = heldRuns.remove(at: index)
         pendingHeld[DayKey(metric: run.held, day: run.day), default: HeldTypeTable.Tally()].add(count: run.count, minutes: 0)
-        heldRun = nil
+    }
+
+    private mutating func endHeldRuns() {
+        while !heldRuns.isEmpty { endHeldRun(at: heldRuns.count - 1) }
     }
 
     /// Adds what one event teaches.
@@ -109,11 +124,18 @@ public struct ProjectionUpdate {
             let day = LocalDay(instant: s.start, utcOffset: s.utcOffset).dayNumber
             try countMetric(metric, identifier: s.metric, unit: s.unit, day: day)
             let key = DayKey(metric: metric, day: day)
-            if discreteRun?.key != key {
-                endDiscreteRun()
-                discreteRun = (key, DiscreteStats())
+            if let i = discreteRuns.firstIndex(where: { $0.key.metric == metric }) {
+                if discreteRuns[i].key.day == day {
+                    discreteRuns[i].stats.add(s)
+                    break
+                }
+                endDiscreteRun(at: i)
+            } else if discreteRuns.count == Self.openRunLimit {
+                endDiscreteRun(at: 0)
             }
-            discreteRun!.stats.add(s)
+            var stats = DiscreteStats()
+            stats.add(s)
+            discreteRuns.append((key, stats))
         case .standHour(let start, let offset, let stood):
             let day = LocalDay(instant: start, utcOffset: offset).dayNumber
             try count(RecordedItem(type: ProjectionInput.standHourType, category: HealthCategory.of(type: ProjectionInput.standHourType),
@@ -186,24 +208,34 @@ public struct ProjectionUpdate {
     }
 
     private mutating func addInterval(_ interval: Interval, to key: DayKey) {
-        if intervalRun?.key == key {
-            intervalRun!.intervals.append(interval)
-            return
+        if let i = intervalRuns.firstIndex(where: { $0.key.metric == key.metric }) {
+            if intervalRuns[i].key.day == key.day {
+                intervalRuns[i].intervals.append(interval)
+                return
+            }
+            endIntervalRun(at: i)
+        } else if intervalRuns.count == Self.openRunLimit {
+            endIntervalRun(at: 0)
         }
-        endIntervalRun()
-        intervalRun = (key, [interval])
+        intervalRuns.append((key, [interval]))
     }
 
-    private mutating func endIntervalRun() {
-        guard let run = intervalRun else { return }
-        intervalRun = nil
+    private mutating func endIntervalRun(at index: Int) {
+        let run = intervalRuns.remove(at: index)
         pendingIntervals[run.key, default: []].append(contentsOf: run.intervals)
     }
 
-    private mutating func endDiscreteRun() {
-        guard let run = discreteRun else { return }
-        discreteRun = nil
+    private mutating func endIntervalRuns() {
+        while !intervalRuns.isEmpty { endIntervalRun(at: intervalRuns.count - 1) }
+    }
+
+    private mutating func endDiscreteRun(at index: Int) {
+        let run = discreteRuns.remove(at: index)
         pendingDiscrete[run.key, default: DiscreteStats()].add(microSum: run.stats.microSum, samples: run.stats.samples, min: run.stats.min, max: run.stats.max)
+    }
+
+    private mutating func endDiscreteRuns() {
+        while !discreteRuns.isEmpty { endDiscreteRun(at: discreteRuns.count - 1) }
     }
 
     /// The one interval of a cumulative sample within one local day (most are); nil for one
@@ -300,7 +332,7 @@ public struct ProjectionUpdate {
     }
 
     private mutating func uncountMetric(_ metric: Int64, identifier: String, unit: String, day: Int64) throws {
-        endHeldRun()
+        endHeldRuns()
         let held = try heldTypes.id(type: identifier, unit: unit, category: HealthCategory.of(type: identifier))
         pendingHeld[DayKey(metric: held, day: day), default: HeldTypeTable.Tally()].add(count: -1, minutes: 0)
     }
@@ -433,8 +465,8 @@ public struct ProjectionUpdate {
 
     /// Merges what is pending into the stored days.
     mutating func flush() throws {
-        endIntervalRun()
-        endDiscreteRun()
+        endIntervalRuns()
+        endDiscreteRuns()
         let rank = sources.ranks()
         let readIntervals = try db.prepare("SELECT data FROM day_intervals WHERE metric_id = ? AND day = ?")
         let writeIntervals = try db.prepare("INSERT OR REPLACE INTO day_intervals(metric_id, day, data) VALUES (?, ?, ?)")
@@ -515,7 +547,7 @@ public struct ProjectionUpdate {
             try writeApple.run()
         }
         pendingAppleRings = [:]
-        endHeldRun()
+        endHeldRuns()
         try heldTypes.add(pendingHeld)
         pendingHeld = [:]
         try sources.saveSampleCounts()

@@ -10,8 +10,14 @@ struct SourceTable {
     private(set) var keys: [Int32: SourceKey] = [:]
     private var ids: [SourceKey: Int32] = [:]
     private var order: [SourceKey] = []
-    private var sampleDelta: [Int32: Int64] = [:]
-    private var lastLookup: (key: SourceKey, id: Int32)?
+    /// Samples counted since the last save, by source id: ids below `directIDs` (all of them in
+    /// practice: one per source, from 1) index an array, others a dictionary.
+    private var sampleDelta: [Int64] = []
+    private var otherSampleDelta: [Int32: Int64] = [:]
+    private static let directIDs = 4096
+    /// The last few sources looked up, the newest last: the phone's and the watch's samples
+    /// interleave, and a one-entry memo hashed the source's name on most samples (measured).
+    private var recentLookups: [(key: SourceKey, id: Int32)] = []
 
     init(db: SQLiteConnection) throws {
         self.db = db
@@ -31,13 +37,14 @@ struct SourceTable {
     mutating func id(for key: SourceKey, counting: Bool = true) throws -> Int32 {
         let step: Int64 = counting ? 1 : 0
         // Samples come in runs of one source: the last one is checked before any hashing.
-        if let last = lastLookup, last.key == key {
-            sampleDelta[last.id, default: 0] += step
-            return last.id
+        for recent in recentLookups where recent.key == key {
+            addSamples(step, to: recent.id)
+            return recent.id
         }
         if let id = ids[key] {
-            lastLookup = (key, id)
-            sampleDelta[id, default: 0] += step
+            if recentLookups.count == 4 { recentLookups.removeFirst() }
+            recentLookups.append((key, id))
+            addSamples(step, to: id)
             return id
         }
         let statement = try db.prepare("INSERT INTO sources(name, device_class) VALUES (?, ?)")
@@ -47,8 +54,18 @@ struct SourceTable {
         let id = Int32(db.lastInsertRowID)
         ids[key] = id
         keys[id] = key
-        sampleDelta[id, default: 0] += step
+        addSamples(step, to: id)
         return id
+    }
+
+    private mutating func addSamples(_ count: Int64, to id: Int32) {
+        let index = Int(id)
+        guard index >= 0, index < Self.directIDs else {
+            otherSampleDelta[id, default: 0] += count
+            return
+        }
+        if index >= sampleDelta.count { sampleDelta += [Int64](repeating: 0, count: index + 1 - sampleDelta.count) }
+        sampleDelta[index] += count
     }
 
     /// Replaces the person's order. Sources not seen yet are recorded, so the order holds for
@@ -60,7 +77,7 @@ struct SourceTable {
         order = []
         for key in newOrder where seen.insert(key).inserted {
             let id = try id(for: key)
-            sampleDelta[id, default: 0] -= 1
+            addSamples(-1, to: id)
             try insert.bind(1, Int64(order.count))
             try insert.bind(2, Int64(id))
             try insert.run()
@@ -86,7 +103,7 @@ struct SourceTable {
     /// Adds the samples counted since the last save to the table.
     /// Takes back the count of one sample of `id` (an erased one).
     mutating func uncount(_ id: Int32) {
-        sampleDelta[id, default: 0] -= 1
+        addSamples(-1, to: id)
     }
 
     /// Saves the counts, then forgets the sources no sample and no order names any more, as a
@@ -101,17 +118,19 @@ struct SourceTable {
             try remove.bind(1, Int64(id))
             try remove.run()
             if let key = keys.removeValue(forKey: id) { self.ids[key] = nil }
-            if lastLookup?.id == id { lastLookup = nil }
+            recentLookups.removeAll { $0.id == id }
         }
     }
 
     mutating func saveSampleCounts() throws {
         let statement = try db.prepare("UPDATE sources SET samples = samples + ? WHERE id = ?")
-        for (id, delta) in sampleDelta where delta != 0 {
+        let deltas = sampleDelta.enumerated().map { (Int64($0.offset), $0.element) } + otherSampleDelta.map { (Int64($0.key), $0.value) }
+        for (id, delta) in deltas where delta != 0 {
             try statement.bind(1, delta)
-            try statement.bind(2, Int64(id))
+            try statement.bind(2, id)
             try statement.run()
         }
-        sampleDelta = [:]
+        sampleDelta = []
+        otherSampleDelta = [:]
     }
 }

@@ -5,9 +5,9 @@ import Testing
 @testable import Vault
 @testable import VaultEvents
 
-/// Route files of a zip are inflated on a thread of their own while the parser reads them
-/// (`RouteInflater`): each must reach the route of the workout that names it, whatever happened
-/// to the file before it.
+/// Route files of a zip are inflated and parsed on two threads of their own, every other file
+/// each (`RouteReader`): each must reach the route of the workout that names it, in order,
+/// whatever happened to the file before it.
 @Suite struct RouteFileImportTests {
     static func workout(_ hour: Int, route: String) -> String {
         let start = String(format: "2024-01-01 %02d:00:00 +0100", hour)
@@ -94,5 +94,25 @@ import Testing
         let routes = try Self.routes(t)
         #expect(routes.count == 2)
         #expect(routes["/workout-routes/a.gpx"]?.0 == 52.5 && routes["/workout-routes/c.gpx"]?.1 == 7)
+    }
+
+    /// Nine route files, read on two threads every other file, reach the log in the order the
+    /// workouts name them, each with its own points.
+    @Test func routesArriveInTheWorkoutsOrder() throws {
+        let t = try ImportTestVault()
+        let names = (1...9).map { "r\(10 - $0).gpx" }
+        let body = names.enumerated().map { Self.workout(8 + $0.offset, route: $0.element) }
+        let zip = try t.zip("export.zip", [("apple_health_export/export.xml", export(body.joined(separator: "\n")))]
+            + names.enumerated().map { ("apple_health_export/workout-routes/\($0.element)", Self.gpx(latitude: 40 + Double($0.offset), points: 10 + $0.offset)) })
+        let report = try t.vault.importFiles([zip])
+        #expect(report.added == 18)
+        #expect(report.files[0].warnings == [])
+        var order: [String] = []
+        for case .route(let r) in try t.dataEvents() {
+            order.append(r.filePath)
+            let index = names.firstIndex { "/workout-routes/" + $0 == r.filePath }!
+            #expect(r.points.first?.latitude == 40 + Double(index) && r.points.count == 10 + index)
+        }
+        #expect(order == names.map { "/workout-routes/" + $0 })
     }
 }
