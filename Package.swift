@@ -35,8 +35,14 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
+        // zlib: the export XML inflated as it streams from the zip (ZipEntryStream).
+        .systemLibrary(
+            name: "CZlibSystem",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // libdeflate: CRC-32 of zip entries and the log frames' compression and inflation (whole
-        // buffers; a zip's streamed inflation is ZIPFoundation's, with zlib).
+        // buffers; a zip's streamed inflation is zlib's).
         .systemLibrary(
             name: "CLibDeflate",
             pkgConfig: "libdeflate",
@@ -81,7 +87,7 @@ let package = Package(
         .target(name: "VaultEvents", dependencies: ["BinaryCoding", "HealthModel"]),
         // Parsers over byte streams (Apple Health zip and XML, companion JSON, CSV): a file, a zip
         // entry and a request's body go through the same code, into an `ImportSink`.
-        .target(name: "Importers", dependencies: ["BinaryCoding", "CByteScan", "CLibDeflate", "HealthModel", "VaultEvents", "ZIPFoundation"]),
+        .target(name: "Importers", dependencies: ["BinaryCoding", "CByteScan", "CLibDeflate", "CZlibSystem", "HealthModel", "VaultEvents", "ZIPFoundation"]),
         // The bundle a researcher receives: format, writer, streaming reader, key files. Usable
         // without the vault.
         .target(name: "ResearchBundle", dependencies: ["BinaryCoding", "Envelope", "EventLog", "SecureMemory"]),
@@ -182,13 +188,13 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["EventLog", "SecureMemory"], path: "Tests/TestSupport"),
         // The one way test suites make a vault.
         .target(name: "VaultTestSupport", dependencies: ["Vault", "TestSupport"], path: "Tests/VaultTestSupport"),
-        .testTarget(name: "EventLogTests", dependencies: ["EventLog", "SecureMemory", "TestSupport"]),
+        .testTarget(name: "EventLogTests", dependencies: ["BinaryCoding", "EventLog", "SecureMemory", "TestSupport"]),
         .testTarget(name: "ProjectionTests", dependencies: [
             "HealthModel", "Projections", "Vault", "VaultEvents", "EventLog", "SecureMemory", "TestSupport", "VaultTestSupport", "SyntheticHealth",
         ]),
         .testTarget(name: "VaultTests", dependencies: [
             "Vault", "VaultEvents", "Importers", "ResearchBundle", "SecureMemory", "HealthModel", "Projections", "EventLog", "Envelope",
-            "TestSupport", "VaultTestSupport", "ZIPFoundation", "SyntheticHealth", "CByteScan",
+            "TestSupport", "VaultTestSupport", "ZIPFoundation", "SyntheticHealth", "CByteScan", "BinaryCoding",
         ]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "EnvelopeTests", dependencies: ["Envelope", "SecureMemory"]),

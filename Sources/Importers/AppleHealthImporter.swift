@@ -49,18 +49,25 @@ struct AppleHealthImporter {
         var tally = RejectionTally()
         let clinical = ClinicalRecordQueue()
         var handler = makeHandler(routes: { routes.append($0) }, clinical: clinical, tally: { tally.add($0, at: $1) })
-        // Inflate (and check the CRC) on another thread while this one parses.
+        // Inflate (and check the CRC) on another thread while this one parses: with our own
+        // stream (`ZipEntryStream`) where it places the entry, else with ZIPFoundation.
         let pipe = ChunkPipe<Data>()
         let shared = UncheckedBox(value: (archive, export))
         pipe.start { pipe in
-            var limit = InflationLimit(entry: shared.value.1, name: name)
+            let (archive, export) = shared.value
+            var limit = InflationLimit(entry: export, name: name)
             var checksum = ZipChecksum()
-            _ = try shared.value.0.extract(shared.value.1, bufferSize: Self.chunkSize, skipCRC32: true) {
-                try limit.add($0.count)
-                checksum.add($0)
-                try pipe.put($0)
+            let take = { (data: Data) in
+                try limit.add(data.count)
+                checksum.add(data)
+                try pipe.put(data)
             }
-            try checksum.check(shared.value.1, name: name)
+            if let stream = ZipEntryStream(entry: export, inZipAt: path) {
+                try stream.read(chunkSize: Self.chunkSize, name: name, take)
+            } else {
+                _ = try archive.extract(export, bufferSize: Self.chunkSize, skipCRC32: true, consumer: take)
+            }
+            try checksum.check(export, name: name)
         }
         do {
             try Self.parse(into: &handler) { feed in

@@ -78,6 +78,15 @@ package struct EventWriter {
         varint(kind.rawValue)
     }
 
+    /// A writer that writes into `storage`'s memory, emptied; `storage` is left empty until the
+    /// bytes are handed back (`finish(into:)`).
+    package init(kind: EventCoding.Kind, reusing storage: inout [UInt8]) {
+        storage.removeAll(keepingCapacity: true)
+        swap(&bytes, &storage)
+        bytes.append(EventCoding.version)
+        varint(kind.rawValue)
+    }
+
     package mutating func varint(_ value: UInt64) { Varint.encode(value, into: &bytes) }
 
     package mutating func varint(_ value: Int) { varint(UInt64(value)) }

@@ -103,9 +103,19 @@ package final class EventEncoder {
     /// A sample's bytes, all of them its identity: what `encode(.sample(s))` gives, without
     /// going through the event (the import's hot path).
     package func encode(sample s: HealthSample) -> [UInt8] {
-        var writer = sampleIdentity(s)
+        var writer = EventWriter(kind: .sample)
+        sampleIdentity(s, into: &writer)
         sampleRest(s, into: &writer)
         return writer.bytes
+    }
+
+    /// `encode(sample:)` into `bytes`, whose memory is reused: an import encodes each sample
+    /// into the same buffer instead of allocating and freeing one per sample.
+    package func encode(sample s: HealthSample, into bytes: inout [UInt8]) {
+        var writer = EventWriter(kind: .sample, reusing: &bytes)
+        sampleIdentity(s, into: &writer)
+        sampleRest(s, into: &writer)
+        swap(&writer.bytes, &bytes)
     }
 
     /// An event's leading fields: type, source, span and value for records, everything for the
@@ -227,7 +237,8 @@ package final class EventEncoder {
         case .sampleSuperseded(let s):
             var w = EventWriter(kind: .sampleSuperseded)
             w.varint(s.replacedIndex)
-            var sample = sampleIdentity(s.replaced)
+            var sample = EventWriter(kind: .sample)
+            sampleIdentity(s.replaced, into: &sample)
             sampleRest(s.replaced, into: &sample)
             // The sample's fields without its version and kind bytes.
             w.bytes.append(contentsOf: sample.bytes[2...])
@@ -254,7 +265,9 @@ package final class EventEncoder {
             w.string(e.bundleHash)
             return w
         case .sample(let s):
-            return sampleIdentity(s)
+            var w = EventWriter(kind: .sample)
+            sampleIdentity(s, into: &w)
+            return w
         case .workout(let x):
             var w = EventWriter(kind: .workout)
             w.varint(id(x.activityType))
@@ -399,8 +412,7 @@ package final class EventEncoder {
         }
     }
 
-    private func sampleIdentity(_ s: HealthSample) -> EventWriter {
-        var w = EventWriter(kind: .sample)
+    private func sampleIdentity(_ s: HealthSample, into w: inout EventWriter) {
         // Only the value's kind here: whether metadata or beats follow is not part of the identity.
         switch s.value {
         case .none: w.varint(0)
@@ -418,7 +430,6 @@ package final class EventEncoder {
         case .category(let value):
             w.varint(id(value))
         }
-        return w
     }
 
     private func workoutRest(_ x: Workout, into w: inout EventWriter) {

@@ -1,0 +1,131 @@
+import BinaryCoding
+@testable import EventLog
+import Foundation
+@testable import Importers
+import Testing
+import TestSupport
+import VaultTestSupport
+import ZIPFoundation
+
+/// The export XML streams from the zip through our own reader (`ZipEntryStream`): it finds the
+/// entry's data from the zip's headers (zip64 too), hands over exactly the contents, refuses
+/// damaged DEFLATE naming the entry, and leaves what it cannot place to ZIPFoundation.
+@Suite struct ZipEntryStreamTests {
+    /// 60 KB of text that compresses but is not one repeated byte.
+    static let contents = Data((0..<3_000).map { "<Record value=\"\($0 * 7919 % 10_007)\"/>\n" }.joined().utf8)
+
+    static func crc(_ data: Data) -> UInt32 {
+        var checksum = ZipChecksum()
+        checksum.add(data)
+        return checksum.value
+    }
+
+    /// A zip of one entry written by hand: `compressed` stored under `method`, the CRC and size
+    /// of `contents`; with `zip64`, the sizes only in zip64 fields and the directory's place
+    /// only in the zip64 end records (as a zip of a decade's export over 4 GB has them; the
+    /// local header's offset stays in 32 bits, where ZIPFoundation 0.9 can list the entry).
+    static func handMadeZip(name: String, compressed: [UInt8], method: UInt16, contents: Data, zip64: Bool) -> Data {
+        let nameBytes = Array(name.utf8)
+        let crc = Self.crc(contents)
+        let size = UInt64(contents.count), packed = UInt64(compressed.count)
+        var w = ByteWriter()
+        // Local header.
+        w.write(UInt32(0x0403_4B50)); w.write(UInt16(45)); w.write(UInt16(0x0800)); w.write(method)
+        w.write(UInt16(0)); w.write(UInt16(0x21)); w.write(crc)
+        w.write(zip64 ? UInt32.max : UInt32(packed)); w.write(zip64 ? UInt32.max : UInt32(size))
+        w.write(UInt16(nameBytes.count)); w.write(UInt16(zip64 ? 20 : 0)); w.write(nameBytes)
+        if zip64 { w.write(UInt16(1)); w.write(UInt16(16)); w.write(size); w.write(packed) }
+        w.write(compressed)
+        // Central directory record.
+        let directoryOffset = UInt64(w.bytes.count)
+        w.write(UInt32(0x0201_4B50)); w.write(UInt16(0x032D)); w.write(UInt16(45)); w.write(UInt16(0x0800)); w.write(method)
+        w.write(UInt16(0)); w.write(UInt16(0x21)); w.write(crc)
+        w.write(zip64 ? UInt32.max : UInt32(packed)); w.write(zip64 ? UInt32.max : UInt32(size))
+        w.write(UInt16(nameBytes.count)); w.write(UInt16(zip64 ? 20 : 0)); w.write(UInt16(0)); w.write(UInt16(0)); w.write(UInt16(0))
+        w.write(UInt32(0o100644) << 16); w.write(UInt32(0)); w.write(nameBytes)
+        if zip64 { w.write(UInt16(1)); w.write(UInt16(16)); w.write(size); w.write(packed) }
+        let directorySize = UInt64(w.bytes.count) - directoryOffset
+        if zip64 {
+            let recordOffset = UInt64(w.bytes.count)
+            w.write(UInt32(0x0606_4B50)); w.write(UInt64(44)); w.write(UInt16(45)); w.write(UInt16(45)); w.write(UInt32(0)); w.write(UInt32(0))
+            w.write(UInt64(1)); w.write(UInt64(1)); w.write(directorySize); w.write(directoryOffset)
+            w.write(UInt32(0x0706_4B50)); w.write(UInt32(0)); w.write(recordOffset); w.write(UInt32(1))
+        }
+        w.write(UInt32(0x0605_4B50)); w.write(UInt16(0)); w.write(UInt16(0))
+        w.write(zip64 ? UInt16.max : UInt16(1)); w.write(zip64 ? UInt16.max : UInt16(1))
+        w.write(zip64 ? UInt32.max : UInt32(directorySize)); w.write(zip64 ? UInt32.max : UInt32(directoryOffset)); w.write(UInt16(0))
+        return Data(w.bytes)
+    }
+
+    static func deflated(_ data: Data) -> [UInt8] {
+        data.withUnsafeBytes { Deflater()!.deflate($0)! }
+    }
+
+    /// What the stream hands over for the only entry of the zip at `path`, and its chunks' sizes.
+    static func read(_ path: String, chunkSize: Int) throws -> (data: Data, chunks: [Int])? {
+        let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+        guard let entry = archive.makeIterator().next(), let stream = ZipEntryStream(entry: entry, inZipAt: path) else { return nil }
+        var data = Data(), chunks: [Int] = []
+        try stream.read(chunkSize: chunkSize, name: "zip:entry") {
+            data.append($0)
+            chunks.append($0.count)
+        }
+        return (data, chunks)
+    }
+
+    @Test func deflatedAndStoredEntriesStreamWholeInChunks() throws {
+        let dir = TemporaryDirectory()
+        for method in [CompressionMethod.deflate, .none] {
+            let path = dir.path + "/\(method).zip"
+            let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
+            try archive.addEntry(with: "apple_health_export/export.xml", type: .file, uncompressedSize: Int64(Self.contents.count),
+                                 compressionMethod: method) { position, size in Self.contents.subdata(in: Int(position)..<Int(position) + size) }
+            let read = try #require(try Self.read(path, chunkSize: 4096))
+            #expect(read.data == Self.contents)
+            #expect(read.chunks.count == (Self.contents.count + 4095) / 4096 && read.chunks.dropLast().allSatisfy { $0 == 4096 })
+        }
+    }
+
+    @Test func aZip64EntryIsPlacedFromItsZip64Fields() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/zip64.zip"
+        try Self.handMadeZip(name: "apple_health_export/export.xml", compressed: Self.deflated(Self.contents), method: 8,
+                             contents: Self.contents, zip64: true).write(to: URL(fileURLWithPath: path))
+        let read = try #require(try Self.read(path, chunkSize: 1 << 20))
+        #expect(read.data == Self.contents && read.chunks == [Self.contents.count])
+    }
+
+    @Test func damagedOrCutDeflateIsRefusedNamingTheEntry() throws {
+        let dir = TemporaryDirectory()
+        let valid = Self.deflated(Self.contents)
+        let cases: [(compressed: [UInt8], reason: String)] = [
+            // 0xFF: a final block of the reserved type 3.
+            ([UInt8](repeating: 0xFF, count: 64), "the zip entry's compressed data is not valid DEFLATE (the zip is damaged)"),
+            (Array(valid.prefix(valid.count / 2)), "the zip entry's compressed data ends before its stream does (the zip is damaged)"),
+        ]
+        for (index, bad) in cases.enumerated() {
+            let path = dir.path + "/bad\(index).zip"
+            try Self.handMadeZip(name: "export.xml", compressed: bad.compressed, method: 8, contents: Self.contents, zip64: false)
+                .write(to: URL(fileURLWithPath: path))
+            #expect(throws: ImportError.unreadable(path: "zip:entry", reason: bad.reason)) { _ = try Self.read(path, chunkSize: 4096) }
+        }
+    }
+
+    @Test func anEntryOfAnotherMethodIsLeftToZIPFoundation() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/bzip2.zip"
+        try Self.handMadeZip(name: "export.xml", compressed: Array(Self.contents), method: 12, contents: Self.contents, zip64: false)
+            .write(to: URL(fileURLWithPath: path))
+        #expect(try Self.read(path, chunkSize: 4096) == nil)
+    }
+
+    /// The whole import reads an export from a zip64 zip.
+    @Test func anExportInAZip64ZipImports() throws {
+        let t = try ImportTestVault()
+        let xml = Data(export(stepRecord("2024-01-01 10:00:00 +0100", "2024-01-01 10:10:00 +0100", "500")).utf8)
+        let path = t.dir.path + "/export64.zip"
+        try Self.handMadeZip(name: "apple_health_export/export.xml", compressed: Self.deflated(xml), method: 8, contents: xml, zip64: true)
+            .write(to: URL(fileURLWithPath: path))
+        #expect(try t.vault.importFiles([path]).added == 1)
+    }
+}
