@@ -55,9 +55,16 @@ public struct ProjectionUpdate {
     /// Metric ids by the identifier's and unit's identity (`StringMemo`): an import's samples
     /// share their strings, so most find their metric without hashing two strings.
     private let recentMetrics = StringMemo<Int64>()
-    /// The first day whose ring inputs (totals, stand hours, Apple's summary, goals) changed;
-    /// nil when none did.
+    /// The first day whose goals may have changed (a goal set, Apple's summary, an erasure):
+    /// its rings and every later day's are recomputed, since a day's goal carries forward. Nil
+    /// when none did.
     var ringsChangedFrom: Int64?
+    /// Days whose ring values alone changed (a move or exercise total, stand hours): only those
+    /// days' rows are recomputed. A companion's sample used to recompute every ring from its
+    /// day to the vault's last (a decade: 110 M instructions, docs/benchmarks.md).
+    var ringDaysChanged: Set<Int64> = []
+    /// The metric ids of the move and exercise rings' totals, once looked up.
+    private var ringMetricIDs: Set<Int64>?
 
     struct MetricKey: Hashable {
         var identifier: String
@@ -140,7 +147,7 @@ public struct ProjectionUpdate {
             let day = LocalDay(instant: start, utcOffset: offset).dayNumber
             try count(RecordedItem(type: ProjectionInput.standHourType, category: HealthCategory.of(type: ProjectionInput.standHourType),
                                    day: LocalDay(dayNumber: day)))
-            ringsChanged(day)
+            ringDaysChanged.insert(day)
             // An idle hour still makes a day with ring data.
             pendingStand[day, default: []].formUnion(stood ? [LocalDay.floorDivide(start, 3600)] : [])
         case .appleRings(let rings):
@@ -446,6 +453,22 @@ public struct ProjectionUpdate {
         ringsChangedFrom = min(ringsChangedFrom ?? day, day)
     }
 
+    /// The ids of the metrics the move and exercise rings total (those the read models have).
+    private mutating func lookUpRingMetricIDs() throws -> Set<Int64> {
+        var ids = Set<Int64>()
+        let statement = try db.prepare("SELECT id FROM metrics WHERE identifier = ? AND unit = ?")
+        for ring in [Ring.move, .exercise] {
+            guard let metric = ring.metric else { continue }
+            try statement.bind(1, metric)
+            try statement.bind(2, ring.unit)
+            if try statement.step() { ids.insert(statement.int64(0)) }
+            statement.reset()
+        }
+        // A metric made later in this update is not in the table yet: look again next time.
+        if ids.count == 2 { ringMetricIDs = ids }
+        return ids
+    }
+
     private mutating func metricID(_ identifier: String, unit: String, cumulative: Bool) throws -> Int64 {
         try recentMetrics.value(for: identifier, unit) { identifier, unit in try lookUpMetricID(identifier, unit: unit, cumulative: cumulative) }
     }
@@ -473,8 +496,9 @@ public struct ProjectionUpdate {
         let writeTotal = try db.prepare("INSERT OR REPLACE INTO daily(metric_id, day, samples, total) VALUES (?, ?, ?, ?)")
         let deleteIntervals = try db.prepare("DELETE FROM day_intervals WHERE metric_id = ? AND day = ?")
         let deleteDaily = try db.prepare("DELETE FROM daily WHERE metric_id = ? AND day = ?")
+        let ringMetrics = try ringMetricIDs ?? lookUpRingMetricIDs()
         for key in Set(pendingIntervals.keys).union(pendingRemovals.keys) {
-            ringsChanged(key.day)
+            if ringMetrics.contains(key.metric) { ringDaysChanged.insert(key.day) }
             var intervals: [Interval] = []
             try readIntervals.bind(1, key.metric)
             try readIntervals.bind(2, key.day)
@@ -560,8 +584,12 @@ public struct ProjectionUpdate {
         if orderChanged {
             try recomputeAllCumulativeTotals()
             try RingTable.refresh(db)
-        } else if let ringsChangedFrom {
-            try RingTable.refresh(db, from: ringsChangedFrom)
+        } else {
+            // The days alone first: they lie before any carried-forward refresh, which then
+            // starts from the rows they leave, as a refresh of everything would.
+            let alone = ringDaysChanged.filter { day in ringsChangedFrom.map { day < $0 } ?? true }
+            if !alone.isEmpty { try RingTable.refresh(db, days: alone) }
+            if let ringsChangedFrom { try RingTable.refresh(db, from: ringsChangedFrom) }
         }
     }
 

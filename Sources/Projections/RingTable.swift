@@ -93,4 +93,80 @@ enum RingTable {
             try insert.run()
         }
     }
+
+    /// Recomputes the rows of `days` alone, whose ring values changed but whose goals did not
+    /// (a total or stand hours): a day's goal depends on the goals set, that day's summary and
+    /// the rows before it, never on values, so no other row changes. The goal is resolved as
+    /// `refresh(from:)` resolves it; a day left without ring data loses its row.
+    static func refresh(_ db: SQLiteConnection, days: Set<Int64>) throws {
+        let metricID = try db.prepare("SELECT id FROM metrics WHERE identifier = ? AND unit = ?")
+        var ringMetric: [Ring: Int64] = [:]
+        for ring in [Ring.move, .exercise] {
+            try metricID.bind(1, ring.metric!)
+            try metricID.bind(2, ring.unit)
+            if try metricID.step() { ringMetric[ring] = metricID.int64(0) }
+            metricID.reset()
+        }
+        let total = try db.prepare("SELECT total FROM daily WHERE metric_id = ? AND day = ?")
+        let stand = try db.prepare("SELECT hours FROM stand_hours WHERE day = ?")
+        let apple = try db.prepare("SELECT move_goal, exercise_goal, stand_goal FROM apple_rings WHERE day = ?")
+        let before = try db.prepare("SELECT move_goal, exercise_goal, stand_goal FROM rings WHERE day < ? ORDER BY day DESC LIMIT 1")
+        let userGoal = try db.prepare("SELECT value FROM goal_changes WHERE ring = ? AND from_day <= ? ORDER BY from_day DESC, id DESC LIMIT 1")
+        let remove = try db.prepare("DELETE FROM rings WHERE day = ?")
+        let insert = try db.prepare("INSERT INTO rings(day, move, move_goal, exercise, exercise_goal, stand, stand_goal) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        for day in days.sorted() {
+            var present = false
+            var values: [Ring: Double] = [:]
+            for (ring, id) in ringMetric {
+                try total.bind(1, id)
+                try total.bind(2, day)
+                if try total.step() {
+                    present = true
+                    values[ring] = total.double(0)
+                }
+                total.reset()
+            }
+            try stand.bind(1, day)
+            var standHours: Int64 = 0
+            if try stand.step() {
+                present = true
+                standHours = stand.int64(0)
+            }
+            stand.reset()
+            var appleGoals: [Ring: Double] = [:]
+            try apple.bind(1, day)
+            if try apple.step() {
+                present = true
+                for (i, ring) in Ring.allCases.enumerated() {
+                    if let goal = apple.optionalDouble(i), goal > 0 { appleGoals[ring] = goal }
+                }
+            }
+            apple.reset()
+            try remove.bind(1, day)
+            try remove.run()
+            guard present else { continue }
+            var lastKnown: [Ring: Double] = [:]
+            try before.bind(1, day)
+            if try before.step() {
+                lastKnown = [.move: before.double(0), .exercise: before.double(1), .stand: before.double(2)]
+            }
+            before.reset()
+            var goal: [Ring: Double] = [:]
+            for ring in Ring.allCases {
+                try userGoal.bind(1, ring.rawValue)
+                try userGoal.bind(2, day)
+                let set = try userGoal.step() ? userGoal.double(0) : nil
+                userGoal.reset()
+                goal[ring] = set ?? appleGoals[ring] ?? lastKnown[ring] ?? ring.defaultGoal
+            }
+            try insert.bind(1, day)
+            try insert.bind(2, values[.move] ?? 0)
+            try insert.bind(3, goal[.move]!)
+            try insert.bind(4, values[.exercise] ?? 0)
+            try insert.bind(5, goal[.exercise]!)
+            try insert.bind(6, standHours)
+            try insert.bind(7, goal[.stand]!)
+            try insert.run()
+        }
+    }
 }

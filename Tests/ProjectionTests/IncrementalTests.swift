@@ -28,6 +28,9 @@ import TestSupport
                 result.append(.goalSet(ring: Ring.allCases[Int(rng.next() % 3)], value: Double(10 + rng.next() % 500), from: day))
             case 4 where i % 23 == 0:
                 result.append(.sourceOrder(rng.next() % 2 == 0 ? [sources[2], sources[1]] : []))
+            case 6 where i % 2 == 0:
+                result.append(.cumulative(CumulativeSample(metric: RingMetrics.exerciseTime, unit: "min", source: sources[Int(rng.next() % 3)],
+                                                           start: start, end: start + length, utcOffset: offset * 3600, value: Double(length / 60))))
             case 5 where i % 40 == 0:
                 result.append(.appleRings(AppleRings(day: day, move: 400, moveGoal: Double(300 + rng.next() % 400), exercise: 30, exerciseGoal: 30, stand: 10, standGoal: 12)))
             default:
@@ -43,7 +46,7 @@ import TestSupport
     }
 
     /// Seeds 4 and 5 have no source-order changes, so every update recomputes only the rings
-    /// from its earliest changed day on.
+    /// of the days whose values changed, and from its earliest changed goal on.
     @Test(arguments: [1 as UInt64, 2, 3, 4, 5])
     func manySmallUpdatesEqualOneBigOne(seed: UInt64) throws {
         let inputs = Self.randomInputs(count: 3_000, seed: seed).filter { input in
