@@ -27,16 +27,16 @@ final class KeyScopedTables {
 
     /// Shows an event's bytes with a lookup of the strings its ids name (its key's table as far
     /// as the log has defined it: definitions come before the events that use them).
-    typealias EventVisitor = (_ bytes: UnsafeRawBufferPointer, _ string: (UInt64) -> String?) throws -> Void
+    typealias EventVisitor = (_ index: UInt64, _ bytes: UnsafeRawBufferPointer, _ string: (UInt64) -> String?) throws -> Void
 
     /// The encoder continuing `keyID`'s tables. `visit` sees the bytes of every event already
     /// sealed with the key (the import session takes their identities on the way).
     func encoder(for keyID: UInt32, visiting visit: EventVisitor? = nil) throws -> EventEncoder {
         if let encoder = encoders[keyID] {
-            if let visit { try visitEvents(of: keyID) { try visit($0) { encoder.string(id: $0) } } }
+            if let visit { try forEachEvent(of: keyID) { index, bytes in try visit(index, bytes) { encoder.string(id: $0) } } }
             return encoder
         }
-        let visit = visit ?? { _, _ in }
+        let visit = visit ?? { _, _, _ in }
         let decoder = EventDecoder()
         let lookup: (UInt64) -> String? = { decoder.string(id: $0) }
         try readFrames(of: keyID) { frame in
@@ -50,7 +50,7 @@ final class KeyScopedTables {
                           EventCoding.Kind(rawValue: UInt64(bytes[1])) != nil else {
                         throw UndecodableEvent(index: index, reason: "unknown encoding version or event kind (written by a newer build?)")
                     }
-                    try visit(bytes, lookup)
+                    try visit(index, bytes, lookup)
                 }
             }
         }
@@ -79,11 +79,6 @@ final class KeyScopedTables {
             frame.forEachEvent { at, bytes in if at == index { found = Array(bytes) } }
         }
         return found
-    }
-
-    /// Shows the bytes of every event sealed with `keyID` (definitions aside) to `visit`.
-    private func visitEvents(of keyID: UInt32, _ visit: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try forEachEvent(of: keyID) { _, bytes in try visit(bytes) }
     }
 
     /// The committed frames of `keyID`: the audit key's through its own digest, a data key's

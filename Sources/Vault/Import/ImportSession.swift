@@ -245,9 +245,17 @@ final class ImportSession: ImportSink {
         let id = try log.keyID(forLabel: label.bytes)
         keyIDs[label] = id
         // The first time a category-month comes up, what the vault holds of it is read: its
-        // tables, and the identities of its events.
-        _ = try tables.encoder(for: id) { bytes, string in
-            try self.addExisting(event: bytes, string: string)
+        // tables, the identities of its events and, under the upsert rule, its live values,
+        // in one pass over its frames.
+        let learnsRevisions = revisable && revisions.beginLearning(keyID: id)
+        do {
+            _ = try tables.encoder(for: id) { index, bytes, string in
+                try self.addExisting(event: bytes, string: string)
+                if learnsRevisions { self.revisions.learn(keyID: id, index: index, bytes: bytes) }
+            }
+        } catch {
+            if learnsRevisions { revisions.forgetCommitted() }
+            throw error
         }
         return id
     }

@@ -9,7 +9,8 @@ import VaultEvents
 /// Slots compare within one data key (a category-month): a sample's type and source ids are its
 /// key's own, and its label follows from its start. Committed quantity samples of a key (of every
 /// source: apps posting at once share the read) are read from the key's frames the first time a
-/// post touches it (`offer`'s `readKey`), and learned
+/// post touches it (in the session's own pass over them, `beginLearning`, else `offer`'s
+/// `readKey`), and learned
 /// from each commit's own frames afterwards (`learn`), so a long-running server reads a month
 /// once. Each is held as 64-bit hashes of its slot and value and its log index (about 50 bytes);
 /// the replaced event's bytes are read back from its frame when a supersession is written, and
@@ -107,6 +108,17 @@ struct RevisionTable {
     /// budget (learning adds without reading) the table forgets, before the next commit's offers.
     mutating func endLearning() {
         if committed.count > max(committedBudget * 2, 1_000) { forgetCommitted() }
+    }
+
+    /// Starts holding `keyID`'s committed samples, which the caller shows to `learn` in a pass
+    /// over the key's frames it makes anyway (the session's, for the key's identities), so that
+    /// `offer` does not read them again; false when they are held already. If the pass fails,
+    /// the caller must `forgetCommitted()`.
+    mutating func beginLearning(keyID: UInt32) -> Bool {
+        guard !loaded.contains(keyID) else { return false }
+        if committed.count > committedBudget { forgetCommitted() }
+        loaded.insert(keyID)
+        return true
     }
 
     /// Learns one quantity sample of a commit's frames, when its key is read already.
