@@ -2,6 +2,7 @@ import BinaryCoding
 @testable import EventLog
 import Foundation
 @testable import Importers
+@testable import Vault
 import Testing
 import TestSupport
 import VaultTestSupport
@@ -127,5 +128,48 @@ import ZIPFoundation
         try Self.handMadeZip(name: "apple_health_export/export.xml", compressed: Self.deflated(xml), method: 8, contents: xml, zip64: true)
             .write(to: URL(fileURLWithPath: path))
         #expect(try t.vault.importFiles([path]).added == 1)
+    }
+
+    /// Mutated zips (their headers and directory above all, which this reader parses) never
+    /// crash the import; a refused one names the file and leaves the log as it was. CI runs a
+    /// bounded number; `FUZZ_ITERATIONS=N make test` runs more.
+    @Test func mutatedZipsNeverCrashAndFailedImportsChangeNothing() throws {
+        let t = try ImportTestVault()
+        let records = (0..<40).map { stepRecord("2024-01-01 10:\(10 + $0):00 +0100", "2024-01-01 10:\(10 + $0):30 +0100", "\(500 + $0)") }
+        let good = try t.zip("good.zip", [("apple_health_export/export.xml", export(records.joined(separator: "\n")))])
+        let seed = [UInt8](try Data(contentsOf: URL(fileURLWithPath: good)))
+        var rng = SeededRandom(seed: ImportFuzzTests.seed)
+        var outcomes: [String: Int] = [:]
+        for i in 0..<ImportFuzzTests.iterations / 2 {
+            var bytes = seed
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                // Half the mutations in the local header or the directory and end record.
+                let region = Int.random(in: 0..<4, using: &rng)
+                let at = region == 0 ? Int.random(in: 0..<min(80, bytes.count), using: &rng)
+                    : region == 1 ? Int.random(in: max(0, bytes.count - 140)..<bytes.count, using: &rng)
+                    : Int.random(in: 0..<bytes.count, using: &rng)
+                switch Int.random(in: 0..<4, using: &rng) {
+                case 0: bytes[at] = UInt8.random(in: 0...255, using: &rng)
+                case 1: bytes[at] = [0x00, 0xFF, 0x50, 0x4B][Int.random(in: 0..<4, using: &rng)]
+                case 2: bytes = Array(bytes.prefix(at))
+                default: bytes.removeSubrange(at..<min(bytes.count, at + Int.random(in: 1...16, using: &rng)))
+                }
+                if bytes.isEmpty { break }
+            }
+            let file = t.dir.path + "/fuzz-\(i).zip"
+            try Data(bytes).write(to: URL(fileURLWithPath: file))
+            let before = try Data(contentsOf: URL(fileURLWithPath: t.path + "/events.log"))
+            do {
+                _ = try t.vault.importFiles([file])
+                outcomes["imported", default: 0] += 1
+            } catch let error as ImportError {
+                outcomes["refused", default: 0] += 1
+                #expect(try Data(contentsOf: URL(fileURLWithPath: t.path + "/events.log")) == before, "#\(i) (seed \(ImportFuzzTests.seed)): \(error)")
+                #expect("\(error)".contains(file), "the error names the file: \(error)")
+            }
+            try? FileManager.default.removeItem(atPath: file)
+        }
+        #expect(try Vault.verify(at: t.path, passphrase: passphrase("p")).isOK)
+        #expect(outcomes["imported", default: 0] > 0 && outcomes["refused", default: 0] > 0, "\(outcomes)")
     }
 }
