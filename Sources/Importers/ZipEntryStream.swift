@@ -170,6 +170,17 @@ private final class ZipFile {
         return read == count ? out : nil
     }
 
+    /// The `count` bytes of a record at `offset` whose first four are `signature`, read by
+    /// `read` after them; nil when they are not there or `read` finds them short.
+    private func readRecord<T>(at offset: UInt64, count: Int, signature: UInt32, _ read: (inout ByteReader) -> T?) -> T? {
+        guard let record = bytes(at: offset, count: count) else { return nil }
+        return record.withUnsafeBytes { raw in
+            var reader = ByteReader(raw)
+            guard reader.read(UInt32.self) == signature else { return nil }
+            return read(&reader)
+        }
+    }
+
     /// Where `entry`'s data starts, from the central directory record with its name, sizes and
     /// CRC, and its local header; nil when they do not place it.
     func locate(_ entry: Entry) -> (dataOffset: UInt64, compressedSize: UInt64, deflated: Bool)? {
@@ -185,15 +196,11 @@ private final class ZipFile {
         }
         guard let record = found, record.method == 0 || record.method == 8, record.compressed == entry.compressedSize,
               record.uncompressed == entry.uncompressedSize, record.crc == entry.checksum,
-              let header = bytes(at: record.localHeader, count: 30) else { return nil }
-        let lengths: (UInt16, UInt16)? = header.withUnsafeBytes { raw in
-            var reader = ByteReader(raw)
-            guard reader.read(UInt32.self) == 0x0403_4B50 else { return nil }
-            reader.skip(22)
-            guard let name = reader.read(UInt16.self), let extra = reader.read(UInt16.self) else { return nil }
-            return (name, extra)
-        }
-        guard let (name, extra) = lengths else { return nil }
+              let (name, extra) = readRecord(at: record.localHeader, count: 30, signature: 0x0403_4B50, { reader -> (UInt16, UInt16)? in
+                  reader.skip(22)
+                  guard let name = reader.read(UInt16.self), let extra = reader.read(UInt16.self) else { return nil }
+                  return (name, extra)
+              }) else { return nil }
         let start = record.localHeader + 30 + UInt64(name) + UInt64(extra)
         guard start <= size, record.compressed <= size - start else { return nil }
         return (start, record.compressed, record.method == 8)
@@ -219,22 +226,16 @@ private final class ZipFile {
         if fields.offset == 0xFFFF_FFFF || fields.count == 0xFFFF_FFFF || fields.entries == 0xFFFF {
             // Zip64: a locator just before names the zip64 end record, which holds the real values.
             let endPosition = size - UInt64(tailCount) + UInt64(end)
-            guard endPosition >= 20, let locator = bytes(at: endPosition - 20, count: 20) else { return nil }
-            let recordOffset: UInt64? = locator.withUnsafeBytes { raw in
-                var reader = ByteReader(raw)
-                guard reader.read(UInt32.self) == 0x0706_4B50 else { return nil }
-                reader.skip(4)
-                return reader.read(UInt64.self)
-            }
-            guard let recordOffset, let zip64 = bytes(at: recordOffset, count: 56) else { return nil }
-            let wide: (UInt64, UInt64)? = zip64.withUnsafeBytes { raw in
-                var reader = ByteReader(raw)
-                guard reader.read(UInt32.self) == 0x0606_4B50 else { return nil }
-                reader.skip(36)
-                guard let count = reader.read(UInt64.self), let offset = reader.read(UInt64.self) else { return nil }
-                return (count, offset)
-            }
-            guard let wide else { return nil }
+            guard endPosition >= 20,
+                  let recordOffset = readRecord(at: endPosition - 20, count: 20, signature: 0x0706_4B50, { reader -> UInt64? in
+                      reader.skip(4)
+                      return reader.read(UInt64.self)
+                  }),
+                  let wide = readRecord(at: recordOffset, count: 56, signature: 0x0606_4B50, { reader -> (UInt64, UInt64)? in
+                      reader.skip(36)
+                      guard let count = reader.read(UInt64.self), let offset = reader.read(UInt64.self) else { return nil }
+                      return (count, offset)
+                  }) else { return nil }
             (count, offset) = wide
         }
         guard count <= ZipEntryStream.maximumDirectoryBytes else { return nil }

@@ -88,20 +88,26 @@ import VaultTestSupport
                 }
             }
             let file = t.write("fuzz-\(i)-\(name)", String(decoding: bytes, as: UTF8.self))
-            try Data(bytes).write(to: URL(fileURLWithPath: file))
-            let before = try Data(contentsOf: URL(fileURLWithPath: t.path + "/events.log"))
-            do {
-                _ = try t.vault.importFiles([file])
-                outcomes["imported", default: 0] += 1
-            } catch let error as ImportError {
-                outcomes["refused", default: 0] += 1
-                #expect(try Data(contentsOf: URL(fileURLWithPath: t.path + "/events.log")) == before, "\(name) #\(i) (seed \(Self.seed)): \(error)")
-                #expect("\(error)".contains(file), "the error names the file: \(error)")
-            }
-            try? FileManager.default.removeItem(atPath: file)
+            try Self.importMutated(bytes, as: file, into: t, outcomes: &outcomes, context: "\(name) #\(i)")
         }
         #expect(try Vault.verify(at: t.path, passphrase: passphrase("p")).isOK)
         // Both outcomes occur: the mutations are neither all harmless nor all fatal.
         #expect(outcomes["imported", default: 0] > 0 && outcomes["refused", default: 0] > 0, "\(outcomes)")
+    }
+
+    /// Imports `bytes` written to `file`: counted as imported, or as refused with the file named
+    /// and the log as it was; any other error fails the test.
+    static func importMutated(_ bytes: [UInt8], as file: String, into t: ImportTestVault, outcomes: inout [String: Int], context: String) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let before = try Data(contentsOf: URL(fileURLWithPath: t.path + "/events.log"))
+        do {
+            _ = try t.vault.importFiles([file])
+            outcomes["imported", default: 0] += 1
+        } catch let error as ImportError {
+            outcomes["refused", default: 0] += 1
+            #expect(try Data(contentsOf: URL(fileURLWithPath: t.path + "/events.log")) == before, "\(context) (seed \(Self.seed)): \(error)")
+            #expect("\(error)".contains(file), "the error names the file: \(error)")
+        }
     }
 }

@@ -156,18 +156,7 @@ import ZIPFoundation
                 }
                 if bytes.isEmpty { break }
             }
-            let file = t.dir.path + "/fuzz-\(i).zip"
-            try Data(bytes).write(to: URL(fileURLWithPath: file))
-            let before = try Data(contentsOf: URL(fileURLWithPath: t.path + "/events.log"))
-            do {
-                _ = try t.vault.importFiles([file])
-                outcomes["imported", default: 0] += 1
-            } catch let error as ImportError {
-                outcomes["refused", default: 0] += 1
-                #expect(try Data(contentsOf: URL(fileURLWithPath: t.path + "/events.log")) == before, "#\(i) (seed \(ImportFuzzTests.seed)): \(error)")
-                #expect("\(error)".contains(file), "the error names the file: \(error)")
-            }
-            try? FileManager.default.removeItem(atPath: file)
+            try ImportFuzzTests.importMutated(bytes, as: t.dir.path + "/fuzz-\(i).zip", into: t, outcomes: &outcomes, context: "zip #\(i)")
         }
         #expect(try Vault.verify(at: t.path, passphrase: passphrase("p")).isOK)
         #expect(outcomes["imported", default: 0] > 0 && outcomes["refused", default: 0] > 0, "\(outcomes)")
