@@ -24,7 +24,8 @@ final class RouteReader {
 
     /// Starts reading `files` (an entry of the zip at `zipPath` and the name errors give it).
     init(zipPath: String, files: [(entry: Entry, name: String)], threads: Int = 2) {
-        let count = max(1, min(threads, files.count))
+        // No thread when there is no file (most XML-only zips).
+        let count = max(0, min(threads, files.count))
         pipes = (0..<count).map { _ in ChunkPipe<Outcome>(capacity: 1) }
         for (thread, pipe) in pipes.enumerated() {
             let share = UncheckedBox(value: files.indices.filter { $0 % count == thread }.map { files[$0] })
