@@ -23,8 +23,9 @@ import ZIPFoundation
 
     /// A zip of one entry written by hand: `compressed` stored under `method`, the CRC and size
     /// of `contents`; with `zip64`, the sizes only in zip64 fields and the directory's place
-    /// only in the zip64 end records (as a zip of a decade's export over 4 GB has them; the
-    /// local header's offset stays in 32 bits, where ZIPFoundation 0.9 can list the entry).
+    /// only in the zip64 end records (as a zip of a decade's export over 4 GB has them). The
+    /// local header's offset, 0, stays in 32 bits: ZIPFoundation 0.9 takes a zip64 offset of 0
+    /// for an absent one (`effectiveRelativeOffsetOfLocalHeader`) and would not list the entry.
     static func handMadeZip(name: String, compressed: [UInt8], method: UInt16, contents: Data, zip64: Bool) -> Data {
         let nameBytes = Array(name.utf8)
         let crc = Self.crc(contents)
