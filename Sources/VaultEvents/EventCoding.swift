@@ -79,7 +79,7 @@ package struct EventWriter {
     }
 
     /// A writer that writes into `storage`'s memory, emptied; `storage` is left empty until the
-    /// bytes are handed back (`finish(into:)`).
+    /// caller swaps `bytes` back into it.
     package init(kind: EventCoding.Kind, reusing storage: inout [UInt8]) {
         storage.removeAll(keepingCapacity: true)
         swap(&bytes, &storage)

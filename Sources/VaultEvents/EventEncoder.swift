@@ -101,16 +101,9 @@ package final class EventEncoder {
     }
 
     /// A sample's bytes, all of them its identity: what `encode(.sample(s))` gives, without
-    /// going through the event (the import's hot path).
-    package func encode(sample s: HealthSample) -> [UInt8] {
-        var writer = EventWriter(kind: .sample)
-        sampleIdentity(s, into: &writer)
-        sampleRest(s, into: &writer)
-        return writer.bytes
-    }
-
-    /// `encode(sample:)` into `bytes`, whose memory is reused: an import encodes each sample
-    /// into the same buffer instead of allocating and freeing one per sample.
+    /// going through the event (the import's hot path), written into `bytes`, whose memory is
+    /// reused: an import encodes each sample into the same buffer instead of allocating and
+    /// freeing one per sample.
     package func encode(sample s: HealthSample, into bytes: inout [UInt8]) {
         var writer = EventWriter(kind: .sample, reusing: &bytes)
         sampleIdentity(s, into: &writer)

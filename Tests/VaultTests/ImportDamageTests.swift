@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 @testable import HealthModel
 @testable import Importers
+import SyntheticHealth
 import Testing
 import VaultTestSupport
 @testable import Vault
@@ -196,6 +197,27 @@ import VaultTestSupport
             _ = encoder.takeDefinitions()
             #expect(bytes.withUnsafeBytes { EventIdentity.span(of: $0) } == EventIdentity.Span(length: identity, legacy: false))
         }
+    }
+
+    /// The import's path for samples (`encode(sample:into:)`, one buffer reused for every
+    /// sample) writes what the event's encoding writes, and the same definitions.
+    @Test func theSamplePathEncodesAsTheEventDoes() throws {
+        let t = try ImportTestVault()
+        let generated = TemporaryDirectory()
+        try SyntheticExport.writeFolder(at: generated.path, options: .init(days: 2, firstDay: (2024, 3, 30)))
+        _ = try t.vault.importFiles([Fixtures.path("dogsheep/export.xml"), Fixtures.path("jshrake/export.zip"),
+                                     generated.path + "/apple_health_export/export.xml"])
+        let byEvent = EventEncoder(), bySample = EventEncoder()
+        var buffer: [UInt8] = []
+        var samples = 0
+        for case .sample(let sample) in try t.dataEvents() {
+            let (expected, _) = byEvent.encode(.sample(sample))
+            bySample.encode(sample: sample, into: &buffer)
+            #expect(buffer == expected)
+            #expect(bySample.takeDefinitions() == byEvent.takeDefinitions())
+            samples += 1
+        }
+        #expect(samples > 1_000)
     }
 }
 
