@@ -32,7 +32,7 @@ public final class EventLog {
     /// The last committed position.
     public private(set) var committed: LogPosition
     /// What opening found after the last commit. Opened for writing, it has been cut away.
-    public let tornTail: TornTail?
+    public private(set) var tornTail: TornTail?
     /// Plaintext bytes a frame aims for; a batch larger than this spans several frames.
     /// Kept between 1 byte and the format's cap on a frame, whatever is assigned.
     public var targetFrameSize: Int {
@@ -157,9 +157,14 @@ public final class EventLog {
     /// Checks the head record, the frame it names and what follows it; for writing, also takes the
     /// lock, cuts a torn tail and brings the head up to date. Damage earlier surfaces when the
     /// frames are read (`verify` reads them all).
+    ///
+    /// `unheadedCommit` judges a commit the head record has not caught up with (a crash between the
+    /// log's sync and the head's rename leaves one) before anything is rewritten: its audit frames,
+    /// and the keys of the table in force. The vault refuses one that records an erasure the table
+    /// does not show: the head and key table of before that erasure, put back.
     public static func open(
         in directory: String, masterKey: SecretKey, mode: AccessMode,
-        fileSystem: any FileSystem = POSIXFileSystem()
+        fileSystem: any FileSystem = POSIXFileSystem(), unheadedCommit: UnheadedCommitCheck? = nil
     ) throws -> EventLog {
         let names = LogDirectory(directory)
         guard fileSystem.exists(names.log) else { throw EventLogError.notFound(path: names.log) }
@@ -167,7 +172,7 @@ public final class EventLog {
         let file = try fileSystem.open(names.log, mode: mode == .readWrite ? .readWrite : .readOnly)
         let state = try inspect(
             file: file, names: names, masterKey: masterKey, fileSystem: fileSystem,
-            verifyAll: false)
+            verifyAll: false, unheadedCommit: unheadedCommit)
         let log = EventLog(
             directory: names, vaultID: state.vaultID, formatVersion: state.formatVersion, mode: mode, committed: state.scan.lastCommit,
             lastFrameOffset: state.scan.lastCommitFrameOffset, tornTail: state.scan.tornTail,
@@ -258,6 +263,7 @@ public final class EventLog {
         // An erase that crashed before zeroing the table it replaced.
         try shredOldKeyTable()
         if let torn = tornTail {
+            tornTail = try keepAside(torn)
             try file.truncate(to: torn.offset)
             try file.fullSync()
         }
@@ -265,6 +271,22 @@ public final class EventLog {
         if committed != head.committed || head.keyTables != (keyTableDigest.map { [$0] } ?? []) || head.auditChain != auditChain {
             try writeHead()
         }
+    }
+
+    /// Copies the bytes of a torn tail to the first free `events.log.torn.N` (synced, with the
+    /// directory) before they are cut: a crash leaves only unacknowledged bytes there, but an
+    /// older head put back over a log cut inside the frame after it looks the same, and then they
+    /// are a commit. Nothing is cut unseen; the vault records the cut in the audit trail.
+    private func keepAside(_ torn: TornTail) throws -> TornTail {
+        let bytes = try file.readBytes(at: torn.offset, count: Int(torn.length))
+        var number = 1
+        while fileSystem.exists(directory.path + "/" + LogDirectory.tornPrefix + String(number)) { number += 1 }
+        let name = LogDirectory.tornPrefix + String(number)
+        try fileSystem.replaceAtomically(directory.path + "/" + name, with: bytes)
+        var kept = torn
+        kept.keptAs = name
+        kept.digest = FrameCipher.digest(bytes)
+        return kept
     }
 
     struct InspectedState {
@@ -284,7 +306,7 @@ public final class EventLog {
     /// own frame and what follows. Throws on damage or rollback.
     static func inspect(
         file: any StorageFile, names: LogDirectory, masterKey: SecretKey, fileSystem: any FileSystem,
-        verifyAll: Bool, onFrame: (LogFrame) throws -> Void = { _ in }
+        verifyAll: Bool, unheadedCommit: UnheadedCommitCheck? = nil, onFrame: (LogFrame) throws -> Void = { _ in }
     ) throws -> InspectedState {
         // A reader holds no lock: between its reading the head and the log's size, a writer can
         // commit and start its next append, which looks like a head left behind. A head that
@@ -293,7 +315,8 @@ public final class EventLog {
         while true {
             let headBefore = try fileSystem.readFileIfPresent(names.head, limit: HeadRecord.size + 1)
             do {
-                return try inspectOnce(file: file, names: names, masterKey: masterKey, fileSystem: fileSystem, verifyAll: verifyAll, onFrame: onFrame)
+                return try inspectOnce(file: file, names: names, masterKey: masterKey, fileSystem: fileSystem, verifyAll: verifyAll,
+                                       unheadedCommit: unheadedCommit, onFrame: onFrame)
             } catch let error as EventLogError {
                 attempt += 1
                 // So does a key added by a commit between reading the key table and the frames.
@@ -310,7 +333,7 @@ public final class EventLog {
 
     private static func inspectOnce(
         file: any StorageFile, names: LogDirectory, masterKey: SecretKey, fileSystem: any FileSystem,
-        verifyAll: Bool, onFrame: (LogFrame) throws -> Void
+        verifyAll: Bool, unheadedCommit: UnheadedCommitCheck?, onFrame: (LogFrame) throws -> Void
     ) throws -> InspectedState {
         var keyring = LogKeyring(masterKey: masterKey)
         let header = try LogFileHeader.decode(try file.readBytes(at: 0, count: LogFormat.fileHeaderSize), path: names.log)
@@ -353,10 +376,10 @@ public final class EventLog {
 
         // Commits found past the head's: a crash leaves at most one.
         var commitsPastHead = 0
-        var auditPastHead: [(sequence: UInt64, hash: [UInt8])] = []
+        var auditPastHead: [LogFrame] = []
         func observe(_ frame: LogFrame) throws {
             if frame.isCommit, frame.sequence > claimed.sequence { commitsPastHead += 1 }
-            if frame.sequence > claimed.sequence, frame.keyID == LogFormat.auditKeyID { auditPastHead.append((frame.sequence, frame.position.chainHash)) }
+            if frame.sequence > claimed.sequence, frame.keyID == LogFormat.auditKeyID { auditPastHead.append(frame) }
             try onFrame(frame)
         }
 
@@ -401,9 +424,16 @@ public final class EventLog {
             throw EventLogError.headBehindLog(path: names.log, headSequence: claimed.sequence, logSequence: result.lastCommit.sequence,
                                               commitsPastHead: commitsPastHead, tornOffset: result.tornTail?.offset)
         }
+        let unheadedAudit = auditPastHead.filter { $0.sequence <= result.lastCommit.sequence }
+        // The one commit a crash can leave must be one the head and key table in force could
+        // have preceded: an erasure committed after them says they were put back.
+        if commitsPastHead == 1, let unheadedCommit,
+           let reason = unheadedCommit(unheadedAudit, dataKeys(of: keyTable)) {
+            throw EventLogError.olderHeadAndKeyTable(path: names.head, reason: reason)
+        }
         var auditChain = head.auditChain
         if !auditChain.isEmpty {
-            for frame in auditPastHead where frame.sequence <= result.lastCommit.sequence { auditChain = LogFormat.foldAudit(auditChain, frame.hash) }
+            for frame in unheadedAudit { auditChain = LogFormat.foldAudit(auditChain, frame.position.chainHash) }
         }
         return InspectedState(vaultID: header.vaultID, formatVersion: header.version, head: head, keyring: keyring,
                               keyTable: keyTable, keyTableDigest: keyTableDigest, auditChain: auditChain, scan: result)
@@ -714,8 +744,15 @@ public final class EventLog {
     }
 
     /// Every data key of the table, live or destroyed, in the order they were made.
-    public var dataKeys: [DataKey] {
-        savedKeyTable.entries.map { entry in
+    public var dataKeys: [DataKey] { Self.dataKeys(of: savedKeyTable) }
+
+    /// Judges the commit a head record has not caught up with: its audit frames (authenticated,
+    /// in order) and the data keys of the table in force. Returns why it cannot follow that head
+    /// and table (they are older copies put back), or nil when a crash can have left it.
+    public typealias UnheadedCommitCheck = (_ auditFrames: [LogFrame], _ keys: [DataKey]) -> String?
+
+    static func dataKeys(of table: KeyTable) -> [DataKey] {
+        table.entries.map { entry in
             switch entry.state {
             case .live: DataKey(id: entry.id, label: entry.label, erasedAt: nil, eraseID: nil, erasedEvents: nil)
             case .erased(let t):
@@ -1025,14 +1062,16 @@ public final class EventLog {
     /// Checks every frame of the log in `directory`: structure, authentication, sequence, chain,
     /// and agreement with the head record. Never modifies anything; damage becomes `problems`.
     public static func verify(
-        in directory: String, masterKey: SecretKey, fileSystem: any FileSystem = POSIXFileSystem()
+        in directory: String, masterKey: SecretKey, fileSystem: any FileSystem = POSIXFileSystem(),
+        unheadedCommit: UnheadedCommitCheck? = nil
     ) throws -> VerificationReport {
         let names = LogDirectory(directory)
         guard fileSystem.exists(names.log) else { throw EventLogError.notFound(path: names.log) }
         let file = try fileSystem.open(names.log, mode: .readOnly)
         var report = VerificationReport(frames: 0, events: 0, problems: [])
         do {
-            let state = try inspect(file: file, names: names, masterKey: masterKey, fileSystem: fileSystem, verifyAll: true)
+            let state = try inspect(file: file, names: names, masterKey: masterKey, fileSystem: fileSystem, verifyAll: true,
+                                    unheadedCommit: unheadedCommit)
             report.frames = state.scan.committedFrames
             report.erasedFrames = state.scan.erasedFrames
             report.erasedEvents = state.scan.erasedEvents

@@ -57,6 +57,10 @@ public enum EventLogError: Error, Equatable, Sendable, CustomStringConvertible {
     /// commit, before the next one starts), so an older head was put back (over a cut log).
     /// Recovering would drop or hide authenticated, committed frames; nothing is changed.
     case headBehindLog(path: String, headSequence: UInt64, logSequence: UInt64, commitsPastHead: Int, tornOffset: UInt64?)
+    /// The head record and the key table it names are older copies put back: the one commit past
+    /// the head records what they cannot precede (an erasure whose keys the table still holds).
+    /// A crash never leaves that; nothing is changed.
+    case olderHeadAndKeyTable(path: String, reason: String)
     /// The head record is missing, unreadable or fails authentication.
     case headRecordInvalid(path: String, reason: String)
     /// Another process holds the writer lock.
@@ -92,6 +96,8 @@ public enum EventLogError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(path) ends at frame #\(log) but its head record says frame #\(head) was committed: the log was truncated or rolled back"
         case .headBehindLog(let path, let head, let log, let commits, let offset):
             "\(path) holds \(commits) commit(s) through frame #\(log) past the frame #\(head) its head record names" + (offset.map { ", and is cut at byte offset \($0) after them" } ?? "") + ": an older head record was put back; nothing was changed, restore the vault from a backup"
+        case .olderHeadAndKeyTable(let path, let reason):
+            "\(path) and the key table it names are older copies put back (\(reason)): no crash leaves that; nothing was changed, restore the vault from a backup"
         case .headRecordInvalid(let path, let reason):
             "\(path): head record invalid (\(reason))"
         case .locked(let path):

@@ -21,6 +21,9 @@ public struct LogDirectory: Sendable {
     public var lock: String { path + "/events.lock" }
     /// Held with `flock` by a running `vaultctl serve`, which takes `lock` only while it commits.
     public var serverLock: String { path + "/serve.lock" }
+    /// Prefix of the files a writer keeps the bytes of a torn tail in before cutting them
+    /// (`events.log.torn.1`, `.2`, ...): what a crash left, or what someone cut a committed frame to.
+    public static let tornPrefix = "events.log.torn."
     /// Names of the files commands waiting for `lock` held by the server make, one each, named
     /// with their process id (empty).
     public static let lockWantedPrefix = "events.lock.wanted."

@@ -28,9 +28,14 @@ public struct TornTail: Equatable, Sendable, CustomStringConvertible {
     public var length: UInt64
     /// Uncommitted frames that were complete but belong to a batch that never committed.
     public var uncommittedFrames: Int
+    /// Where a writer kept the cut bytes before cutting them (`events.log.torn.N` beside the log),
+    /// and their BLAKE2b-256; nil until cut.
+    public var keptAs: String? = nil
+    public var digest: [UInt8]? = nil
 
     public var description: String {
         "torn tail: \(length) bytes after offset \(offset) belong to no committed batch"
             + (uncommittedFrames > 0 ? " (\(uncommittedFrames) uncommitted frames)" : "")
+            + (keptAs.map { "; cut, and kept as \($0)" } ?? "")
     }
 }

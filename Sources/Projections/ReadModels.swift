@@ -101,6 +101,46 @@ public final class ReadModels {
         }
     }
 
+    /// Reads every page of the file (`PRAGMA quick_check`), so that each one is authenticated:
+    /// throws the damage a page that fails (one of another file or time put in, a flipped bit)
+    /// causes, or a description of what SQLite's check found wrong.
+    public func checkEveryPage() throws {
+        let check = try db.prepare("PRAGMA quick_check")
+        var findings: [String] = []
+        while try check.step() { findings.append(check.text(0) ?? "") }
+        guard findings == ["ok"] else { throw ProjectionError.sqlite(code: 11, message: findings.prefix(3).joined(separator: "; ")) }
+    }
+
+    /// Suffix of the new file `moveToFreshFile` writes before renaming it over the database.
+    public static let freshFileSuffix = ".fresh"
+
+    /// Copies the read models, page by page (SQLite's backup API, through the same page cipher),
+    /// into a new file beside `path`, the database this object has open, then renames it over
+    /// `path` and syncs the directory. A new file has a new random salt, so a new file key: no
+    /// block of the file before (an erased month's, say, or the block holding the stored log
+    /// position) authenticates in the file after. This object then reads the replaced file: open
+    /// the read models again.
+    public func moveToFreshFile(replacing path: String) throws {
+        let fresh = path + Self.freshFileSuffix
+        try Self.removeFiles(at: fresh)
+        do {
+            let copy = try SQLiteConnection(path: fresh, throughVFSOf: db)
+            guard let backup = sqlite3_backup_init(copy.handle, "main", db.handle, "main") else {
+                throw ProjectionError.sqlite(code: sqlite3_errcode(copy.handle), message: String(cString: sqlite3_errmsg(copy.handle)))
+            }
+            let stepped = sqlite3_backup_step(backup, -1)
+            let finished = sqlite3_backup_finish(backup)
+            guard stepped == SQLITE_DONE else { throw ProjectionError.sqlite(code: stepped, message: "the copy under a fresh file key failed") }
+            try copy.check(finished)
+        }
+        guard rename(fresh, path) == 0 else { throw ProjectionError.cannotCreate(path: path, errno: errno) }
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw ProjectionError.cannotCreate(path: directory, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw ProjectionError.cannotCreate(path: directory, errno: errno) }
+    }
+
     /// Writes an unencrypted SQLite copy of the read models to `path` (which must not exist).
     public func writePlaintextCopy(to path: String) throws {
         // Created empty first so that the copy is readable by its owner only (0600), and never

@@ -28,6 +28,12 @@ package final class SQLiteConnection {
         try execute("PRAGMA cache_size = -16384")
     }
 
+    /// Opens (creating it if missing) the database file at `path` through the VFS `other` uses.
+    convenience init(path: String, throughVFSOf other: SQLiteConnection) throws {
+        guard let vfs = other.vfs else { throw ProjectionError.sqlite(code: SQLITE_MISUSE, message: "no page cipher to share") }
+        try self.init(path: path, vfs: vfs)
+    }
+
     /// Opens, creating it if missing, the plain (unencrypted) database file at `path`: a
     /// researcher's study database, which is theirs to protect like their PostgreSQL.
     package init(creatingPlainFile path: String) throws {

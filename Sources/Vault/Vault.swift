@@ -100,9 +100,10 @@ public final class Vault {
                                                                   fileSystem: fileSystem)
             do {
                 if mode == .readWrite { try upgradeIfNeeded(in: directory, masterKey: masterKey, fileSystem: fileSystem) }
-                let log = try EventLog.open(in: directory, masterKey: masterKey, mode: mode, fileSystem: fileSystem)
+                let log = try EventLog.open(in: directory, masterKey: masterKey, mode: mode, fileSystem: fileSystem,
+                                            unheadedCommit: judgeUnheadedCommit)
                 let vault = Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
-                if mode == .readWrite { try vault.finishInterruptedErasure() }
+                if mode == .readWrite { try vault.finishOpeningForWriting() }
                 return vault
             } catch let error as EventLogError {
                 // A re-key finishing between the unlock and the open (a new log under the old key,
@@ -137,18 +138,28 @@ public final class Vault {
         at directory: String, passphrase: Passphrase, fileSystem: any FileSystem = POSIXFileSystem()
     ) throws -> VerificationReport {
         let masterKey = try unlock(directory: directory, passphrase: passphrase, fileSystem: fileSystem)
-        var report = try EventLog.verify(in: directory, masterKey: masterKey, fileSystem: fileSystem)
+        var report = try EventLog.verify(in: directory, masterKey: masterKey, fileSystem: fileSystem, unheadedCommit: judgeUnheadedCommit)
         guard report.isOK else { return report }
         // Frames are sound; every event in them must also decode.
-        let log = try EventLog.open(in: directory, masterKey: masterKey, mode: .readOnly, fileSystem: fileSystem)
+        let log = try EventLog.open(in: directory, masterKey: masterKey, mode: .readOnly, fileSystem: fileSystem,
+                                    unheadedCommit: judgeUnheadedCommit)
         var reader = try log.reader()
         var decoders = KeyScopedTables.Decoders()
+        var erasures: [ErasureRecord] = []
         while let frame = try reader.next() {
             let decoder = decoders.decoder(for: frame)
             frame.forEachEvent { index, bytes in
-                do { _ = try decoder.decode(bytes, index: index) } catch { report.problems.append("\(error)") }
+                do {
+                    if case .erased(let record)? = try decoder.decode(bytes, index: index) { erasures.append(record) }
+                } catch { report.problems.append("\(error)") }
             }
         }
+        // Every erasure the log records is in the key table as tombstones: a table of before one
+        // (put back with a head of its time, over a log cut or not) holds keys it destroyed.
+        if let problem = erasureProblem(erasures, keys: log.dataKeys) {
+            report.problems.append("\(LogDirectory(directory).keys): \(problem): an older key table was put back")
+        }
+        if let problem = readModelProblem(in: directory, masterKey: masterKey) { report.problems.append(problem) }
         return report
     }
 
@@ -219,7 +230,7 @@ public final class Vault {
     static let auditKinds: Set<UInt8> = Set([
         EventCoding.Kind.vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
         .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased,
-        .companionPaired, .companionRevoked, .trackerDefined,
+        .companionPaired, .companionRevoked, .trackerDefined, .tailCut,
     ].map { UInt8($0.rawValue) })
 
     /// Calls `body` with every event of the log, in order.
@@ -282,6 +293,16 @@ public final class Vault {
 
     static func isDefinition(_ bytes: UnsafeRawBufferPointer) -> Bool {
         bytes.count >= 2 && (bytes[1] == EventCoding.Kind.defineString.rawValue || bytes[1] == EventCoding.Kind.defineSource.rawValue)
+    }
+
+    /// What a writer does after the log opened: finish an erasure a crash interrupted, and record
+    /// in the audit trail a torn tail the log cut (after keeping its bytes aside), so that no cut
+    /// is silent.
+    func finishOpeningForWriting(now: Date = Date()) throws {
+        try finishInterruptedErasure()
+        if let torn = log.tornTail, let keptAs = torn.keptAs, let digest = torn.digest {
+            try append([.tailCut(TailCutRecord(at: now, offset: torn.offset, length: torn.length, digest: digest.hex, keptAs: keptAs))])
+        }
     }
 
     /// The last committed position of the log.

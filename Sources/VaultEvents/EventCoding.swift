@@ -51,6 +51,8 @@ package enum EventCoding {
         case trackerDefined = 28
         /// A tracker entry: name, level, value, timestamp, day, category.
         case trackerEntry = 29
+        /// A torn tail cut off the log: date, offset, length, digest, the file it was kept in.
+        case tailCut = 30
     }
 
     /// The bits of a sample's extras field (after its value).

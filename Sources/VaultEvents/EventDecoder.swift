@@ -91,6 +91,9 @@ package final class EventDecoder {
             let n = try r.varint()
             guard n <= UInt64(Int.max) else { throw r.fail("number out of range") }
             event = .erased(ErasureRecord(at: at, eraseID: eraseID, labels: labels, events: Int(n)))
+        case .tailCut:
+            let at = try r.date(), offset = try r.varint(), length = try r.varint()
+            event = .tailCut(TailCutRecord(at: at, offset: offset, length: length, digest: try r.string(), keptAs: try r.string()))
         case .companionPaired:
             let at = try r.date(), name = try r.string()
             guard try r.varint() == 32 else { throw r.fail("malformed token hash") }

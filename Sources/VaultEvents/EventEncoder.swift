@@ -236,6 +236,14 @@ package final class EventEncoder {
             // The sample's fields without its version and kind bytes.
             w.bytes.append(contentsOf: sample.bytes[2...])
             return w
+        case .tailCut(let c):
+            var w = EventWriter(kind: .tailCut)
+            w.date(c.at)
+            w.varint(c.offset)
+            w.varint(c.length)
+            w.string(c.digest)
+            w.string(c.keptAs)
+            return w
         case .erased(let e):
             var w = EventWriter(kind: .erased)
             w.date(e.at)

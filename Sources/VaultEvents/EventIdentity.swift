@@ -102,7 +102,7 @@ package enum EventIdentity {
         switch kind {
         case .defineString, .defineSource, .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
              .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased,
-             .companionPaired, .companionRevoked, .trackerDefined:
+             .companionPaired, .companionRevoked, .trackerDefined, .tailCut:
             return nil
         case .sampleSuperseded:
             // A statement about another event, not a record: never deduplicated.

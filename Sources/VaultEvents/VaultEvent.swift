@@ -54,6 +54,8 @@ public enum VaultEvent: Equatable, Sendable {
     case trackerDefined(TrackerDefinition)
     /// A level logged for a tracker (a data event, under its category and month).
     case trackerEntry(TrackerEntry)
+    /// A writer cut a torn tail off the log, after keeping its bytes aside.
+    case tailCut(TailCutRecord)
 
     /// The kind name used in the audit trail (`history --json`).
     public var kind: String {
@@ -73,6 +75,7 @@ public enum VaultEvent: Equatable, Sendable {
         case .companionPaired: "companion-pair"
         case .companionRevoked: "companion-revoke"
         case .trackerDefined: "tracker"
+        case .tailCut: "tail-cut"
         case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .genericRecord, .electrocardiogram, .sampleSuperseded, .trackerEntry: "data"
         }
     }
@@ -95,6 +98,7 @@ public enum VaultEvent: Equatable, Sendable {
         case .companionPaired(let p): p.at
         case .companionRevoked(let r): r.at
         case .trackerDefined(let t): t.at
+        case .tailCut(let c): c.at
         default: nil
         }
     }

@@ -26,7 +26,7 @@ extension Vaultctl {
             struct Output: Encodable { var name: String; var url: String; var token: String; var certSHA256: String }
 
             func execute() throws {
-                let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+                let opened = try vault.openForWriting()
                 let certificate = try ServerCertificate.loadOrCreate(in: opened)
                 let (token, app) = try opened.pairCompanion(name: name)
                 let output = Output(name: app.name, url: url ?? NetworkAddress.defaultServerURL(), token: token, certSHA256: certificate.sha256)
@@ -74,7 +74,7 @@ extension Vaultctl {
             @Argument(help: "The app's name.") var name: String
 
             func execute() throws {
-                let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+                let opened = try vault.openForWriting()
                 try opened.revokeCompanion(name: name)
                 Console.print("revoked '\(name)': its token no longer works")
             }

@@ -19,7 +19,7 @@ extension Vaultctl {
         @Option(help: "What the data is for.") var purpose: String?
 
         func execute() throws {
-            let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+            let opened = try vault.openForWriting()
             let grant = try opened.grant(recipient: name, categories: try HealthCategory.parseList(categories), from: range.from, to: range.to,
                                          granularity: granularity, expires: expires, purpose: purpose)
             Console.print("granted \(name): \(grant.categories.map(\.rawValue).joined(separator: ",")) \(grant.granularity.rawValue), data \(grant.from?.description ?? "any") to \(grant.to?.description ?? "any"), expires \(grant.expires?.description ?? "never") (consent \(grant.id))")
@@ -37,7 +37,7 @@ extension Vaultctl {
         @Option(help: ArgumentHelp("Only these categories.", valueName: "C[,C...]")) var categories: String?
 
         func execute() throws {
-            let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+            let opened = try vault.openForWriting()
             try opened.revoke(recipient: name, categories: try categories.map(HealthCategory.parseList))
             Console.print("revoked \(categories ?? "all consent") for \(name)")
         }

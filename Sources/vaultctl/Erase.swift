@@ -46,7 +46,7 @@ extension Vaultctl {
 
         func execute() throws {
             let wanted = try HealthCategory.parseList(categories)
-            let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+            let opened = try vault.openForWriting()
             let summary = try opened.erase(categories: wanted, from: from.flatMap(LocalMonth.init(parsing:)), to: to.flatMap(LocalMonth.init(parsing:)))
             if json {
                 try Console.json(Output(categories: summary.categories, months: summary.months, samplesErased: summary.samplesErased))

@@ -29,7 +29,7 @@ extension Vaultctl {
         }
 
         func execute() throws {
-            let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+            let opened = try vault.openForWriting()
             let summary = try opened.export(to: name, path: out, csv: csv, sinceLast: sinceLast, format: format)
             if json {
                 try Console.json(Output(path: summary.path, recipient: summary.recipient, counts: summary.counts, files: summary.files,
@@ -132,6 +132,7 @@ extension Vaultctl {
                  "counts": e.counts.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")]
             case .identityRecorded(let i): ["reason": i.reason.rawValue, "fingerprint": i.fingerprint]
             case .erased(let e): ["categories": e.categories.joined(separator: ","), "months": e.months.joined(separator: ","), "events": "\(e.events)"]
+            case .tailCut(let c): ["offset": "\(c.offset)", "length": "\(c.length)", "blake2b": c.digest, "keptAs": c.keptAs]
             case .companionPaired(let p): ["app": p.name]
             case .companionRevoked(let r): ["app": r.name]
             case .trackerDefined(let t):

@@ -53,7 +53,7 @@ extension Vaultctl {
             var from: LocalDay?
 
             func execute() throws {
-                let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+                let opened = try vault.openForWriting()
                 let day = from ?? LocalDay(instant: Int64(Date().timeIntervalSince1970),
                                            utcOffset: Int32(TimeZone.current.secondsFromGMT()))
                 let warning = try opened.setGoal(ring, value: value, from: day)

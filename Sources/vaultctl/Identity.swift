@@ -63,7 +63,7 @@ extension Vaultctl {
             }
 
             func execute() throws {
-                let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+                let opened = try vault.openForWriting()
                 let (previous, identity) = try opened.rotateIdentity()
                 if json { try Console.json(Output(previous: previous, fingerprint: identity.fingerprint)); return }
                 Console.print("new identity \(identity.fingerprint)" + (previous.map { " (was \($0))" } ?? "") + "; give recipients the new fingerprint")
@@ -85,7 +85,7 @@ extension Vaultctl {
             @Option(help: ArgumentHelp("Their public key file.", valueName: "PREFIX.pub")) var key: String
 
             func execute() throws {
-                let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+                let opened = try vault.openForWriting()
                 try opened.addRecipient(name: name, publicKeyFile: key)
                 Console.print("recipient '\(name)' added")
             }

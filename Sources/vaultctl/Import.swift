@@ -35,7 +35,7 @@ extension Vaultctl {
         }
 
         private func importFiles() throws {
-            let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+            let opened = try vault.openForWriting()
             let bar = ProgressBar()
             let report = try opened.importFiles(files, allowErased: allowErased) { file, done, total in bar.update(label: (file as NSString).lastPathComponent, done: done, total: total) }
             bar.finish()

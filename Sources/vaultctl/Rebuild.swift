@@ -11,7 +11,7 @@ extension Vaultctl {
         @OptionGroup var vault: VaultOptions
 
         func execute() throws {
-            let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+            let opened = try vault.openForWriting()
             let rebuild = try opened.rebuildProjections()
             vault.reportProjectionNotice(of: opened)
             Console.print("rebuilt from \(rebuild.events) log entries (\(rebuild.inputs) fed the projections) in \(String(format: "%.2f", rebuild.seconds)) s")

@@ -47,7 +47,7 @@ extension Vaultctl {
             var names: [String]
 
             func execute() throws {
-                let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+                let opened = try vault.openForWriting()
                 let warning = try opened.setSourceOrder(names: names)
                 vault.reportProjectionNotice(of: opened, warning: warning)
                 Console.print("source order recorded; totals recomputed")
@@ -60,7 +60,7 @@ extension Vaultctl {
             @OptionGroup var vault: VaultOptions
 
             func execute() throws {
-                let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+                let opened = try vault.openForWriting()
                 let warning = try opened.setSourceOrder(names: [])
                 vault.reportProjectionNotice(of: opened, warning: warning)
                 Console.print("default source order restored; totals recomputed")

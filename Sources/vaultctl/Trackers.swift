@@ -34,7 +34,7 @@ extension Vaultctl {
                     parsed.append(TrackerLevel(name: String(parts[0]).trimmingCharacters(in: .whitespaces), value: value))
                 }
                 let minutes = try Self.minutes(dayStarts)
-                let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+                let opened = try vault.openForWriting()
                 let made = try opened.addTracker(name: name, levels: parsed, success: success.map { $0.split(separator: ",").map(String.init) } ?? [],
                                                  dayStartsMinutes: minutes, healthKitType: healthkit)
                 Console.print("tracker '\(made.name)' defined: \(made.levels.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")) (consent category \(made.category.rawValue))")
@@ -121,7 +121,7 @@ extension Vaultctl {
                 let now = Date()
                 when = HealthTimestamp(seconds: Int64(now.timeIntervalSince1970.rounded(.down)), utcOffset: Int32(TimeZone.current.secondsFromGMT(for: now)))
             }
-            let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase(), mode: .readWrite)
+            let opened = try vault.openForWriting()
             let entry = try opened.track(name: name, level: level, at: when)
             Console.print("\(entry.tracker): \(entry.level) on \(entry.day)")
         }

@@ -105,13 +105,19 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        ("random garbage", Sodium.randomBytes(777)),
-        ("zeros", [UInt8](repeating: 0, count: 4096)),
-        ("a lone magic", LogFormat.frameMagic),
-        ("half a header", Array(FrameHeader(flags: 1, keyID: 1, payloadLength: 64, sequence: 3, firstEventIndex: 6, eventCount: 1, vaultID: [UInt8](repeating: 9, count: 16), previousHash: [UInt8](repeating: 0, count: 32), nonce: [UInt8](repeating: 0, count: 24)).encoded().prefix(50))),
-    ])
-    func junkAfterTheLastCommitIsATornTail(label: String, junk: [UInt8]) throws {
+    /// The junk each case appends, named so that a test's arguments print short.
+    static func junk(_ label: String) -> [UInt8] {
+        switch label {
+        case "random garbage": Sodium.randomBytes(777)
+        case "zeros": [UInt8](repeating: 0, count: 4096)
+        case "a lone magic": LogFormat.frameMagic
+        default: Array(FrameHeader(flags: 1, keyID: 1, payloadLength: 64, sequence: 3, firstEventIndex: 6, eventCount: 1, vaultID: [UInt8](repeating: 9, count: 16), previousHash: [UInt8](repeating: 0, count: 32), nonce: [UInt8](repeating: 0, count: 24)).encoded().prefix(50))
+        }
+    }
+
+    @Test(arguments: ["random garbage", "zeros", "a lone magic", "half a header"])
+    func junkAfterTheLastCommitIsATornTailKeptAsideBeforeItIsCut(label: String) throws {
+        let junk = Self.junk(label)
         let t = TestLog(label)
         let committed = events("a", count: 3) + events("b", count: 3)
         do {
@@ -123,7 +129,10 @@ import Testing
         Disk.append(t.logPath, junk)
         do {
             let log = try t.open(.readWrite)
-            #expect(log.tornTail == TornTail(offset: UInt64(length), length: UInt64(junk.count), uncommittedFrames: 0))
+            #expect(log.tornTail == TornTail(offset: UInt64(length), length: UInt64(junk.count), uncommittedFrames: 0,
+                                             keptAs: "events.log.torn.1", digest: FrameCipher.digest(junk)))
+            // The cut bytes are kept, whole, beside the log before it is cut.
+            #expect(Disk.read(t.directory.path + "/events.log.torn.1") == junk)
             #expect(try readAll(log) == committed)
             #expect(Disk.read(t.logPath).count == length)
             try log.append(try batch(events("c", count: 1)))

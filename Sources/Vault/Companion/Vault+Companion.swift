@@ -77,16 +77,16 @@ extension Vault {
 
     /// A read-only handle on this vault with the master key this one holds (no key derivation).
     func openedReadOnly() throws -> Vault {
-        Vault(directory: directory, log: try EventLog.open(in: directory, masterKey: masterKey, mode: .readOnly, fileSystem: fileSystem),
+        Vault(directory: directory, log: try EventLog.open(in: directory, masterKey: masterKey, mode: .readOnly, fileSystem: fileSystem, unheadedCommit: Vault.judgeUnheadedCommit),
               masterKey: masterKey, fileSystem: fileSystem)
     }
 
     /// A second handle on this vault for writing, with the master key this one holds (no key
     /// derivation); throws when the key no longer opens the log (it was re-keyed).
     func reopenedForWriting() throws -> Vault {
-        let log = try EventLog.open(in: directory, masterKey: masterKey, mode: .readWrite, fileSystem: fileSystem)
+        let log = try EventLog.open(in: directory, masterKey: masterKey, mode: .readWrite, fileSystem: fileSystem, unheadedCommit: Vault.judgeUnheadedCommit)
         let vault = Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
-        try vault.finishInterruptedErasure()
+        try vault.finishOpeningForWriting()
         return vault
     }
 }

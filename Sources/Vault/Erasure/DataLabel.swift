@@ -50,7 +50,7 @@ struct DataLabel: Hashable, Comparable, CustomStringConvertible {
         case .trackerEntry(let e): DataLabel(category: e.category, month: LocalMonth(e.day))
         case .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet, .recipientAdded,
              .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased,
-             .companionPaired, .companionRevoked, .trackerDefined:
+             .companionPaired, .companionRevoked, .trackerDefined, .tailCut:
             nil
         }
     }

@@ -22,7 +22,8 @@ public struct ErasureSummary: Equatable, Sendable {
 ///
 /// Steps: count the events the keys sealed; replace the key table with tombstones (the commit
 /// point: from here the data is gone); record the `erased` audit event; rebuild the read models
-/// in place without the data (deleted rows and the journal overwritten); then mark the tombstones as recorded. A crash before that last step is finished
+/// in place without the data (deleted rows and the journal overwritten) and move them to a new
+/// file under a fresh file key (no block of the old file opens in it); then mark the tombstones as recorded. A crash before that last step is finished
 /// by the next writer (`finishInterruptedErasure`), which records the event if it is missing and
 /// purges the read models again.
 extension Vault {
@@ -51,6 +52,7 @@ extension Vault {
             try log.destroyKeys(ids, at: now, eraseID: eraseID, events: counts)
             try append([.erased(record)])
             try purgeReadModels()
+            try moveReadModelsToFreshFile()
             try log.confirmErasure(eraseID)
         }
         return ErasureSummary(categories: record.categories, months: record.months, samplesErased: count)
@@ -82,8 +84,9 @@ extension Vault {
             let at = keys.first?.erasedAt ?? Date()
             try append([.erased(ErasureRecord(at: at, eraseID: eraseID.hex, labels: labels, events: count))])
         }
-        // The read models may still hold what was erased.
+        // The read models may still hold what was erased, and the file they were in.
         try purgeReadModels()
+        try moveReadModelsToFreshFile()
         for eraseID in pending { try log.confirmErasure(eraseID) }
     }
 

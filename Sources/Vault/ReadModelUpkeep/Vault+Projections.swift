@@ -16,7 +16,26 @@ extension Vault {
     var projectionsPath: String { directory + "/" + Self.projectionsFileName }
 
     /// The key the read models' pages are encrypted under, derived from the master key.
-    var projectionKey: SecretKey { masterKey.derive(subkeyID: 1, context: "hvreadmd") }
+    var projectionKey: SecretKey { Self.projectionKey(masterKey) }
+
+    static func projectionKey(_ masterKey: SecretKey) -> SecretKey { masterKey.derive(subkeyID: 1, context: "hvreadmd") }
+
+    /// For `verify`: every page of the read models' file authenticated under its key. A page that
+    /// fails is one of another file put in (an older copy's block spliced back, say) or damage; no
+    /// crash leaves one (SQLite's journal rolls a torn write back). Commands rebuild such a file
+    /// from the log; `verify` names it. Nil when the file is sound or absent.
+    static func readModelProblem(in directory: String, masterKey: SecretKey) -> String? {
+        let path = directory + "/" + projectionsFileName
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            let models = try ReadModels(path: path, key: projectionKey(masterKey))
+            try models.checkEveryPage()
+            return nil
+        } catch {
+            return "\(path): the read models do not authenticate (\(error)): a block of another file or time was put in, or the file is damaged; "
+                + "the next command rebuilds them from the log"
+        }
+    }
 
     /// The read models, caught up with everything committed to the log.
     ///
@@ -101,12 +120,27 @@ extension Vault {
         }
     }
 
-    /// Zeroes and removes the whole-image file of projection format 1 and its leftovers.
+    /// Zeroes and removes the whole-image file of projection format 1 and its leftovers, and a
+    /// fresh copy of the read models that a crash kept from replacing the file.
     private func removeLegacyProjectionImage() {
         guard let names = try? fileSystem.contentsOfDirectory(directory) else { return }
         for name in names where name == Self.legacyProjectionImageName || name.hasPrefix(Self.legacyProjectionImageName + ".tmp.") {
             try? ReadModels.removeFiles(at: directory + "/" + name)
         }
+        if names.contains(Self.projectionsFileName + ReadModels.freshFileSuffix) {
+            try? ReadModels.removeFiles(at: projectionsPath + ReadModels.freshFileSuffix)
+        }
+    }
+
+    /// Moves the caught-up read models to a new file (a new random salt, so a new file key), so
+    /// that no block of the file as it was before, kept by someone and spliced back in (the
+    /// block holding the stored log position, say), authenticates after it. Done by every
+    /// erasure once the read models lost the erased months.
+    func moveReadModelsToFreshFile() throws {
+        guard fileSystem.exists(projectionsPath) else { return }
+        let models = try projections()
+        try models.moveToFreshFile(replacing: projectionsPath)
+        cachedProjections = nil
     }
 
     /// Applies the events after the position stored in `models` (all of them when none) in one

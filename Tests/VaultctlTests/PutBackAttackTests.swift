@@ -1,0 +1,172 @@
+import Foundation
+import SyntheticHealth
+import Testing
+
+/// Issue 35's attacks, done as an attacker does them: copy some of the vault's files (what a sync
+/// client's version history, a backup tool or malware running as the person keeps), let the
+/// person act, put the old files (or one block of one) back, then run the commands a person runs.
+/// Each ends in a clear refusal naming the damage, or in nothing erased shown or exported; never
+/// in a silent success.
+@Suite(.timeLimit(.minutes(5))) struct PutBackAttackTests {
+    let cli = CLIRunner()
+
+    /// A vault holding ten generated days from 2024-02-25 (heart rate on each), a researcher "lab"
+    /// granted raw heart data.
+    final class Person {
+        let dir = TemporaryDirectory("put-back")
+        let cli: CLIRunner
+        var vault: String { dir.path + "/vault" }
+        let pass: String
+
+        init(cli: CLIRunner) throws {
+            self.cli = cli
+            pass = dir.passphraseFile("pass", "put-back attack passphrase")
+            let zip = dir.path + "/export.zip"
+            try SyntheticExport.writeZip(to: zip, options: .init(days: 10, firstDay: (2024, 2, 25), tripStart: 100))
+            #expect(try cli.run(["init", "--kdf", "interactive", "--vault", dir.path + "/vault", "--passphrase-file", pass]).status == 0)
+            try succeed(["import", zip])
+            #expect(try cli.run(["keygen", "--out", dir.path + "/lab"]).status == 0)
+            try succeed(["recipient", "add", "lab", "--key", dir.path + "/lab.pub"])
+            try succeed(["grant", "lab", "--categories", "heart", "--granularity", "raw", "--purpose", "attack test"])
+        }
+
+        func run(_ args: [String]) throws -> CLIRunner.Result {
+            try cli.run(args + ["--vault", vault, "--passphrase-file", pass])
+        }
+
+        @discardableResult
+        func succeed(_ args: [String]) throws -> CLIRunner.Result {
+            let result = try run(args)
+            #expect(result.status == 0, "vaultctl \(args.joined(separator: " ")): \(result.stderr)")
+            return result
+        }
+
+        /// The periods `summary heart-rate --by day` lists, or nil when the command refused.
+        func heartDays() throws -> [String]? {
+            let result = try run(["summary", "heart-rate", "--json"])
+            guard result.status == 0 else { return nil }
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+            return rows.map { $0["period"] as! String }
+        }
+
+        func copy(_ name: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: vault + "/" + name)) }
+        func putBack(_ name: String, _ bytes: Data) throws { try bytes.write(to: URL(fileURLWithPath: vault + "/" + name)) }
+    }
+
+    static let march = (1...5).map { "2024-03-0\($0)" }
+    static let february = (25...29).map { "2024-02-\($0)" }
+
+    /// Attack 1: `keys.sealed` and `events.head` copied before the erase, put back after it (the
+    /// erase the last commit, so the head is one commit behind, as a crash could leave it).
+    @Test func anOldKeyTableAndHeadPutBackAfterAnEraseAreRefused() throws {
+        let p = try Person(cli: cli)
+        #expect(try p.heartDays() == Self.february + Self.march)
+        let keys = try p.copy("keys.sealed"), head = try p.copy("events.head")
+        try p.succeed(["erase", "--categories", "heart", "--from", "2024-02", "--to", "2024-02", "--yes"])
+        #expect(try p.heartDays() == Self.march)
+
+        try p.putBack("keys.sealed", keys)
+        try p.putBack("events.head", head)
+        let verify = try p.run(["verify", "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any])
+        #expect(verify.status != 0 && report["ok"] as? Bool == false)
+        let problems = try #require(report["problems"] as? [String])
+        #expect(problems.count == 1 && problems[0].contains("older copies put back")
+                && problems[0].contains("the log records erasure"), "\(problems)")
+        for command in [["summary", "heart-rate"], ["types"], ["export", "lab", "--out", p.dir.path + "/after.bundle"], ["goals", "set", "move", "500"]] {
+            let refused = try p.run(command)
+            #expect(refused.status != 0 && refused.stderr.contains("events.head and the key table it names are older copies put back"),
+                    "vaultctl \(command.joined(separator: " ")): \(refused.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: p.dir.path + "/after.bundle"))
+        // Nothing was changed by the refusals: the files put back are still the attacker's.
+        #expect(try p.copy("keys.sealed") == keys && p.copy("events.head") == head)
+    }
+
+    /// The same copies put back after the erase and one more commit: two commits past the head.
+    @Test func anOldKeyTableAndHeadPutBackTwoCommitsLaterAreRefused() throws {
+        let p = try Person(cli: cli)
+        let keys = try p.copy("keys.sealed"), head = try p.copy("events.head")
+        try p.succeed(["erase", "--categories", "heart", "--from", "2024-02", "--to", "2024-02", "--yes"])
+        try p.succeed(["goals", "set", "move", "500", "--from", "2024-03-01"])
+        try p.putBack("keys.sealed", keys)
+        try p.putBack("events.head", head)
+        let refused = try p.run(["summary", "heart-rate"])
+        #expect(refused.status != 0 && refused.stderr.contains("holds 2 commit(s)") && refused.stderr.contains("an older head record was put back"),
+                "\(refused.stderr)")
+    }
+
+    /// Attack 2: the read models copied before the erase; after it, each block of the old file
+    /// spliced into the current one (among them the block holding the stored log position), and
+    /// the whole old file put back. No command shows an erased day.
+    @Test func oldReadModelBlocksSplicedInShowNothingErased() throws {
+        let p = try Person(cli: cli)
+        #expect(try p.heartDays() == Self.february + Self.march)
+        let old = try p.copy("projections.db")
+        try p.succeed(["erase", "--categories", "heart", "--from", "2024-02", "--to", "2024-02", "--yes"])
+        #expect(try p.heartDays() == Self.march)
+        let current = try p.copy("projections.db")
+        let header = 64, block = 4096 + 44
+        let blocks = min(old.count, current.count) / block
+        #expect(blocks >= 8, "the read models hold \(blocks) blocks")
+        for index in 0..<blocks {
+            var spliced = current
+            let range = (header + index * block)..<(header + (index + 1) * block)
+            spliced.replaceSubrange(range, with: old[range])
+            try p.putBack("projections.db", spliced)
+            // Every old block fails in the new file (a fresh file key): verify names the file...
+            let verify = try p.run(["verify", "--json"])
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any])
+            let problems = report["problems"] as? [String] ?? []
+            #expect(verify.status != 0 && problems.count == 1 && problems[0].contains("projections.db: the read models do not authenticate"),
+                    "block \(index): \(problems)")
+            // ...and a command shows no erased day, whether it read that block (and rebuilt) or not.
+            let result = try p.run(["summary", "heart-rate", "--json"])
+            #expect(result.status == 0, "block \(index): \(result.stderr)")
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+            #expect(rows.map { $0["period"] as! String } == Self.march, "block \(index) of the old file spliced in")
+        }
+        try p.putBack("projections.db", old)
+        #expect(try p.heartDays() == Self.march)
+    }
+
+    /// Attack 3: the head put back one commit and the log cut inside the frame of that commit, which
+    /// is byte for byte what a crash in that append leaves. The writer that cuts it says so, keeps
+    /// the bytes, and the audit trail records the cut with the bytes' BLAKE2b-256.
+    @Test func aCutTailIsNeverSilent() throws {
+        let p = try Person(cli: cli)
+        let head = try p.copy("events.head")
+        try p.succeed(["goals", "set", "move", "500", "--from", "2024-03-01"])
+        let log = try p.copy("events.log")
+        try p.putBack("events.head", head)
+        let cut = log.prefix(log.count - 5)
+        try p.putBack("events.log", cut)
+        let headSize = UInt64(try #require(try FileManager.default.attributesOfItem(atPath: p.vault + "/events.head")[.size] as? NSNumber).uint64Value)
+        #expect(headSize == 220)
+
+        let writer = try p.succeed(["goals", "set", "exercise", "40", "--from", "2024-03-01"])
+        let kept = p.vault + "/events.log.torn.1"
+        let keptBytes = try Data(contentsOf: URL(fileURLWithPath: kept))
+        #expect(writer.stderr.contains("warning: the log ended in \(keptBytes.count) bytes after its last commit")
+                && writer.stderr.contains("kept in \(kept)"), "\(writer.stderr)")
+        // The kept bytes are the frame that was cut, as it was on disk.
+        #expect(keptBytes == cut.suffix(keptBytes.count))
+        let history = try #require(try JSONSerialization.jsonObject(with: Data(try p.succeed(["history", "--json"]).stdout.utf8)) as? [[String: Any]])
+        let entry = try #require(history.first { $0["kind"] as? String == "tail-cut" }?["detail"] as? [String: String])
+        #expect(entry["length"] == "\(keptBytes.count)" && entry["offset"] == "\(cut.count - keptBytes.count)" && entry["keptAs"] == "events.log.torn.1")
+        // BLAKE2b-256 as coreutils computes it, not as the vault does.
+        let b2sum = Process()
+        b2sum.executableURL = URL(fileURLWithPath: "/usr/bin/b2sum")
+        b2sum.arguments = ["-l", "256", kept]
+        let out = Pipe()
+        b2sum.standardOutput = out
+        try b2sum.run()
+        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        b2sum.waitUntilExit()
+        #expect(printed.split(separator: " ").first.map(String.init) == entry["blake2b"])
+        // The goal that was cut is gone from the log, the one set after it is in force.
+        let goals = try p.succeed(["goals", "--json"]).stdout
+        #expect(!goals.contains("\"move\"") && goals.contains("\"exercise\""), "\(goals)")
+        #expect(try p.succeed(["verify", "--json"]).stdout.contains("\"ok\":true"))
+    }
+}
