@@ -18,17 +18,36 @@ extension Vault {
     /// What a committed rekey moves into place, in this order: the keyslot last, so that until
     /// it moves the old passphrase and key still open whatever has not moved yet.
     static let rekeyFiles = ["events.log", "keys.sealed", "events.head", identityFileName, serverCredentialsFileName, "keyslot"]
+    /// What a re-key replaced besides the master key: everything an old keyslot opened that
+    /// would still act for the vault.
+    public struct RekeyOutcome: Sendable, Equatable {
+        /// The signing identity's fingerprint before and after: recipients must learn the new one.
+        public var oldFingerprint: String
+        public var newFingerprint: String
+        /// Companion apps whose tokens were revoked: they pair again (`companion pair NAME`).
+        public var unpairedApps: [String]
+        /// Whether the server's certificate was dropped (the next `serve` or pairing makes one;
+        /// phones that pinned the old one pair again).
+        public var droppedServerCertificate: Bool
+    }
 
-    /// Replaces the master key (and the passphrase with `new`), re-encrypting the log and the
-    /// identity (and the server's certificate) under it, and records `masterKeyRotated`. The read models' image, sealed under the
-    /// old key, is removed; the next command rebuilds it.
+    /// Replaces the master key (and the passphrase with `new`), re-encrypting the log under it, and
+    /// records `masterKeyRotated`. Everything an old keyslot and passphrase opened that acts for the
+    /// vault is replaced too, so that they sign, serve and pair nothing from now on: a new signing
+    /// identity (recorded as rotated), the companion apps' tokens revoked, the server's
+    /// certificate and key dropped. The read models, under the old key, are removed; the next
+    /// command rebuilds them.
+    @discardableResult
     public static func rekey(
         at directory: String, from old: Passphrase, to new: Passphrase, kdf: KDFParameters? = nil,
         now: Date = Date(), fileSystem: any FileSystem = POSIXFileSystem()
-    ) throws {
+    ) throws -> RekeyOutcome {
         guard !new.isEmpty else { throw VaultError.emptyPassphrase }
         let vault = try open(at: directory, passphrase: old, mode: .readWrite, fileSystem: fileSystem)
-        let identity = try vault.identity(now: now)
+        let oldIdentity = try vault.identity(now: now)
+        let identity = VaultIdentity.generate()
+        let apps = try vault.companionRegistry().active.map(\.name)
+        let hadCertificate = fileSystem.exists(vault.serverCredentialsPath)
         // Opening as the writer removed any `rekey.tmp/` an earlier attempt left.
         let staging = directory + "/" + rekeyStaging
         let newKey = SecretKey.random()
@@ -40,15 +59,18 @@ extension Vault {
         try LogRewrite.copy(from: vault.log, into: newLog, transaction: &transaction)
         // Erased months stay refused: their tombstones (no keys) go into the new key table.
         try newLog.adoptTombstones(of: vault.log.dataKeys)
-        let (marker, _) = EventEncoder().encode(.masterKeyRotated(at: now))
-        try marker.withUnsafeBytes { try newLog.append($0, to: &transaction) }
+        // The rotation, the new identity and the tokens revoked, in the audit trail.
+        let encoder = EventEncoder()
+        let rotation: [VaultEvent] = [.masterKeyRotated(at: now), .identityRecorded(IdentityRecord(identity, reason: .rotated, at: now))]
+            + apps.map { .companionRevoked(CompanionRevocation(at: now, name: $0)) }
+        for event in rotation {
+            let (encoded, _) = encoder.encode(event)
+            try encoded.withUnsafeBytes { try newLog.append($0, to: &transaction) }
+        }
         try newLog.commit(&transaction)
 
         try sealIdentity(identity, to: staging + "/" + identityFileName, log: newLog, masterKey: newKey, fileSystem: fileSystem)
-        // The server's certificate stays the same (phones pin it), sealed under the new key.
-        if let credentials = try vault.serverCredentials() {
-            try sealServerCredentials(credentials, to: staging + "/" + serverCredentialsFileName, log: newLog, masterKey: newKey, fileSystem: fileSystem)
-        }
+        // The server's certificate and key are not carried over (`moveCommitted` removes them).
         let current = try Keyslot.read(from: keyslotPath(in: directory), fileSystem: fileSystem)
         let keyslot = try Keyslot.seal(masterKey: newKey, vaultID: vaultID, passphrase: new, kdf: kdf ?? current.kdf)
         try keyslot.write(to: keyslotPath(in: staging), fileSystem: fileSystem)
@@ -59,6 +81,8 @@ extension Vault {
         try fileSystem.rename(staging, to: directory + "/" + rekeyCommitted)
         try fileSystem.syncDirectory(directory)
         try moveCommitted(directory + "/" + rekeyCommitted, files: rekeyFiles, in: directory, fileSystem: fileSystem)
+        return RekeyOutcome(oldFingerprint: oldIdentity.fingerprint, newFingerprint: identity.fingerprint, unpairedApps: apps,
+                            droppedServerCertificate: hadCertificate)
     }
 
     /// Finishes a re-key or a log upgrade that committed before a crash, and removes one that did
@@ -85,6 +109,13 @@ extension Vault {
         let readModelFiles = [projectionsFileName + "-journal", projectionsFileName, legacyProjectionImageName, "frames.index"].map { directory + "/" + $0 }
         for path in readModelFiles where fileSystem.exists(path) {
             try fileSystem.remove(path)
+            try fileSystem.syncDirectory(directory)
+        }
+        // The server's credentials of the old key: a re-key that did not carry them leaves them out.
+        let credentials = serverCredentialsFileName
+        if files.contains(credentials), !fileSystem.exists(committed + "/" + credentials), fileSystem.exists(directory + "/" + credentials),
+           fileSystem.exists(committed + "/keyslot") {
+            try fileSystem.remove(directory + "/" + credentials)
             try fileSystem.syncDirectory(directory)
         }
         for name in files where fileSystem.exists(committed + "/" + name) {

@@ -9,7 +9,9 @@ extension Vaultctl {
             discussion: """
                 The master key stays: a copy of the old keyslot (a backup) still opens the vault with the old passphrase. \
                 --rekey also replaces the master key and re-encrypts the log, so that old keyslots open nothing \
-                (it rewrites the whole log: about as long as reading it once).
+                (it rewrites the whole log: about as long as reading it once), and replaces what an old keyslot \
+                would still act with: the signing identity (recipients learn the new fingerprint), the companion \
+                server's certificate and the paired apps' tokens (phones pair again).
                 """)
 
         @OptionGroup var vault: VaultOptions
@@ -28,8 +30,15 @@ extension Vaultctl {
                 file: newPassphraseFile, variable: "HEALTHVAULT_NEW_PASSPHRASE",
                 fileFlag: "--new-passphrase-file", prompt: "New passphrase", what: "new passphrase", confirm: true)
             if rekey {
-                try Vault.rekey(at: vault.directory, from: old, to: new)
+                let outcome = try Vault.rekey(at: vault.directory, from: old, to: new)
                 Console.note("new master key and passphrase for \(vault.directory); keyslots copied before now open nothing written since")
+                Console.note("new signing identity \(outcome.newFingerprint) (was \(outcome.oldFingerprint)): an old keyslot no longer signs for "
+                             + "this vault; read the new fingerprint out to your recipients (`vaultctl identity`), who open bundles with --expect-sender")
+                if !outcome.unpairedApps.isEmpty || outcome.droppedServerCertificate {
+                    let apps = outcome.unpairedApps.map { TerminalText.sanitize($0) }.joined(separator: ", ")
+                    Console.note("the companion server gets a new certificate" + (apps.isEmpty ? "" : " and the tokens of \(apps) were revoked")
+                                 + ": pair phones again (`vaultctl companion pair NAME`)")
+                }
             } else {
                 try Vault.changePassphrase(at: vault.directory, from: old, to: new)
                 Console.note("passphrase changed for \(vault.directory)")

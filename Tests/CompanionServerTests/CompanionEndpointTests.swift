@@ -164,18 +164,32 @@ import Testing
         #expect(try served.run(["verify"]).status == 0)
     }
 
-    @Test func theCertificateOutlivesARekeySoPairedPhonesKeepTheirPin() throws {
+    /// `passwd --rekey` retires what an old keyslot could still serve with: the certificate phones
+    /// pinned and their tokens. A phone pinning the old certificate is refused in the handshake
+    /// (the pin, not a refused connection), the old token is refused under the new certificate,
+    /// and a new pairing works.
+    @Test(.timeLimit(.minutes(2))) func aRekeyRetiresTheCertificateAndTheTokensSoPhonesPairAgain() throws {
         let served = try ServedVault()
         let (token, cert) = try served.pair("phone")
         let newPass = served.directory.passphraseFile("new", "a new passphrase after the rekey")
-        #expect(try served.run(["passwd", "--rekey", "--new-passphrase-file", newPass]).status == 0)
+        let rekey = try served.run(["passwd", "--rekey", "--new-passphrase-file", newPass])
+        #expect(rekey.status == 0 && rekey.stderr.contains("the companion server gets a new certificate and the tokens of phone were revoked"),
+                "\(rekey.stderr)")
         try Data("a new passphrase after the rekey\n".utf8).write(to: URL(fileURLWithPath: served.passFile))
+        let (newToken, newCert) = try served.pair("phone")
+        #expect(newCert != cert && newToken != token)
         try served.start()
-        let client = try served.client(pin: cert)
-        #expect(try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 3)])).status == 201)
+        #expect {
+            let pinnedOld = try served.client(pin: cert)
+            defer { pinnedOld.close() }
+            _ = try pinnedOld.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 3)]))
+        } throws: { error in "\(error)".contains("CERTIFICATE_VERIFY_FAILED") }
+        let client = try served.client(pin: newCert)
+        let oldToken = try client.post("/companion/health", token: token, json: yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 3)]))
+        #expect(oldToken.status == 401)
+        #expect(try client.post("/companion/health", token: newToken, json: yappi("STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 3)])).status == 201)
         client.close()
         served.stop()
-        #expect(try served.pair("tablet").certSHA256 == cert)
     }
 
     @Test func aFloodGets429AndAStalledConnectionIsClosed() throws {

@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 @testable import HealthModel
 import Projections
+import SecureMemory
 import Testing
 import VaultTestSupport
 @testable import Vault
@@ -53,17 +54,49 @@ import VaultTestSupport
                 == ["events.head", "events.lock", "events.log", "identity.sealed", "keys.sealed", "keyslot"])  // the image, under the old key, is gone
         let vault = try Vault.open(at: path, passphrase: passphrase(Self.new))
         let after = Contents(try vault.allEvents().map(\.event))
-        #expect(after.audit.map(\.kind) == before.contents.audit.map(\.kind) + ["rekey"] && after.data == before.contents.data)
-        #expect(try vault.identity().fingerprint == before.fingerprint)
+        #expect(after.audit.map(\.kind) == before.contents.audit.map(\.kind) + ["rekey", "identity"] && after.data == before.contents.data)
+        #expect(try vault.identity().fingerprint != before.fingerprint)
         #expect(try vault.rings(from: nil, to: nil).count == before.rings)
         #expect(try Vault.verify(at: path, passphrase: passphrase(Self.new)).isOK)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path + "/events.log")) != oldLog)
 
         // The attack: the old keyslot put back, opened with the old passphrase.
         try oldKeyslot.write(to: URL(fileURLWithPath: path + "/keyslot"))
-        #expect(throws: EventLogError.self) { _ = try Vault.open(at: path, passphrase: passphrase(Self.old)) }
+        #expect(throws: EventLogError.headRecordInvalid(path: path + "/events.head", reason: "authentication failed: written by another vault or altered")) {
+            _ = try Vault.open(at: path, passphrase: passphrase(Self.old))
+        }
         let report = try Vault.verify(at: path, passphrase: passphrase(Self.old))
-        #expect(!report.isOK)
+        #expect(report.problems == ["\(path)/events.head: head record invalid (authentication failed: written by another vault or altered)"])
+    }
+
+    /// What an old keyslot and passphrase opened that still acts for the vault is replaced: the
+    /// signing identity (a bundle signed with the old one fails `--expect-sender` with the new
+    /// fingerprint), the paired apps' tokens and the server's certificate and key.
+    @Test func aRekeyRotatesTheIdentityTheTokensAndTheServerCertificate() throws {
+        let dir = TemporaryDirectory("rekey-rotates")
+        let path = dir.path + "/v"
+        let before = try Self.filledVault(in: path)
+        do {
+            let vault = try Vault.open(at: path, passphrase: passphrase(Self.old), mode: .readWrite)
+            _ = try vault.pairCompanion(name: "phone")
+            _ = try vault.pairCompanion(name: "watch")
+            try vault.revokeCompanion(name: "watch")
+            try vault.storeServerCredentials(SecureBytes(count: 32) { $0.initializeMemory(as: UInt8.self, repeating: 7) })
+        }
+        #expect(FileManager.default.fileExists(atPath: path + "/server-tls.sealed"))
+
+        let outcome = try Vault.rekey(at: path, from: passphrase(Self.old), to: passphrase(Self.new))
+        let vault = try Vault.open(at: path, passphrase: passphrase(Self.new))
+        let now = try vault.identity().fingerprint
+        #expect(outcome == Vault.RekeyOutcome(oldFingerprint: before.fingerprint, newFingerprint: now, unpairedApps: ["phone"],
+                                              droppedServerCertificate: true))
+        #expect(now != before.fingerprint)
+        #expect(try vault.companionRegistry().active.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: path + "/server-tls.sealed"))
+        #expect(try vault.serverCredentials() == nil)
+        let audit = try vault.history().map(\.event.kind)
+        #expect(Array(audit.suffix(3)) == ["rekey", "identity", "companion-revoke"])
+        #expect(try Vault.verify(at: path, passphrase: passphrase(Self.new)).isOK)
     }
 
     /// Runs `passwd --rekey` once per step, stopped there by `stop` (which makes the file system,
@@ -85,8 +118,9 @@ import VaultTestSupport
             let vault = try #require(newVault ?? oldVault, "\(label) at step \(step): neither passphrase opens")
             if acknowledged { #expect(newVault != nil, "an acknowledged re-key was undone (\(label) at step \(step))") }
             let now = Contents(try vault.allEvents().map(\.event))
-            #expect(now.audit.map(\.kind) == original.contents.audit.map(\.kind) + (newVault != nil ? ["rekey"] : []) && now.data == original.contents.data, "step \(step)")
-            #expect(try vault.identity().fingerprint == original.fingerprint, "step \(step)")
+            #expect(now.audit.map(\.kind) == original.contents.audit.map(\.kind) + (newVault != nil ? ["rekey", "identity"] : []) && now.data == original.contents.data, "step \(step)")
+            // The identity is the old one in the old vault, a new one (as the log's last record says) in the new.
+            #expect((try vault.identity().fingerprint == original.fingerprint) == (newVault == nil), "step \(step)")
             #expect(!FileManager.default.fileExists(atPath: path + "/rekey.tmp") && !FileManager.default.fileExists(atPath: path + "/rekey.ready"))
             if newVault != nil { new += 1 } else { old += 1 }
             step += 1
