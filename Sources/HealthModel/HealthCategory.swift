@@ -41,9 +41,31 @@ public enum HealthCategory: String, CaseIterable, Sendable, Codable {
     /// The category an identifier's family or words suggest, nil when nothing does.
     public static func inferred(_ identifier: String) -> HealthCategory? {
         for (prefix, category) in families where identifier.hasPrefix(prefix) { return category }
-        let words = identifier.lowercased()
-        for (category, keywords) in keywords where keywords.contains(where: words.contains) { return category }
+        let lowered = identifier.lowercased()
+        let tokens = Set(words(of: identifier))
+        for (category, stems, whole) in keywords where stems.contains(where: lowered.contains) || !tokens.isDisjoint(with: whole) {
+            return category
+        }
         return nil
+    }
+
+    /// The words of a name, lowercased: split at anything but letters and digits and where a
+    /// lowercase letter meets an uppercase one (`restingBpm` → resting, bpm).
+    static func words(of name: String) -> [String] {
+        var result: [String] = [], word = ""
+        var previousLower = false
+        for scalar in name.unicodeScalars {
+            let isLetterOrDigit = scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+            let isUpper = scalar.properties.isUppercase
+            if !isLetterOrDigit || (isUpper && previousLower) {
+                if !word.isEmpty { result.append(word.lowercased()) }
+                word = ""
+            }
+            if isLetterOrDigit { word.unicodeScalars.append(scalar) }
+            previousLower = scalar.properties.isLowercase
+        }
+        if !word.isEmpty { result.append(word.lowercased()) }
+        return result
     }
 
     private static let catalog: [String: HealthCategory] =
@@ -62,14 +84,21 @@ public enum HealthCategory: String, CaseIterable, Sendable, Codable {
         ("HKQuantityTypeIdentifierDietary", .nutrition), ("HKMedication", .clinical), ("HKDocumentTypeIdentifier", .clinical),
     ]
 
-    /// Checked in this order: the stricter readings first.
-    private static let keywords: [(HealthCategory, [String])] = [
+    /// Checked in this order: the stricter readings first. Stems are found anywhere in the name;
+    /// short words only as a whole word of it (`nap`, not the one in `snapshot`).
+    private static let keywords: [(HealthCategory, stems: [String], words: Set<String>)] = [
         (.reproductive, ["menstru", "pregnan", "ovulat", "lactat", "contracept", "cervical", "sexual", "bleeding",
-                         "menopaus", "fertil", "progesterone", "period", "bbt"]),
-        (.heart, ["heart", "cardi", "ecg", "ekg", "electrocardio", "pulse", "fibrillation", "arrhythm", "palpitation", "hypertension"]),
-        (.sleep, ["sleep", "apnea", "apnoea", "snor"]),
-        (.mindfulness, ["mindful", "stateofmind", "mood"]),
-        (.nutrition, ["dietary"]),
+                         "menopaus", "fertil", "progesterone", "period", "bbt", "abortion", "miscarr", "embryo", "ovari", "ovary",
+                         "uterus", "uterine", "vagina", "erectile", "libido", "conceiv", "conception", "gestation", "postpartum",
+                         "intercourse", "condom", "spotting", "estrogen", "oestrogen", "luteiniz", "follicle", "birthcontrol"],
+         ["ivf", "iui", "lmp", "iud", "pms", "hcg"]),
+        (.heart, ["heart", "cardi", "ecg", "ekg", "electrocardio", "pulse", "fibrillation", "arrhythm", "palpitation", "hypertension",
+                  "afib", "tachycard", "bradycard"],
+         ["bpm", "hr", "hrv", "rhr"]),
+        (.sleep, ["sleep", "apnea", "apnoea", "snor", "insomnia", "bedtime", "slumber", "asleep", "wakeup"],
+         ["nap", "naps", "napping", "rem", "doze", "dozed"]),
+        (.mindfulness, ["mindful", "stateofmind", "mood"], []),
+        (.nutrition, ["dietary"], []),
     ]
 }
 

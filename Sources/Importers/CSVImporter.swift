@@ -60,8 +60,8 @@ struct CSVImporter {
             switch TypeNames.resolve(typeName) {
             case .known(let identifier, let unit): (type, impliedUnit) = (identifier, unit)
             case .other(let name): (type, impliedUnit) = (name, nil)
-            case .refused(let category):
-                reject("a type name this build does not know that reads as \(category.rawValue) data (use a short name or HealthKit identifier)", line)
+            case .refused(let category, let closest):
+                reject("a type name this build does not know that reads as \(category.rawValue) data (the closest known is \(closest); use a short name or HealthKit identifier)", line)
                 return
             }
             let value: SampleValue

@@ -114,8 +114,8 @@ public struct CompanionJSONImporter {
             return .failure(RejectedMetric(reason: "a number for a type that takes a category value"))
         case .other(let name):
             return .success((name, ""))
-        case .refused(let category):
-            return .failure(RejectedMetric(reason: "a metric name this build does not know that reads as \(category.rawValue) data"))
+        case .refused(let category, let closest):
+            return .failure(RejectedMetric(reason: "a metric name this build does not know that reads as \(category.rawValue) data (the closest known is \(closest))"))
         }
     }
 

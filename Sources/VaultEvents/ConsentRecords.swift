@@ -42,9 +42,14 @@ public struct ConsentGrant: Hashable, Sendable {
     /// Last local day the consent is in force (inclusive); nil never expires.
     public var expires: LocalDay?
     public var purpose: String?
+    /// The types held under `other` when the grant was made, the only ones of `other` it lets
+    /// leave: a type that arrives later under `other` needs a new grant. Nil for grants without
+    /// `other`, and for those made before the list was kept (all of `other`, as they were shown).
+    public var otherTypes: [String]?
 
     public init(id: String, at: Date, recipient: String, categories: [HealthCategory], from: LocalDay?, to: LocalDay?,
-                granularity: Granularity, expires: LocalDay?, purpose: String?) {
+                granularity: Granularity, expires: LocalDay?, purpose: String?, otherTypes: [String]? = nil) {
+        self.otherTypes = otherTypes
         self.id = id
         self.at = at
         self.recipient = recipient
@@ -54,6 +59,12 @@ public struct ConsentGrant: Hashable, Sendable {
         self.granularity = granularity
         self.expires = expires
         self.purpose = purpose
+    }
+
+    /// Whether data of `type` in `category` may leave under this grant (in `other`, only the
+    /// types the grant listed).
+    public func admits(_ category: HealthCategory, type: String) -> Bool {
+        category != .other || (otherTypes.map { $0.contains(type) } ?? true)
     }
 
     /// Whether a sample whose start falls on `day` lies inside the data period.

@@ -62,8 +62,14 @@ package final class EventDecoder {
             for _ in 0..<3 { days.append(try r.varint() == 1 ? LocalDay(dayNumber: try r.signed()) : nil) }
             guard let granularity = PersistedNames.granularity(named: try r.string()) else { throw r.fail("unknown granularity") }
             let purpose = try r.varint() == 1 ? try r.string() : nil
+            var otherTypes: [String]?
+            if !r.isAtEnd {
+                var types: [String] = []
+                for _ in 0..<(try r.count()) { types.append(try r.string()) }
+                otherTypes = types
+            }
             event = .consentGranted(ConsentGrant(id: id, at: at, recipient: recipient, categories: categories, from: days[0], to: days[1],
-                                                 granularity: granularity, expires: days[2], purpose: purpose))
+                                                 granularity: granularity, expires: days[2], purpose: purpose, otherTypes: otherTypes))
         case .consentRevoked:
             let at = try r.date(), recipient = try r.string()
             var categories: [HealthCategory]?

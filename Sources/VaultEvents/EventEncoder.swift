@@ -169,6 +169,11 @@ package final class EventEncoder {
             w.string(PersistedNames.name(of: g.granularity))
             w.varint(g.purpose == nil ? 0 : 1)
             if let purpose = g.purpose { w.string(purpose) }
+            // Only when kept: grants without it encode as they always did.
+            if let types = g.otherTypes {
+                w.varint(types.count)
+                for type in types { w.string(type) }
+            }
             return w
         case .consentRevoked(let r):
             var w = EventWriter(kind: .consentRevoked)

@@ -24,7 +24,7 @@ extension Vaultctl {
                                          granularity: granularity, expires: expires, purpose: purpose)
             Console.print("granted \(name): \(grant.categories.map(\.rawValue).joined(separator: ",")) \(grant.granularity.rawValue), data \(grant.from?.description ?? "any") to \(grant.to?.description ?? "any"), expires \(grant.expires?.description ?? "never") (consent \(grant.id))")
             if grant.categories.contains(.other) {
-                Console.print("other holds (an export shares these): " + Consents.describe(try opened.typesHeld(in: .other)))
+                Console.print("other holds (an export shares these, and no type that arrives later: grant again for those): " + Consents.describe(try opened.typesHeld(in: .other)))
             }
         }
     }
@@ -64,11 +64,13 @@ extension Vaultctl {
             var change: String?
             /// For a consent in force that covers `other`: the types it holds now.
             var otherHolds: [HeldType]?
+            /// Types held under `other` that came after the grant: not shared without a new one.
+            var otherNotGranted: [String]?
 
             struct HeldType: Encodable { var type: String; var count: Int }
 
             enum Keys: String, CodingKey {
-                case recipient, categories, from, to, granularity, expires, purpose, grantedAt, revokedAt, id, change, otherHolds
+                case recipient, categories, from, to, granularity, expires, purpose, grantedAt, revokedAt, id, change, otherHolds, otherNotGranted
             }
 
             /// The spec's fields always, null when absent; the history's extra fields only when set.
@@ -86,6 +88,7 @@ extension Vaultctl {
                 try c.encodeIfPresent(id, forKey: .id)
                 try c.encodeIfPresent(change, forKey: .change)
                 try c.encodeIfPresent(otherHolds, forKey: .otherHolds)
+                try c.encodeIfPresent(otherNotGranted, forKey: .otherNotGranted)
             }
 
             init(_ grant: ConsentGrant, categories: [HealthCategory], change: String? = nil) {
@@ -127,10 +130,17 @@ extension Vaultctl {
                     }
                 }
             } else {
-                rows = ledger.allInForce(on: .today()).map { Output($0.grant, categories: $0.categories) }
+                let inForce = ledger.allInForce(on: .today())
+                rows = inForce.map { Output($0.grant, categories: $0.categories) }
                 if rows.contains(where: { $0.categories.contains(HealthCategory.other.rawValue) }) {
                     let held = try opened.typesHeld(in: .other).map { Output.HeldType(type: $0.type, count: $0.count) }
-                    for i in rows.indices where rows[i].categories.contains(HealthCategory.other.rawValue) { rows[i].otherHolds = held }
+                    for (i, entry) in inForce.enumerated() where rows[i].categories.contains(HealthCategory.other.rawValue) {
+                        // What an export shares: the types the grant listed; later ones need a new grant.
+                        let listed = entry.grant.otherTypes.map(Set.init)
+                        rows[i].otherHolds = held.filter { listed?.contains($0.type) ?? true }
+                        let unlisted = held.filter { !(listed?.contains($0.type) ?? true) }.map(\.type)
+                        if !unlisted.isEmpty { rows[i].otherNotGranted = unlisted }
+                    }
                 }
             }
             if json { try Console.json(rows); return }
@@ -142,6 +152,9 @@ extension Vaultctl {
                     Console.print("\(row.grantedAt ?? "")  \(history ? "grant  " : "")\(row.recipient): \(row.categories.joined(separator: ",")) \(row.granularity ?? ""), data \(row.from ?? "any") to \(row.to ?? "any"), expires \(row.expires ?? "never")\(row.purpose.map { ", purpose: \($0)" } ?? "")")
                     if let held = row.otherHolds {
                         Console.print("    other holds: " + Self.describe(held.map { ($0.type, $0.count) }))
+                    }
+                    if let later = row.otherNotGranted {
+                        Console.print("    other, not granted (came after the grant; grant again to share): " + later.joined(separator: ", "))
                     }
                 }
             }

@@ -49,17 +49,30 @@ import Testing
         #expect(TypeNames.resolve("Sleep Analysis") == .known(identifier: "HKCategoryTypeIdentifierSleepAnalysis", unit: nil))
         #expect(TypeNames.resolve("step count") == .known(identifier: "HKQuantityTypeIdentifierStepCount", unit: "count"))
         #expect(TypeNames.resolve("MENSTRUAL_FLOW") == .known(identifier: "HKCategoryTypeIdentifierMenstrualFlow", unit: nil))
-        #expect(TypeNames.resolve("heart_stuff") == .refused(category: .heart))
-        #expect(TypeNames.resolve("period_pain_level") == .refused(category: .reproductive))
+        #expect(TypeNames.resolve("heart_stuff") == .refused(category: .heart, closest: "HeartRate"))
+        #expect(TypeNames.resolve("period_pain_level") == .refused(category: .reproductive, closest: "PelvicPain"))
         #expect(TypeNames.resolve("noise_level") == .other("noise_level"))
         // Abbreviations apps use for heart, sleep and cycle data (found in review).
         #expect(TypeNames.resolve("HR") == .known(identifier: "HKQuantityTypeIdentifierHeartRate", unit: "count/min"))
         #expect(TypeNames.resolve("bpm") == .known(identifier: "HKQuantityTypeIdentifierHeartRate", unit: "count/min"))
         #expect(TypeNames.resolve("RHR") == .known(identifier: "HKQuantityTypeIdentifierRestingHeartRate", unit: "count/min"))
         #expect(TypeNames.resolve("BBT") == .known(identifier: "HKQuantityTypeIdentifierBasalBodyTemperature", unit: nil))
-        #expect(TypeNames.resolve("EKG_reading") == .refused(category: .heart))
-        #expect(TypeNames.resolve("snoring_minutes") == .refused(category: .sleep))
-        #expect(TypeNames.resolve("apnea_index") == .refused(category: .sleep))
+        #expect(TypeNames.resolve("EKG_reading") == .refused(category: .heart, closest: "HeartRate"))
+        #expect(TypeNames.resolve("snoring_minutes") == .refused(category: .sleep, closest: "SleepAnalysis"))
+        #expect(TypeNames.resolve("apnea_index") == .refused(category: .sleep, closest: "SleepApneaEvent"))
+        // Names found in apps after review (issue 35): mapped where a type fits, else refused
+        // with the nearest known name; short words only as whole words.
+        #expect(TypeNames.resolve("resting_bpm") == .known(identifier: "HKQuantityTypeIdentifierRestingHeartRate", unit: "count/min"))
+        #expect(TypeNames.resolve("restingPulse") == .known(identifier: "HKQuantityTypeIdentifierRestingHeartRate", unit: "count/min"))
+        #expect(TypeNames.resolve("nap_minutes") == .refused(category: .sleep, closest: "SleepAnalysis"))
+        #expect(TypeNames.resolve("insomniaScore") == .refused(category: .sleep, closest: "SleepAnalysis"))
+        #expect(TypeNames.resolve("abortion_date") == .refused(category: .reproductive, closest: "MenstrualFlow"))
+        #expect(TypeNames.resolve("IVF-transfer") == .refused(category: .reproductive, closest: "MenstrualFlow"))
+        #expect(TypeNames.resolve("miscarriage") == .refused(category: .reproductive, closest: "MenstrualFlow"))
+        #expect(TypeNames.resolve("afib_burden_pct") == .refused(category: .heart, closest: "AtrialFibrillationBurden"))
+        #expect(TypeNames.resolve("snapshot_count") == .other("snapshot_count"))
+        #expect(TypeNames.resolve("remaining_battery") == .other("remaining_battery"))
+        #expect(TypeNames.resolve("chrome_tabs") == .other("chrome_tabs"))
     }
 
     @Test func compactAndSpacedDatesParseAlikeAndNothingElseDoes() {

@@ -26,7 +26,7 @@ import VaultTestSupport
         #expect(report.added == 5 && report.rejected == 1)
         #expect(report.files[0].warnings.contains("kept under other, which only a grant of other shares: noise_level (2)"))
         #expect(report.files[0].warnings.contains {
-            $0.hasPrefix("1 row(s) rejected: a type name this build does not know that reads as heart data") && $0.hasSuffix("(first at line 5)")
+            $0.hasPrefix("1 row(s) rejected: a type name this build does not know that reads as heart data (the closest known is HeartRate;") && $0.hasSuffix("(first at line 5)")
         })
         let categories = try t.samples().map { "\($0.type)=\($0.category.rawValue)" }
         #expect(categories == ["HKQuantityTypeIdentifierHeartRate=heart", "HKQuantityTypeIdentifierHeartRateVariabilitySDNN=heart",
@@ -43,7 +43,7 @@ import VaultTestSupport
             """)], timeZone: Self.utc)
         #expect(report.added == 1 && report.rejected == 2)
         #expect(report.files[0].warnings.sorted() == [
-            "1 entry rejected: a metric name this build does not know that reads as heart data (first at [2].data[0])",
+            "1 entry rejected: a metric name this build does not know that reads as heart data (the closest known is HeartbeatSeries) (first at [2].data[0])",
             "1 entry rejected: a number for a type that takes a category value (first at [0].data[0])",
         ])
         #expect(try t.samples().map(\.category) == [.heart])
@@ -60,5 +60,37 @@ import VaultTestSupport
             """))], timeZone: Self.utc)
         let lines = try SharedLines(t).export([.other], from: nil, to: nil).lines(.other)
         #expect(lines.map { $0["type"] as? String } == ["HKQuantityTypeIdentifierEnvironmentalAudioExposure"])
+    }
+
+    /// A grant of `other` covers the types `other` held when it was given (as `grant` listed
+    /// them); a type that arrives later under `other` does not leave until a new grant.
+    @Test func aGrantOfOtherCoversOnlyTheTypesItHeldWhenGiven() throws {
+        let t = try ImportTestVault()
+        _ = try t.vault.importFiles([t.write("first.csv", """
+            type,start,end,value,unit,source
+            noise_level,2024-03-05T08:00:00Z,2024-03-05T08:00:00Z,55,dB,Band
+
+            """)], timeZone: Self.utc)
+        let shared = try SharedLines(t)
+        try t.vault.grant(recipient: "lab", categories: [.other], from: nil, to: nil, granularity: .raw, expires: nil, purpose: nil)
+        let grant = try #require(try t.vault.consentLedger().inForce(for: "lab", on: LocalDay(year: 2025, month: 1, day: 1))[.other])
+        #expect(grant.otherTypes == ["noise_level"])
+        _ = try t.vault.importFiles([t.write("later.csv", """
+            type,start,end,value,unit,source
+            uv_index,2024-03-06T08:00:00Z,2024-03-06T08:00:00Z,7,,Band
+            noise_level,2024-03-06T08:00:00Z,2024-03-06T08:00:00Z,57,dB,Band
+
+            """)], timeZone: Self.utc)
+        let bundle = t.dir.path + "/first.bundle", out = t.dir.path + "/first"
+        _ = try t.vault.export(to: "lab", path: bundle, today: LocalDay(year: 2025, month: 1, day: 1))
+        _ = try BundleReader.open(bundle, keyFile: shared.key + ".key", outputDirectory: out)
+        let text = try String(contentsOfFile: out + "/data/other.ndjson", encoding: .utf8)
+        let firstTypes = try text.split(separator: "\n").map { (try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["type"] as? String }
+        #expect(firstTypes == ["noise_level", "noise_level"])
+        // A new grant lists both, and both leave.
+        let again = try shared.export([.other], from: nil, to: nil)
+        let types = try String(contentsOfFile: again.out + "/data/other.ndjson", encoding: .utf8).split(separator: "\n")
+            .map { try (JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["type"] as! String }.sorted()
+        #expect(types == ["noise_level", "noise_level", "uv_index"])
     }
 }

@@ -8,7 +8,18 @@ import VaultEvents
 /// recordings (heart) and kept elements such as clinical records. Only raw grants carry them: they have no figure to
 /// aggregate.
 enum RecordLines {
+    /// The type a record's lines name (a correlation's type, a kept element's `type` attribute or
+    /// its element), nil for records whose type is fixed by their kind.
+    static func typeName(of event: VaultEvent) -> String? {
+        switch event {
+        case .correlation(let c): c.type
+        case .genericRecord(let g): g.attributes.first { $0.key == "type" }?.value ?? g.element
+        default: nil
+        }
+    }
+
     static func append(_ event: VaultEvent, category: HealthCategory, grant: ConsentGrant, to lines: inout BundleLines) {
+        if let type = typeName(of: event), !grant.admits(category, type: type) { return }
         switch event {
         case .route(let route):
             for p in route.points {
@@ -36,7 +47,7 @@ enum RecordLines {
             lines.raw(category: category.rawValue, type: Electrocardiogram.type, start: e.recorded, end: e.end,
                       value: e.field("Classification").map { .text($0) } ?? .none, unit: e.unit, fields: fields)
         case .genericRecord(let g):
-            let type = g.attributes.first { $0.key == "type" }?.value ?? g.element
+            let type = typeName(of: event) ?? g.element
             let date = DataLabel.timestamp(of: g)
             if let date, PeriodClip(start: date, end: date, from: grant.from, to: grant.to) == nil { return }
             lines.raw(category: category.rawValue, type: type, start: date, end: date, value: .none, unit: nil,

@@ -104,7 +104,7 @@ extension Vault {
         // Daily: the read models' own day figures, as `summary` shows them.
         for metric in try models.metrics() {
             let category = HealthCategory.of(type: metric.identifier)
-            guard let grant = inForce[category], grant.granularity == .daily else { continue }
+            guard let grant = inForce[category], grant.granularity == .daily, grant.admits(category, type: metric.identifier) else { continue }
             for row in try models.summary(metric: metric.identifier, by: .day, from: grant.from, to: grant.to) where row.unit == metric.unit {
                 if let since, let day = LocalDay(parsing: row.period), since.heldAggregate(category, .daily, day: day) { continue }
                 files[category]!.aggregate(category: category.rawValue, metric: metric.identifier, period: row.period, value: row.value,
@@ -134,7 +134,7 @@ extension Vault {
             switch event {
             case .sample(let s):
                 let category = s.category
-                guard let grant = inForce[category], grant.granularity != .daily else { return }
+                guard let grant = inForce[category], grant.granularity != .daily, grant.admits(category, type: s.type) else { return }
                 if grant.granularity == .raw {
                     if let since, since.heldRaw(category, start: s.start, end: s.end, index: index) { return }
                     // Nothing outside the data period: the span is cut at its edges.

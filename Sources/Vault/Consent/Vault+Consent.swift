@@ -53,10 +53,13 @@ extension Vault {
         }
         // At the log's resolution (milliseconds), so the grant returned equals the one read back.
         let at = Date(timeIntervalSince1970: Double(Int64((now.timeIntervalSince1970 * 1000).rounded())) / 1000)
+        // `other` is what matched no known type: a grant of it covers the types it holds now, as
+        // `grant` shows them, and no type that arrives later.
+        let otherTypes = categories.contains(.other) ? try typesHeld(in: .other).map(\.type).sorted() : nil
         let grant = ConsentGrant(
             id: RandomBytes.make(8).hex, at: at, recipient: recipient,
             categories: Array(Set(categories)).sorted { $0.rawValue < $1.rawValue },
-            from: from, to: to, granularity: granularity, expires: expires, purpose: purpose)
+            from: from, to: to, granularity: granularity, expires: expires, purpose: purpose, otherTypes: otherTypes)
         try append([.consentGranted(grant)])
         return grant
     }
@@ -102,9 +105,16 @@ extension Vault {
         var counts: [String: Int] = [:]
         var last = ("", false)
         try forEachEvent { _, event in
-            guard case .sample(let sample) = event else { return }
-            if sample.type != last.0 { last = (sample.type, sample.category == category) }
-            if last.1 { counts[sample.type, default: 0] += 1 }
+            switch event {
+            case .sample(let sample):
+                if sample.type != last.0 { last = (sample.type, sample.category == category) }
+                if last.1 { counts[sample.type, default: 0] += 1 }
+            case .correlation, .genericRecord:
+                guard let label = DataLabel.of(event), label.category == category, let type = RecordLines.typeName(of: event) else { return }
+                counts[type, default: 0] += 1
+            default:
+                return
+            }
         }
         return counts.map { (type: $0.key, count: $0.value) }.sorted { ($0.count, $1.type) > ($1.count, $0.type) }
     }
