@@ -174,6 +174,7 @@ public struct ProjectionUpdate {
             try heldTypes.removeEmpty()
             heldTypeOfMetric = [:]
             try sources.removeUnused()
+            try removeUnusedMetrics()
         case .recorded(let item):
             try count(item)
         case .sleep(let segment):
@@ -439,6 +440,24 @@ public struct ProjectionUpdate {
             for table in ["stand_hours", "apple_rings"] { try deleteRows(of: table, where: "day", from: first, to: last) }
         }
         ringsChanged(first)
+    }
+
+    /// Drops the metrics no day counts any more (names an erasure took with it) from the table and
+    /// from this update's ids, as a rebuild would never have made them.
+    private mutating func removeUnusedMetrics() throws {
+        let unused = try db.prepare("""
+            SELECT id FROM metrics WHERE NOT EXISTS (SELECT 1 FROM daily WHERE metric_id = metrics.id)
+                AND NOT EXISTS (SELECT 1 FROM day_intervals WHERE metric_id = metrics.id)
+            """)
+        var ids: Set<Int64> = []
+        while try unused.step() { ids.insert(unused.int64(0)) }
+        guard !ids.isEmpty else { return }
+        let remove = try db.prepare("DELETE FROM metrics WHERE id = ?")
+        for id in ids {
+            try remove.bind(1, id)
+            try remove.run()
+        }
+        metrics = metrics.filter { !ids.contains($0.value.id) }
     }
 
     /// Deletes the rows of `table` whose day `column` lies in `first...last`.

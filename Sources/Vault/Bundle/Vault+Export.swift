@@ -100,19 +100,22 @@ extension Vault {
     private func collectLines(inForce: [HealthCategory: ConsentGrant], models: ReadModels, csv: Bool, since: SinceLast?) throws -> [HealthCategory: BundleLines] {
         var files: [HealthCategory: BundleLines] = [:]
         for (category, grant) in inForce { files[category] = BundleLines(withCSV: csv, aggregated: grant.granularity != .raw) }
+        // Spans of live months reaching into erased ones are cut there; days of erased months give no figure.
+        let erased = ErasedMonths(erasedLabels())
 
         // Daily: the read models' own day figures, as `summary` shows them.
         for metric in try models.metrics() {
             let category = HealthCategory.of(type: metric.identifier)
             guard let grant = inForce[category], grant.granularity == .daily, grant.admits(category, type: metric.identifier) else { continue }
             for row in try models.summary(metric: metric.identifier, by: .day, from: grant.from, to: grant.to) where row.unit == metric.unit {
+                if let day = LocalDay(parsing: row.period), erased.contains(category, day: day) { continue }
                 if let since, let day = LocalDay(parsing: row.period), since.heldAggregate(category, .daily, day: day) { continue }
                 files[category]!.aggregate(category: category.rawValue, metric: metric.identifier, period: row.period, value: row.value,
                                            unit: row.unit, min: row.min, max: row.max, samples: row.samples)
             }
         }
 
-        try derivedDailyLines(inForce: inForce, models: models, since: since, into: &files)
+        try derivedDailyLines(inForce: inForce, models: models, since: since, erased: erased, into: &files)
 
         // Raw and hourly: one pass over the log.
         // Tracker entries are read from the log whatever the granularity.
@@ -138,7 +141,8 @@ extension Vault {
                 if grant.granularity == .raw {
                     if let since, since.heldRaw(category, start: s.start, end: s.end, index: index) { return }
                     // Nothing outside the data period: the span is cut at its edges.
-                    guard let clip = PeriodClip(start: s.start, end: s.end, from: grant.from, to: grant.to) else { return }
+                    let to = erased.lastDay(of: category, startingAt: s.start, before: grant.to)
+                    guard let clip = PeriodClip(start: s.start, end: s.end, from: grant.from, to: to) else { return }
                     let value: BundleLines.RawValue
                     var unit: String?
                     switch s.value {
@@ -163,7 +167,8 @@ extension Vault {
                 }
             case .workout(let w):
                 guard let grant = inForce[.workouts], grant.granularity == .raw,
-                      let clip = PeriodClip(start: w.start, end: w.end, from: grant.from, to: grant.to) else { return }
+                      let clip = PeriodClip(start: w.start, end: w.end, from: grant.from,
+                                            to: erased.lastDay(of: .workouts, startingAt: w.start, before: grant.to)) else { return }
                 if let since, since.heldRaw(.workouts, start: w.start, end: w.end, index: index) { return }
                 let duration = w.duration.map { clip.clipped ? DecimalValue(double: BundleLines.micro($0.double * clip.fraction)) : $0 }
                 files[.workouts]!.raw(category: "workouts", type: w.activityType, start: clip.start, end: clip.end,
@@ -201,7 +206,8 @@ extension Vault {
         for (category, aggregator) in hourly {
             for row in aggregator.rows() {
                 // Hourly data keeps to the data period by the hour's own day.
-                guard let day = LocalDay(parsing: String(row.period.prefix(10))), inForce[category]!.covers(day: day) else { continue }
+                guard let day = LocalDay(parsing: String(row.period.prefix(10))), inForce[category]!.covers(day: day),
+                      !erased.contains(category, day: day) else { continue }
                 if let since, since.heldAggregate(category, .hourly, day: day) { continue }
                 // A discrete metric's hour with a single reading is that reading, timed to the hour:
                 // closer to raw data than the grant allows, so it is withheld.
@@ -219,13 +225,13 @@ extension Vault {
     /// `activity` the three rings and their goals, `sleep` each night's minutes by stage,
     /// `workouts` each day's minutes and count per activity type. They let a researcher draw what
     /// `rings`, `sleep` and `workouts` show, without a single sample leaving.
-    func derivedDailyLines(inForce: [HealthCategory: ConsentGrant], models: ReadModels, since: SinceLast?,
+    func derivedDailyLines(inForce: [HealthCategory: ConsentGrant], models: ReadModels, since: SinceLast?, erased: ErasedMonths,
                            into files: inout [HealthCategory: BundleLines]) throws {
         func daily(_ category: HealthCategory) -> ConsentGrant? {
             inForce[category].flatMap { $0.granularity == .daily ? $0 : nil }
         }
         if let grant = daily(.activity) {
-            for day in try models.rings(from: grant.from, to: grant.to) {
+            for day in try models.rings(from: grant.from, to: grant.to) where !erased.contains(.activity, day: day.day) {
                 if let since, since.heldAggregate(.activity, .daily, day: day.day, ringFigure: true) { continue }
                 let rings: [(String, Double, Double, String)] = [
                     ("move", day.move, day.moveGoal, "kcal"), ("exercise", day.exercise, day.exerciseGoal, "min"),
@@ -240,7 +246,7 @@ extension Vault {
             }
         }
         if let grant = daily(.sleep) {
-            for night in try models.sleep(from: grant.from, to: grant.to) where grant.covers(day: night.night) {
+            for night in try models.sleep(from: grant.from, to: grant.to) where grant.covers(day: night.night) && !erased.contains(.sleep, day: night.night) {
                 if let since, since.heldAggregate(.sleep, .daily, day: night.night) { continue }
                 let stages: [(String, Double)] = [
                     ("inBed", night.inBed), ("asleep", night.asleep), ("core", night.core), ("deep", night.deep),
@@ -254,6 +260,7 @@ extension Vault {
         }
         if let grant = daily(.workouts) {
             for row in try models.workouts(by: .day, from: grant.from, to: grant.to) {
+                if let day = LocalDay(parsing: row.period), erased.contains(.workouts, day: day) { continue }
                 if let since, let day = LocalDay(parsing: row.period), since.heldAggregate(.workouts, .daily, day: day) { continue }
                 files[.workouts]!.aggregate(category: "workouts", metric: "workout:" + row.type, period: row.period, value: row.minutes,
                                             unit: "min", min: nil, max: nil, samples: row.count)

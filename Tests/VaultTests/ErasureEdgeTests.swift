@@ -1,0 +1,71 @@
+import Foundation
+@testable import HealthModel
+import Projections
+import ResearchBundle
+import Testing
+@testable import Vault
+import VaultTestSupport
+
+/// Erasure at a month's edges (issue 35): a span that began in a live month and runs into an
+/// erased one does not leave for its erased part, no day of an erased month gives a figure, and
+/// the names an erased month brought in leave the read models with it, at once.
+@Suite struct ErasureEdgeTests {
+    static let utc = TimeZone(identifier: "UTC")!
+
+    /// A night from the last evening of January into February, 200 steps across that midnight,
+    /// and February's own samples from a source and of a type nothing else has.
+    static func vault() throws -> ImportTestVault {
+        let t = try ImportTestVault()
+        _ = try t.vault.importFiles([t.write("edges.csv", """
+            type,start,end,value,unit,source
+            HKCategoryTypeIdentifierSleepAnalysis,2024-01-31T22:00:00Z,2024-02-01T06:00:00Z,HKCategoryValueSleepAnalysisAsleepCore,,Band
+            HKCategoryTypeIdentifierSleepAnalysis,2024-02-10T22:00:00Z,2024-02-11T06:00:00Z,HKCategoryValueSleepAnalysisAsleepCore,,Band
+            steps,2024-01-31T23:00:00Z,2024-02-01T01:00:00Z,200,count,Band
+            steps,2024-01-30T10:00:00Z,2024-01-30T11:00:00Z,500,count,Band
+            steps,2024-02-05T10:00:00Z,2024-02-05T11:00:00Z,300,count,February Only Pedometer
+            flights,2024-02-06T10:00:00Z,2024-02-06T11:00:00Z,4,count,Band
+
+            """)], timeZone: Self.utc)
+        return t
+    }
+
+    @Test func aSpanFromALiveMonthIsCutWhereTheErasedMonthBegins() throws {
+        let t = try Self.vault()
+        _ = try t.vault.erase(categories: [.sleep, .activity], from: LocalMonth(year: 2024, month: 2), to: LocalMonth(year: 2024, month: 2))
+        let shared = try SharedLines(t)
+        let raw = try shared.export([.sleep, .activity], from: nil, to: nil)
+        let sleep = raw.lines(.sleep)
+        #expect(sleep.count == 1)
+        #expect(sleep.first?["start"] as? String == "2024-01-31T22:00:00+00:00" && sleep.first?["end"] as? String == "2024-02-01T00:00:00+00:00"
+                && sleep.first?["clipped"] as? Bool == true, "\(sleep)")
+        let steps = raw.lines(.activity).filter { $0["type"] as? String == "HKQuantityTypeIdentifierStepCount" }
+            .map { "\($0["start"]!)/\($0["end"]!)=\($0["value"]!)" }.sorted()
+        #expect(steps == ["2024-01-30T10:00:00+00:00/2024-01-30T11:00:00+00:00=500", "2024-01-31T23:00:00+00:00/2024-02-01T00:00:00+00:00=100"])
+
+        // Daily figures: January's days, nothing of February (the step split at midnight included).
+        let daily = try shared.export([.activity], from: nil, to: nil, granularity: .daily).lines(.activity)
+        let days = Set(daily.compactMap { $0["period"] as? String })
+        #expect(days == ["2024-01-30", "2024-01-31"], "\(days.sorted())")
+        let hourly = try shared.export([.activity], from: nil, to: nil, granularity: .hourly).lines(.activity)
+        #expect(hourly.allSatisfy { ($0["period"] as? String ?? "").hasPrefix("2024-01") } && !hourly.isEmpty)
+    }
+
+    @Test func namesAnErasedMonthBroughtInLeaveTheReadModelsAtOnce() throws {
+        let t = try Self.vault()
+        func column(_ sql: String) throws -> [String] {
+            try t.vault.query(sql).rows.map { row in
+                guard case .text(let text) = row[0] else { return "\(row[0])" }
+                return text
+            }
+        }
+        #expect(try column("SELECT name FROM sources ORDER BY name") == ["Band", "February Only Pedometer"])
+        #expect(try column("SELECT identifier FROM metrics ORDER BY identifier").contains("HKQuantityTypeIdentifierFlightsClimbed"))
+        _ = try t.vault.erase(categories: [.activity], from: LocalMonth(year: 2024, month: 2), to: LocalMonth(year: 2024, month: 2))
+        #expect(try column("SELECT name FROM sources ORDER BY name") == ["Band"])
+        #expect(try column("SELECT identifier FROM metrics ORDER BY identifier") == ["HKQuantityTypeIdentifierStepCount"])
+        // As a rebuild has them.
+        try t.vault.rebuildProjections()
+        #expect(try column("SELECT name FROM sources ORDER BY name") == ["Band"])
+        #expect(try column("SELECT identifier FROM metrics ORDER BY identifier") == ["HKQuantityTypeIdentifierStepCount"])
+    }
+}
