@@ -16,6 +16,7 @@ enum RejectReason: String, Error, CaseIterable, Sendable {
     case endBeforeStart = "ends before it starts"
     case unparseableValue = "unparseable value"
     case negativeAmount = "negative amount of a quantity that adds up"
+    case valueOutOfRange = "value beyond 10^12 in magnitude"
     case malformedReference = "malformed character reference"
     case tooManyChildren = "too many child elements"
 }
@@ -292,6 +293,7 @@ struct AppleHealthHandler: XMLTokenHandler {
             guard let unit = tag.string(.unit, pool: &pool, removed: &controlCharactersRemoved) else { return .failure(.malformedReference) }
             guard let number = tag.number(.value) else { return .failure(.unparseableValue) }
             if number.double < 0, AggregationStyle.of(type: typeName) == .cumulative { return .failure(.negativeAmount) }
+            guard Self.plausible(number.double) else { return .failure(.valueOutOfRange) }
             if let canonical = canonicalUnits.value(for: unit, UnitNormalizer.canonical(for:)) {
                 value = .quantity(number.scaled(by: canonical.factor), unit: canonical.unit)
             } else {
@@ -447,6 +449,11 @@ struct AppleHealthHandler: XMLTokenHandler {
     static func plausible(_ t: HealthTimestamp) -> Bool {
         t.seconds >= -2_208_988_800 && t.seconds < 7_258_118_400 && abs(t.utcOffset) <= 14 * 3600
     }
+
+    /// A value of at most 10^12 in magnitude: no measurement of a body comes near it (a year of
+    /// steps is about 10^7), and sums of such values stay exact and finite in every read model.
+    /// 1e308 would make totals infinite.
+    static func plausible(_ value: Double) -> Bool { value.magnitude <= 1e12 }
 
     // MARK: Devices
 

@@ -70,6 +70,7 @@ struct CSVImporter {
                     reject(RejectReason.negativeAmount.rawValue, line)
                     return
                 }
+                guard AppleHealthHandler.plausible(number.double) else { reject(RejectReason.valueOutOfRange.rawValue, line); return }
                 let unit = field("unit") ?? impliedUnit ?? ""
                 if let canonical = UnitNormalizer.canonical(for: unit) {
                     value = .quantity(number.scaled(by: canonical.factor), unit: canonical.unit)

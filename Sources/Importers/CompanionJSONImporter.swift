@@ -217,6 +217,10 @@ public struct CompanionJSONImporter {
             rejections.reject(RejectReason.negativeAmount.rawValue, place)
             return
         }
+        guard AppleHealthHandler.plausible(number) else {
+            rejections.reject(RejectReason.valueOutOfRange.rawValue, place)
+            return
+        }
         let value = number == number.rounded() && abs(number) < 1e15
             ? DecimalValue(mantissa: Int64(number), scale: 0) : DecimalValue(double: number)
         try sink.emit(.sample(HealthSample(type: type, source: source, start: start, end: end, value: .quantity(value, unit: unit))))

@@ -36,6 +36,9 @@ enum Console {
     static func json<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // A sum that overflowed a Double (absurd values a vault of an older build may hold) is
+        // said as a string, not a crash: JSON has no number for it.
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         let data = TerminalText.sanitizeJSON(try encoder.encode(value))
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }

@@ -60,9 +60,11 @@ extension Vaultctl {
                 + "\(exercise.padding(toLength: compare ? 27 : 19, withPad: " ", startingAt: 0))\(stand)"
         }
 
-        /// Whole numbers without a fraction, others with one decimal.
+        /// Whole numbers without a fraction, others with one decimal; beyond what an integer holds
+        /// (an infinite sum of absurd values in a vault of an older build), as `%g` writes it.
         static func number(_ value: Double) -> String {
             let rounded = (value * 10).rounded() / 10
+            guard rounded.magnitude < 1e15 else { return String(format: "%g", value) }
             return rounded == rounded.rounded() ? String(Int64(rounded)) : String(format: "%.1f", rounded)
         }
     }
