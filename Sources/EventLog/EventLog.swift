@@ -822,11 +822,13 @@ public final class EventLog {
     private func shredOldKeyTable() throws {
         guard fileSystem.exists(directory.oldKeys) else { return }
         let old = try fileSystem.open(directory.oldKeys, mode: .readWrite)
-        let size = try old.size()
-        let oldBytes = try old.readBytes(at: 0, count: Int(size))
+        // A table this build wrote is at most `maximumSize`: bytes past it (a sparse file put
+        // there) were never a key table's, and are neither read whole nor written.
+        let size = Int(min(try old.size(), UInt64(KeyTable.maximumSize + 1)))
+        let oldBytes = try old.readBytes(at: 0, count: size)
         let current = try fileSystem.readFileIfPresent(directory.keys, limit: KeyTable.maximumSize + 1)
         if oldBytes != current {
-            try [UInt8](repeating: 0, count: Int(size)).withUnsafeBytes { try old.write(at: 0, $0) }
+            try [UInt8](repeating: 0, count: size).withUnsafeBytes { try old.write(at: 0, $0) }
             try old.fullSync()
         }
         try fileSystem.remove(directory.oldKeys)

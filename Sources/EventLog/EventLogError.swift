@@ -48,7 +48,7 @@ public enum EventLogError: Error, Equatable, Sendable, CustomStringConvertible {
     case notALog(path: String)
     /// Written by a newer format than this build reads.
     case unsupportedFormat(path: String, version: UInt16)
-    /// Committed data is damaged: writes are refused until it is repaired from a backup.
+    /// Committed data is damaged: what reads it fails until it is restored from a backup.
     case damaged(path: String, offset: UInt64, defect: FrameDefect)
     /// The log holds fewer committed frames than its head record: truncated or rolled back.
     case rolledBack(path: String, headSequence: UInt64, logSequence: UInt64)
@@ -91,7 +91,7 @@ public enum EventLogError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupportedFormat(let path, let version):
             "\(path) uses format version \(version), newer than this build reads; upgrade vaultctl"
         case .damaged(let path, let offset, let defect):
-            "\(path) is damaged at byte offset \(offset): \(defect); writes are refused, restore the vault from a backup"
+            "\(path) is damaged at byte offset \(offset): \(defect); every command that reads that frame fails: restore the vault from a backup"
         case .rolledBack(let path, let head, let log):
             "\(path) ends at frame #\(log) but its head record says frame #\(head) was committed: the log was truncated or rolled back"
         case .headBehindLog(let path, let head, let log, let commits, let offset):

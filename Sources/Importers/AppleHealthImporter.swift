@@ -168,16 +168,26 @@ struct AppleHealthImporter {
         }
         finish(handler: handler, tally: tally, entry: input.name)
         try clinical.emit(into: sink, missing: routeDirectory == nil ? "(the export was not read from a folder)" : "beside \(input.name)") { wanted in
-            guard let routeDirectory, let handle = FileHandle(forReadingAtPath: Self.join(routeDirectory, wanted)) else { return nil }
+            guard let routeDirectory, !Self.passesThroughLink(Self.join(routeDirectory, wanted), below: routeDirectory),
+                  let handle = FileHandle(forReadingAtPath: Self.join(routeDirectory, wanted)) else { return nil }
             defer { try? handle.close() }
             let data = try handle.read(upToCount: ClinicalRecordQueue.maximumResourceBytes + 1) ?? Data()
             guard data.count <= ClinicalRecordQueue.maximumResourceBytes else { throw ClinicalRecordQueue.TooLarge() }
             return data
         }
         let place = routeDirectory == nil ? "(the export was not read from a folder)" : "beside \(input.name)"
-        let located = Self.locateRoutes(routes, base: routeDirectory ?? "") { file in
-            routeDirectory != nil && FileManager.default.fileExists(atPath: file) ? file : nil
+        // A symbolic link on the way (the file, or a folder from the export's on) could lead
+        // anywhere on the disk: never followed, said.
+        var links = 0
+        let located = Self.locateRoutes(routes, base: routeDirectory ?? "") { (file: String) -> String? in
+            guard let routeDirectory, FileManager.default.fileExists(atPath: file) else { return nil }
+            guard !Self.passesThroughLink(file, below: routeDirectory) else {
+                links += 1
+                return nil
+            }
+            return file
         }
+        if links > 0 { sink.warn("\(links) route file(s) reached through a symbolic link not read (only files of the export are read)") }
         for (route, file) in located.found {
             try importRoute(route, label: file, name: file) { feed in
                 guard let handle = FileHandle(forReadingAtPath: file) else {
@@ -188,6 +198,18 @@ struct AppleHealthImporter {
             }
         }
         warnAboutRoutes(missing: located.missing, outside: located.outside, place: place)
+    }
+
+    /// Whether `path`, or a folder between `base` and it, is a symbolic link (`lstat`).
+    static func passesThroughLink(_ path: String, below base: String) -> Bool {
+        var current = path
+        while current.count > base.count, current.hasPrefix(base) {
+            var info = stat()
+            guard lstat(current, &info) == 0 else { return true }
+            if info.st_mode & S_IFMT == S_IFLNK { return true }
+            current = String(current[..<(current.lastIndex(of: "/") ?? current.startIndex)])
+        }
+        return false
     }
 
     // MARK: Shared

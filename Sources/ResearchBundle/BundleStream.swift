@@ -253,7 +253,7 @@ final class ContentsCheck {
     private func checkManifest() throws {
         guard let manifest = try? JSONDecoder().decode(BundleManifest.self, from: Data(manifestBytes)),
               manifest.format == "healthvault-bundle", manifest.version == Int(version),
-              ISO8601DateFormatter().date(from: manifest.createdAt) != nil else { throw refuse("malformed manifest") }
+              ManifestDate.parse(manifest.createdAt) != nil else { throw refuse("malformed manifest") }
         guard let senderKey = headerSenderKey ?? manifest.sender.signingKey.flatMap({ Data(base64Encoded: $0) }).map(Array.init),
               senderKey.count == SigningKeyPair.publicKeyBytes,
               SigningKeyPair.verify(signature, of: manifestBytes, publicKey: senderKey) else {

@@ -184,7 +184,7 @@ public enum StudyLoader {
         if let lines = try await database.loadedLines(bundle: hash) {
             return (fingerprint, LoadCounts(added: 0, duplicates: lines, withdrawn: 0), nil)
         }
-        guard let made = ISO8601DateFormatter().date(from: rows.manifest.createdAt) else {
+        guard let made = ManifestDate.parse(rows.manifest.createdAt) else {
             throw BundleError.refused(path: path, reason: "malformed manifest")
         }
         let consents = String(decoding: try JSONEncoder().encode(rows.manifest.consents), as: UTF8.self)

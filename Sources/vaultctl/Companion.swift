@@ -135,8 +135,14 @@ enum NetworkAddress {
         return host.isEmpty ? nil : (host, port)
     }
 
+    /// `localhost`, or an address (not a name: `127.example.com` is a name) in 127.0.0.0/8 or ::1.
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if host == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, host, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } == [UInt8](repeating: 0, count: 15) + [1] }
+        return false
     }
 
     /// `https://ADDRESS:8765` with this machine's first non-loopback IPv4 address, else 127.0.0.1.

@@ -116,6 +116,23 @@ import Testing
         #expect(throws: EventLogError.keyTableInvalid(path: keys, reason: "truncated")) { _ = try t.open(.readOnly) }
     }
 
+    /// A sparse `keys.sealed.old` of a terabyte put in the directory (issue 35's review) is neither
+    /// read nor zeroed whole by the next writer: it was never a table (a table is at most 64 MiB),
+    /// only its first bytes are overwritten, and the name goes.
+    @Test(.timeLimit(.minutes(1))) func aSparseOldKeyTableIsNotReadOrWrittenWhole() throws {
+        let t = TestLog()
+        let written = try fill(t)
+        let old = t.directory.path + "/keys.sealed.old"
+        #expect(FileManager.default.createFile(atPath: old, contents: Data("planted".utf8)))
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: old))
+        try handle.truncate(atOffset: 1 << 40)
+        try handle.close()
+        let log = try t.open(.readWrite)
+        #expect(!FileManager.default.fileExists(atPath: old))
+        let expected = (written.audit + written.heart + written.steps).sorted { $0.lexicographicallyPrecedes($1) }
+        #expect(try readAll(log).sorted { $0.lexicographicallyPrecedes($1) } == expected)
+    }
+
     @Test func keysMadeByARolledBackTransactionAreForgotten() throws {
         let t = TestLog()
         let log = try t.create()

@@ -229,6 +229,39 @@ import VaultTestSupport
         #expect(!AppleHealthImporter.isRouteFilePath("workout-routes/../x.gpx") && !AppleHealthImporter.isRouteFilePath("/etc/passwd"))
     }
 
+    /// A route file (or the folder) that is a symbolic link is not followed (issue 35's review):
+    /// it could lead to any file of the disk.
+    @Test func aRouteFileReachedThroughASymbolicLinkIsNotRead() throws {
+        let t = try ImportTestVault()
+        let secret = t.dir.path + "/secret.gpx"
+        try Data("<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"><time>2024-03-05T08:00:00Z</time></trkpt></trkseg></trk></gpx>".utf8)
+            .write(to: URL(fileURLWithPath: secret))
+        for (folder, linkFolder) in [("export", false), ("export2", true)] {
+            let routes = t.dir.path + "/\(folder)/workout-routes"
+            if linkFolder {
+                try FileManager.default.createDirectory(atPath: t.dir.path + "/elsewhere", withIntermediateDirectories: true)
+                try FileManager.default.copyItem(atPath: secret, toPath: t.dir.path + "/elsewhere/route_1.gpx")
+                try FileManager.default.createDirectory(atPath: t.dir.path + "/\(folder)", withIntermediateDirectories: true)
+                try FileManager.default.createSymbolicLink(atPath: routes, withDestinationPath: t.dir.path + "/elsewhere")
+            } else {
+                try FileManager.default.createDirectory(atPath: routes, withIntermediateDirectories: true)
+                try FileManager.default.createSymbolicLink(atPath: routes + "/route_1.gpx", withDestinationPath: secret)
+            }
+            let xml = t.dir.path + "/\(folder)/export.xml"
+            try Data(export("""
+                <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="Watch" startDate="2024-03-05 08:00:00 +0000" endDate="2024-03-05 08:30:00 +0000">
+                 <WorkoutRoute sourceName="Watch" startDate="2024-03-05 08:00:00 +0000" endDate="2024-03-05 08:30:00 +0000">
+                  <FileReference path="/workout-routes/route_1.gpx"/>
+                 </WorkoutRoute>
+                </Workout>
+                """).utf8).write(to: URL(fileURLWithPath: xml))
+            let report = try t.vault.importFiles([xml], timeZone: Self.utc)
+            #expect(report.files[0].warnings.contains("1 route file(s) reached through a symbolic link not read (only files of the export are read)"),
+                    "\(folder): \(report.files[0].warnings)")
+        }
+        #expect(try t.dataEvents().contains { if case .route = $0 { true } else { false } } == false)
+    }
+
     @Test func initMakesAnOpenDirectoryPrivate() throws {
         let dir = TemporaryDirectory("perm")
         let path = dir.path + "/open"
@@ -271,6 +304,10 @@ import VaultTestSupport
         // "SIeep" (capital I) against "Sleep": found in review.
         try s.t.vault.addRecipient(name: "Sleep Lab", publicKeyFile: pub)
         #expect(throws: VaultError.recipientLookalike(name: "SIeep Lab", existing: "Sleep Lab")) { try s.t.vault.addRecipient(name: "SIeep Lab", publicKeyFile: pub) }
+        // A Latin tone-six for the b, and dashes of every kind for the space (issue 35's review).
+        for lookalike in ["Sleep La\u{0185}", "Sleep\u{2010}Lab", "Sleep\u{2013}Lab", "Sleep\u{2212}Lab", "Sleep La\u{044C}"] {
+            #expect(throws: VaultError.recipientLookalike(name: lookalike, existing: "Sleep Lab")) { try s.t.vault.addRecipient(name: lookalike, publicKeyFile: pub) }
+        }
         try s.t.vault.addRecipient(name: "lab 2", publicKeyFile: pub)
         #expect(try s.t.vault.consentLedger().recipients.keys.sorted() == ["Sleep Lab", "lab", "lab 2"])
     }

@@ -13,7 +13,9 @@ enum RecipientName {
         var out = String.UnicodeScalarView()
         var lastWasSpace = false
         for scalar in folded.unicodeScalars {
-            if scalar.properties.isWhitespace || scalar == "_" || scalar == "-" || scalar == "." {
+            // Every dash (hyphen, non-breaking hyphen, en dash, minus, ...) reads as a separator.
+            if scalar.properties.isWhitespace || scalar == "_" || scalar == "." || scalar.properties.generalCategory == .dashPunctuation
+                || scalar == "\u{2212}" {
                 if !lastWasSpace, !out.isEmpty { out.append(" ") }
                 lastWasSpace = true
                 continue
@@ -41,6 +43,9 @@ enum RecipientName {
             ("с", "c"), ("т", "t"), ("у", "y"), ("х", "x"), ("ѕ", "s"), ("і", "i"), ("ј", "j"), ("һ", "h"), ("ԁ", "d"),
             ("α", "a"), ("β", "b"), ("ε", "e"), ("ι", "i"), ("κ", "k"), ("ν", "v"), ("ο", "o"), ("ρ", "p"), ("τ", "t"),
             ("υ", "u"), ("χ", "x"), ("γ", "y"), ("0", "o"), ("1", "l"), ("ı", "l"), ("ℓ", "l"),
+            // Latin-extended and Cyrillic letters drawn like a Latin one (found in review: `Sleep Laƅ`).
+            ("ƅ", "b"), ("ь", "b"), ("ƃ", "b"), ("ɓ", "b"), ("ɗ", "d"), ("ɡ", "g"), ("ɑ", "a"), ("ɩ", "l"), ("ǀ", "l"), ("ӏ", "l"),
+            ("ѵ", "v"), ("ԝ", "w"), ("ԛ", "q"), ("ɵ", "o"), ("ꮯ", "c"),
             // A capital I and a small l are one stroke in most fonts; after case folding the I is i.
             ("i", "l"),
         ]
