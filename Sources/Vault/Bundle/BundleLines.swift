@@ -135,8 +135,9 @@ struct BundleLines {
     }
 
     /// Fewer readings than this in a period and a discrete metric's line carries no `min` and
-    /// `max`: with one or two readings they are the readings themselves.
-    static let minimumReadingsForRange = 3
+    /// `max`: with one or two readings they are the readings themselves, and with three the
+    /// average gives the third (3 × average − min − max). With four, two stay unknown.
+    static let minimumReadingsForRange = 4
 
     /// An aggregated line: a metric's figure for a period.
     mutating func aggregate(category: String, metric: String, period: String, value: Double, unit: String, min: Double?, max: Double?, samples: Int) {

@@ -204,14 +204,14 @@ extension Vault {
             }
         }
         for (category, aggregator) in hourly {
-            for row in aggregator.rows() {
+            let rows = aggregator.rows()
+            let withheld = Self.withheldHours(rows)
+            for (index, row) in rows.enumerated() {
                 // Hourly data keeps to the data period by the hour's own day.
                 guard let day = LocalDay(parsing: String(row.period.prefix(10))), inForce[category]!.covers(day: day),
                       !erased.contains(category, day: day) else { continue }
                 if let since, since.heldAggregate(category, .hourly, day: day) { continue }
-                // A discrete metric's hour with a single reading is that reading, timed to the hour:
-                // closer to raw data than the grant allows, so it is withheld.
-                if row.min != nil, row.samples < 2 { continue }
+                if withheld.contains(index) { continue }
                 files[category]!.aggregate(category: category.rawValue, metric: row.metric, period: row.period, value: row.value,
                                            unit: row.unit, min: row.min, max: row.max, samples: row.samples)
             }
@@ -221,6 +221,25 @@ extension Vault {
 }
 
 extension Vault {
+    /// The hourly rows an export withholds, by index. A discrete metric's hour with a single
+    /// reading is that reading, timed to the hour: closer to raw data than the grant allows. And
+    /// when a day of a metric withholds exactly one such hour, the day's other hours and a daily
+    /// figure of the same day (another bundle's) would give it back by subtraction, so the hour
+    /// of that day with the fewest readings is withheld with it: only their sum can be known.
+    static func withheldHours(_ rows: [HourlyAggregator.Row]) -> Set<Int> {
+        var withheld: Set<Int> = []
+        var byDay: [String: [Int]] = [:]
+        for (index, row) in rows.enumerated() where row.min != nil {
+            byDay[row.metric + "\u{0}" + row.period.prefix(10), default: []].append(index)
+            if row.samples < 2 { withheld.insert(index) }
+        }
+        for indices in byDay.values where indices.filter(withheld.contains).count == 1 {
+            let kept = indices.filter { !withheld.contains($0) }
+            if let fewest = kept.min(by: { (rows[$0].samples, $0) < (rows[$1].samples, $1) }) { withheld.insert(fewest) }
+        }
+        return withheld
+    }
+
     /// Figures the vault derives per day, for daily grants (docs/bundle-format.md, "daily"):
     /// `activity` the three rings and their goals, `sleep` each night's minutes by stage,
     /// `workouts` each day's minutes and count per activity type. They let a researcher draw what
