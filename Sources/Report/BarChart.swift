@@ -33,7 +33,11 @@ enum BarChart {
                 out += #"<rect x="\#(RingGeometry.n(x))" y="\#(RingGeometry.n(y))" width="\#(RingGeometry.n(barWidth))" height="\#(RingGeometry.n(h))" fill="\#(part.color)"/>"#
             }
             if i % every == 0 {
-                out += #"<text x="\#(RingGeometry.n(x + barWidth / 2))" y="\#(Int(height - 8))" text-anchor="middle">\#(escape(stack.label))</text>"#
+                // At most what the label's slots hold (about 6 px a character at 10 px): a long
+                // name (a workout type) is cut with an ellipsis, whole in its tooltip.
+                let fits = max(2, Int(slot * Double(every) / 6))
+                let shown = stack.label.count > fits ? String(stack.label.prefix(fits - 1)) + "…" : stack.label
+                out += #"<text x="\#(RingGeometry.n(x + barWidth / 2))" y="\#(Int(height - 8))" text-anchor="middle"><title>\#(escape(stack.label))</title>\#(escape(shown))</text>"#
             }
         }
         out += #"<text x="0" y="11">\#(escape(format(largest))) \#(escape(unit))</text>"#

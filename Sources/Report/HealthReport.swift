@@ -10,7 +10,8 @@ import Vault
 /// (`ReportFigures`); the report only lays them out (the template is `ReportTemplate.html`,
 /// rendered with swift-mustache).
 public enum HealthReport {
-    /// The report of a vault, `from...to` (default: the year up to the last day with ring data).
+    /// The report of a vault, `from...to` (default: the year up to the last day with data, however
+    /// long ago that was).
     public static func render(vault: Vault, from: LocalDay? = nil, to: LocalDay? = nil, now: Date = Date()) throws -> String {
         try render(try ReportFigures(vault: vault), title: "Your health", origin: "the vault's read models", from: from, to: to, now: now,
                    trackersToToday: true)
@@ -24,13 +25,34 @@ public enum HealthReport {
     }
 
     /// `trackersToToday`: a person keeps logging after their last import, so their own report's
-    /// tracker strips run to today; a bundle's end on its last day.
+    /// tracker strips run to their last entry; a bundle's end on its last day.
     static func render(_ figures: ReportFigures, title: String, origin: String, from: LocalDay?, to: LocalDay?, now: Date,
                        trackersToToday: Bool) throws -> String {
-        let allRings = figures.rings
+        try rendered(figures, title: title, origin: origin, from: from, to: to, now: now, trackersToToday: trackersToToday).html
+    }
+
+    /// The range a report of `figures` covers: `from...to` as given, else the year ending on the
+    /// last day with data (today when there is none).
+    static func range(_ figures: ReportFigures, from: LocalDay?, to: LocalDay?, now: Date) -> (first: LocalDay, last: LocalDay) {
         let last = to ?? figures.lastDay
             ?? LocalDay(instant: Int64(now.timeIntervalSince1970), utcOffset: Int32(TimeZone.current.secondsFromGMT(for: now)))
-        let first = from ?? LocalDay(dayNumber: last.dayNumber - 364)
+        return (from ?? LocalDay(dayNumber: last.dayNumber - 364), last)
+    }
+
+    /// The range a report of `vault` covers with these options, for the command to say.
+    public static func range(vault: Vault, from: LocalDay? = nil, to: LocalDay? = nil, now: Date = Date()) throws -> (first: LocalDay, last: LocalDay) {
+        range(try ReportFigures(vault: vault), from: from, to: to, now: now)
+    }
+
+    /// The range a report of a bundle's daily lines covers with these options.
+    public static func range(bundleLines: [AggregateLine], from: LocalDay? = nil, to: LocalDay? = nil, now: Date = Date()) -> (first: LocalDay, last: LocalDay) {
+        range(ReportFigures(dailyLines: bundleLines), from: from, to: to, now: now)
+    }
+
+    static func rendered(_ figures: ReportFigures, title: String, origin: String, from: LocalDay?, to: LocalDay?, now: Date,
+                         trackersToToday: Bool) throws -> (html: String, first: LocalDay, last: LocalDay) {
+        let allRings = figures.rings
+        let (first, last) = range(figures, from: from, to: to, now: now)
         let rings = allRings.filter { $0.day >= first && $0.day <= last }
         var context: [String: Any] = [
             "title": title, "origin": origin,
@@ -42,11 +64,12 @@ public enum HealthReport {
         context["streaks"] = streaks(figures.streaks)
         context["trends"] = try trends(figures, rings: allRings.filter { $0.day <= last }, last: last)
         context["charts"] = try charts(figures, from: first, to: last)
-        context["sleep"] = try sleep(figures, from: LocalDay(dayNumber: max(first.dayNumber, last.dayNumber - 29)), to: last)
+        context["sleep"] = try sleep(figures, from: first, to: last)
         context["workouts"] = try workouts(figures, from: first, to: last)
-        let today = LocalDay(instant: Int64(now.timeIntervalSince1970), utcOffset: Int32(TimeZone.current.secondsFromGMT(for: now)))
-        context["trackers"] = try trackers(figures, to: to ?? (trackersToToday ? max(last, today) : last))
-        return try MustacheTemplate(string: ReportTemplate.html).render(context)
+        // A person logs habits after their last import: their strips run to the last entry when
+        // that is later than the range (never to the day the report is made).
+        context["trackers"] = try trackers(figures, to: to ?? (trackersToToday ? max(last, figures.lastTrackerDay ?? last) : last))
+        return (try MustacheTemplate(string: ReportTemplate.html).render(context), first, last)
     }
 
     static func fraction(_ value: Double, _ goal: Double) -> Double { goal > 0 ? value / goal : 0 }
@@ -115,16 +138,19 @@ public enum HealthReport {
         rows.append(("Steps", stepAverage(90), stepAverage(365), "steps"))
         return rows.compactMap { name, recent, year, unit in
             guard let recent, let year else { return nil }
-            let arrow = recent >= year * 1.03 ? "↑" : recent <= year * 0.97 ? "↓" : "→"
-            return ["name": name, "recent": BarChart.format(recent), "year": BarChart.format(year), "unit": unit, "arrow": arrow,
+            // Three per cent either way is a change; nothing against nothing is none.
+            let arrow = recent > year * 1.03 && recent > year ? "↑" : recent < year * 0.97 ? "↓" : "→"
+            return ["name": name, "recent": BarChart.format(recent), "year": BarChart.format(year), "unit": unit + " a day", "arrow": arrow,
                     "direction": arrow == "↑" ? "up" : arrow == "↓" ? "down" : "flat"]
         }
     }
 
     static func charts(_ figures: ReportFigures, from: LocalDay, to: LocalDay) throws -> [[String: Any]] {
-        let metrics: [(name: String, metric: String, unit: String, color: String)] = [
-            ("Steps", "steps", "steps", "#5ac8fa"), ("Active energy", "active-energy", "kcal", "#fa114f"),
-            ("Exercise", "exercise-time", "min", "#92e82a"), ("Stand hours", "stand-hour", "h", "#1eeaef"),
+        // `unit` is the one `summary` answers in (a count of steps or of stand hours is `count`);
+        // `shown` is what the chart says.
+        let metrics: [(name: String, metric: String, unit: String, shown: String, color: String)] = [
+            ("Steps", "steps", "count", "steps", "#5ac8fa"), ("Active energy", "active-energy", "kcal", "kcal", "#fa114f"),
+            ("Exercise", "exercise-time", "min", "min", "#92e82a"), ("Stand hours", "stand-hour", "count", "h", "#1eeaef"),
         ]
         return metrics.map { m in
             let periods: [(String, SummaryPeriod)] = [("Weekly", .week), ("Two-weekly", .twoWeeks), ("Monthly", .month)]
@@ -132,7 +158,7 @@ public enum HealthReport {
                 // One unit a chart: rows in a unit the normaliser does not know are left out.
                 let rows = ((try? figures.summary(m.metric, period, from, to)) ?? []).filter { $0.unit == m.unit }
                 let bars = rows.map { BarChart.Bar(label: Self.label(ofPeriod: $0.period, period), value: $0.value) }
-                return ["period": label, "svg": BarChart.svg(bars, color: m.color, unit: m.unit)]
+                return ["period": label, "svg": BarChart.svg(bars, color: m.color, unit: m.shown)]
             }
             return ["name": m.name, "panels": panels]
         }
@@ -150,15 +176,17 @@ public enum HealthReport {
         }
     }
 
+    /// The last 30 nights with data in the range, however long before its end they were.
     static func sleep(_ figures: ReportFigures, from: LocalDay, to: LocalDay) throws -> [String: Any] {
-        let nights = try figures.nights(from, to)
+        let nights = Array(try figures.nights(from, to).suffix(30))
         let stacks = nights.map { n in
             BarChart.Stack(label: String(n.night.description.suffix(5)), parts: [
                 (n.deep / 60, "#3a2cbf"), (n.core / 60, "#5b8cff"), (n.rem / 60, "#49c7f5"),
                 (max(n.asleep - n.deep - n.core - n.rem, 0) / 60, "#7f8cff"), (n.awake / 60, "#ff8a65"),
             ])
         }
-        return ["svg": BarChart.svg(stacks, unit: "h"), "nights": nights.count]
+        return ["svg": BarChart.svg(stacks, unit: "h"), "nights": nights.count,
+                "span": nights.first.map { "\($0.night) to \(nights.last!.night)" } ?? ""]
     }
 
     static func workouts(_ figures: ReportFigures, from: LocalDay, to: LocalDay) throws -> [String: Any] {
@@ -171,7 +199,10 @@ public enum HealthReport {
         let sorted = minutes.sorted { $0.value > $1.value }
         let bars = sorted.map { BarChart.Bar(label: $0.key, value: $0.value / 60) }
         return ["svg": BarChart.svg(bars, color: "#92e82a", unit: "h"),
-                "rows": sorted.map { ["type": BarChart.escape($0.key), "count": counts[$0.key] ?? 0, "hours": BarChart.format($0.value / 60)] }]
+                "rows": sorted.map { name, minutes in
+                    let count = counts[name] ?? 0
+                    return ["type": BarChart.escape(name), "count": count == 1 ? "1 workout" : "\(count) workouts", "hours": BarChart.format(minutes / 60)]
+                }]
     }
 
     /// Each tracker's last 60 days as squares: success green, other levels orange, a level of

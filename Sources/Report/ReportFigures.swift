@@ -18,6 +18,8 @@ struct ReportFigures {
     var workouts: (_ from: LocalDay, _ to: LocalDay) throws -> [(type: String, count: Int, minutes: Double)]
     /// Each tracker's days up to a day.
     var trackers: (_ to: LocalDay) throws -> [TrackerStrip]
+    /// The last day any tracker has an entry for (a person logs habits after their last import).
+    var lastTrackerDay: LocalDay? = nil
 
     struct PeriodFigure {
         var period: String
@@ -49,7 +51,8 @@ extension ReportFigures {
     /// The figures of a vault's read models.
     init(vault: Vault) throws {
         rings = try vault.rings()
-        lastDay = rings.last?.day
+        // The last day with any data, rings or not (a vault of sleep alone has no ring days).
+        lastDay = ([rings.last?.day] + (try vault.heldTypes()).map(\.last)).compactMap { $0 }.max()
         streaks = Streaks(days: rings)
         summary = { metric, period, from, to in
             try vault.summary(metric: metric, by: period, from: from, to: to).map { PeriodFigure(period: $0.period, value: $0.value, unit: $0.unit) }
@@ -60,6 +63,7 @@ extension ReportFigures {
         workouts = { from, to in
             try vault.workouts(by: .month, from: from, to: to).map { ($0.type, $0.count, $0.minutes) }
         }
+        lastTrackerDay = try vault.trackers().compactMap { try vault.trackerDays(name: $0.name).last?.day }.max()
         trackers = { to in
             try vault.trackers().map { tracker in
                 let from = LocalDay(dayNumber: to.dayNumber - 59)

@@ -23,6 +23,7 @@ enum ReportTemplate {
     table.month td { width: 40px; height: 48px; text-align: center; vertical-align: top; font-size: 10px; color: #888; padding: 0; }
     table.streaks, table.trends, table.workouts { border-collapse: collapse; } td, th { padding: 4px 12px 4px 0; text-align: left; }
     .up { color: #92e82a; } .down { color: #ff8a65; } .flat { color: #888; }
+    .legend i { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 10px; }
     .panels { display: grid; grid-template-columns: 1fr; gap: 4px; } svg text { fill: #aaa; font-size: 10px; }
     </style>
     </head>
@@ -37,6 +38,7 @@ enum ReportTemplate {
     {{^latest}}<p class="empty">no ring data in this range</p>{{/latest}}
 
     <h2>Months</h2>
+    {{^calendars}}<p class="empty">no ring data in this range</p>{{/calendars}}
     <div class="months">
     {{#calendars}}
     <table class="month"><caption>{{month}}</caption>
@@ -61,13 +63,13 @@ enum ReportTemplate {
     <div class="panels">{{#panels}}<div><div class="muted">{{period}}</div>{{{svg}}}</div>{{/panels}}</div>
     {{/charts}}
 
-    <h2>Sleep, last {{sleep.nights}} nights</h2>
-    <p class="muted">deep, core, REM, asleep, awake (hours)</p>
+    <h2>Sleep, the last {{sleep.nights}} nights with data</h2>
+    <p class="muted">{{sleep.span}} (hours a night) <span class="legend"><i style="background:#3a2cbf"></i>deep <i style="background:#5b8cff"></i>core <i style="background:#49c7f5"></i>REM <i style="background:#7f8cff"></i>asleep, stage unknown <i style="background:#ff8a65"></i>awake</span></p>
     {{{sleep.svg}}}
 
     <h2>Workouts by type</h2>
     {{{workouts.svg}}}
-    <table class="workouts">{{#workouts.rows}}<tr><td>{{{type}}}</td><td>{{count}} workouts</td><td>{{hours}} h</td></tr>{{/workouts.rows}}</table>
+    <table class="workouts">{{#workouts.rows}}<tr><td>{{{type}}}</td><td>{{count}}</td><td>{{hours}} h</td></tr>{{/workouts.rows}}</table>
 
     <h2>Trackers</h2>
     {{#trackers}}

@@ -23,6 +23,7 @@ extension Vaultctl {
         func execute() throws {
             let html: String
             let target: String
+            let span: (first: LocalDay, last: LocalDay)
             if let bundle {
                 let opened = try OpenedBundleDirectory(path: bundle)
                 guard !opened.dailyLines.isEmpty else {
@@ -30,13 +31,17 @@ extension Vaultctl {
                 }
                 target = URL(fileURLWithPath: out).standardizedFileURL.path
                 html = try HealthReport.render(bundleLines: opened.dailyLines, sender: opened.sender, from: range.from, to: range.to)
+                span = HealthReport.range(bundleLines: opened.dailyLines, from: range.from, to: range.to)
             } else {
                 let opened = try vault.openWithProjections()
                 target = try opened.plaintextTarget(out)
                 html = try HealthReport.render(vault: opened, from: range.from, to: range.to)
+                span = try HealthReport.range(vault: opened, from: range.from, to: range.to)
             }
             try Self.write(Data(html.utf8), to: target)
-            Console.print("wrote \(out) (\(html.utf8.count) bytes)")
+            // The range drawn: without --from/--to, the year ending on the last day with data.
+            Console.print("wrote \(out) (\(html.utf8.count) bytes), \(span.first) to \(span.last)"
+                          + (range.to == nil ? " (the year to the last day with data; --from/--to choose another)" : ""))
         }
 
         /// Writes `data` to a new file at `target` (mode 0600), whole or not at all: through a
