@@ -150,6 +150,17 @@ public struct CompanionJSONImporter {
 
     private func importAutoExport(_ body: AutoExport.Body, rejections: inout Rejections) throws {
         for (m, metric) in (body.metrics ?? []).enumerated() {
+            // Shapes of their own: sleep (stages or a night's totals) and blood pressure (two values).
+            switch TypeNames.normalized(metric.name) {
+            case "sleepanalysis", "sleep":
+                try importAutoExportSleep(metric, index: m, rejections: &rejections)
+                continue
+            case "bloodpressure":
+                try importAutoExportBloodPressure(metric, index: m, rejections: &rejections)
+                continue
+            default:
+                break
+            }
             let resolution = Self.quantityType(metric.name)
             let conversion = metric.units.flatMap { UnitNormalizer.canonical(for: AutoExport.unitAliases[$0] ?? $0) }
             for (i, point) in metric.data.enumerated() {
@@ -166,11 +177,15 @@ public struct CompanionJSONImporter {
                     rejections.reject("unparseable date", place)
                     continue
                 }
-                let number = (point.qty ?? point.Avg)?.number.map { value in
-                    conversion.map { $0.factor.applied(to: value) } ?? value
+                let converted = { (n: CompanionJSONImporter.LenientNumber?) in
+                    n?.number.map { value in conversion.map { $0.factor.applied(to: value) } ?? value }
                 }
-                try emit(type: type, unit: unit, start: date, end: date, number: number, source: autoExportSource(point.source),
-                         place: place, rejections: &rejections)
+                // An averaged point (heart rate) keeps its minimum and maximum beside the average.
+                let range = [("Min", converted(point.Min)), ("Max", converted(point.Max))].compactMap { key, value in
+                    value.map { MetadataEntry(key: key, value: $0 == $0.rounded() && abs($0) < 1e15 ? String(Int64($0)) : String($0)) }
+                }
+                try emit(type: type, unit: unit, start: date, end: date, number: converted(point.qty ?? point.Avg), source: autoExportSource(point.source),
+                         place: place, rejections: &rejections, metadata: point.qty == nil ? range : [])
             }
         }
         for (w, workout) in (body.workouts ?? []).enumerated() {
@@ -190,11 +205,130 @@ public struct CompanionJSONImporter {
                 }
                 return DecimalValue(double: conversion.factor.applied(to: value))
             }
+            // Without `duration` (the app's first format), the span is the workout's time.
             let minutes = workout.duration?.number.flatMap { $0.isFinite && $0 >= 0 ? DecimalValue(double: $0 / 60) : nil }
+                ?? DecimalValue(double: Double(end.seconds - start.seconds) / 60)
             try sink.emit(.workout(Workout(
                 activityType: AutoExport.activityType(workout.name ?? ""), source: autoExportSource(nil), start: start, end: end,
-                duration: minutes, totalDistance: quantity(workout.distance), totalEnergy: quantity(workout.activeEnergyBurned))))
+                duration: minutes, totalDistance: quantity(workout.distance), totalEnergy: quantity(workout.activeEnergyBurned ?? workout.activeEnergy))))
+            // Heart rate during it, as samples of their own.
+            for (h, point) in (workout.heartRateData ?? []).enumerated() {
+                let place = "\(place).heartRateData[\(h)]"
+                guard let text = point.date, let date = LocalTime.parseAny(Substring(text), timeZone: timeZone) else {
+                    rejections.reject("unparseable date", place)
+                    continue
+                }
+                try emit(type: "HKQuantityTypeIdentifierHeartRate", unit: "count/min", start: date, end: date, number: (point.qty ?? point.Avg)?.number,
+                         source: autoExportSource(point.source), place: place, rejections: &rejections)
+            }
+            // A v2 workout's route: its points, as a route file's would be.
+            if let route = workout.route, !route.isEmpty {
+                var points: [RoutePoint] = []
+                var skipped = 0
+                for point in route.prefix(ElementLimits.routePoints) {
+                    guard let lat = point.latitude, let lon = point.longitude, abs(lat) <= 90, abs(lon) <= 180,
+                          let text = point.timestamp, let time = LocalTime.parseAny(Substring(text), timeZone: timeZone) else {
+                        skipped += 1
+                        continue
+                    }
+                    points.append(RoutePoint(time: time.seconds, latitude: lat, longitude: lon,
+                                             altitude: point.altitude.flatMap(RoutePoint.plausible(altitude:)),
+                                             speed: point.speed.flatMap(RoutePoint.plausible(speed:)), course: point.course,
+                                             horizontalAccuracy: point.horizontalAccuracy, verticalAccuracy: point.verticalAccuracy))
+                }
+                skipped += max(0, route.count - ElementLimits.routePoints)
+                if skipped > 0 { sink.warn("\(skipped) route point(s) without a readable position or time skipped in \(place).route") }
+                if !points.isEmpty { try sink.emit(.route(WorkoutRoute(workoutStart: start, filePath: place + ".route", points: points))) }
+            }
         }
+    }
+
+    /// `sleep_analysis`: a stage a point (`startDate`, `endDate`, `value` "Core"), or a night's
+    /// totals in hours (`sleepStart`, `sleepEnd`, `asleep`, `core`, `deep`, `rem`, `awake`, and
+    /// `inBedStart`, `inBedEnd`, `inBed`). The totals carry no times of their own: the night's
+    /// stages are placed one after another from `sleepStart` (deep, core, REM, the rest of
+    /// `asleep`, then awake), so each night's minutes by stage are the app's, and marked so
+    /// (metadata `HealthAutoExportPlacement`); the time in bed is its own span.
+    private func importAutoExportSleep(_ metric: AutoExport.Metric, index m: Int, rejections: inout Rejections) throws {
+        let type = "HKCategoryTypeIdentifierSleepAnalysis"
+        func time(_ text: String?) -> HealthTimestamp? { text.flatMap { LocalTime.parseAny(Substring($0), timeZone: timeZone) } }
+        for (i, point) in metric.data.enumerated() {
+            let place = "data.metrics[\(m)].data[\(i)]"
+            let source = autoExportSource(point.sleepSource ?? point.source)
+            if let stage = point.value {
+                guard let value = AutoExport.sleepValue(stage) else { rejections.reject("unknown sleep stage", place); continue }
+                guard let start = time(point.startDate ?? point.date), let end = time(point.endDate) else {
+                    rejections.reject("unparseable startDate or endDate", place)
+                    continue
+                }
+                try emitCategory(type: type, value: value, start: start, end: end, source: source, place: place, rejections: &rejections)
+                continue
+            }
+            guard let sleepStart = time(point.sleepStart ?? point.inBedStart), let sleepEnd = time(point.sleepEnd ?? point.inBedEnd) else {
+                rejections.reject("a sleep entry with neither a stage (startDate, endDate, value) nor sleepStart and sleepEnd", place)
+                continue
+            }
+            var emitted = 0
+            func hours(_ n: CompanionJSONImporter.LenientNumber?) -> Double { n?.number.map { $0.isFinite ? max($0, 0) : 0 } ?? 0 }
+            let placement = [MetadataEntry(key: "HealthAutoExportPlacement", value: "night totals placed in order from sleepStart")]
+            let bedSource = autoExportSource(point.inBedSource ?? point.source)
+            if let bedStart = time(point.inBedStart), let bedEnd = time(point.inBedEnd), bedEnd.seconds > bedStart.seconds {
+                try emitCategory(type: type, value: "HKCategoryValueSleepAnalysisInBed", start: bedStart, end: bedEnd, source: bedSource,
+                                 place: place, rejections: &rejections)
+                emitted += 1
+            } else if (hours(point.inBed) * 3600).rounded() >= 60 {
+                // Hours in bed without their times: from sleepStart, marked as placed.
+                let end = HealthTimestamp(seconds: sleepStart.seconds + Int64((hours(point.inBed) * 3600).rounded()), utcOffset: sleepEnd.utcOffset)
+                try emitCategory(type: type, value: "HKCategoryValueSleepAnalysisInBed", start: sleepStart, end: end, source: bedSource,
+                                 place: place, rejections: &rejections, metadata: placement)
+                emitted += 1
+            }
+            let staged = hours(point.deep) + hours(point.core) + hours(point.rem)
+            let parts: [(Double, String)] = [
+                (hours(point.deep), "HKCategoryValueSleepAnalysisAsleepDeep"), (hours(point.core), "HKCategoryValueSleepAnalysisAsleepCore"),
+                (hours(point.rem), "HKCategoryValueSleepAnalysisAsleepREM"),
+                (max(hours(point.asleep) - staged, 0), "HKCategoryValueSleepAnalysisAsleepUnspecified"),
+                (hours(point.awake), "HKCategoryValueSleepAnalysisAwake"),
+            ]
+            var at = sleepStart
+            for (h, value) in parts where (h * 3600).rounded() >= 60 {
+                let end = HealthTimestamp(seconds: at.seconds + Int64((h * 3600).rounded()), utcOffset: sleepEnd.utcOffset)
+                try emitCategory(type: type, value: value, start: at, end: end, source: source, place: place, rejections: &rejections,
+                                 metadata: placement)
+                at = end
+                emitted += 1
+            }
+            if emitted == 0 { rejections.reject("a sleep entry with no hours in any stage", place) }
+        }
+    }
+
+    /// `blood_pressure`: `systolic` and `diastolic` (mmHg) at `date`, kept as HealthKit keeps a
+    /// reading, two samples.
+    private func importAutoExportBloodPressure(_ metric: AutoExport.Metric, index m: Int, rejections: inout Rejections) throws {
+        for (i, point) in metric.data.enumerated() {
+            let place = "data.metrics[\(m)].data[\(i)]"
+            guard let text = point.date, let date = LocalTime.parseAny(Substring(text), timeZone: timeZone) else {
+                rejections.reject("unparseable date", place)
+                continue
+            }
+            guard let systolic = point.systolic?.number, let diastolic = point.diastolic?.number else {
+                rejections.reject("a blood pressure without systolic and diastolic", place)
+                continue
+            }
+            let source = autoExportSource(point.source)
+            try emit(type: "HKQuantityTypeIdentifierBloodPressureSystolic", unit: "mmHg", start: date, end: date, number: systolic,
+                     source: source, place: place, rejections: &rejections)
+            try emit(type: "HKQuantityTypeIdentifierBloodPressureDiastolic", unit: "mmHg", start: date, end: date, number: diastolic,
+                     source: source, place: place, rejections: &rejections)
+        }
+    }
+
+    /// Checks a category sample's times and passes it on.
+    private func emitCategory(type: String, value: String, start: HealthTimestamp, end: HealthTimestamp, source: HealthSource,
+                              place: String, rejections: inout Rejections, metadata: [MetadataEntry] = []) throws {
+        guard AppleHealthHandler.plausible(start), AppleHealthHandler.plausible(end) else { rejections.reject("date out of range", place); return }
+        guard end.seconds >= start.seconds else { rejections.reject("ends before it starts", place); return }
+        try sink.emit(.sample(HealthSample(type: type, source: source, start: start, end: end, value: .category(value), metadata: metadata)))
     }
 
     /// A Health Auto Export point's source: the device it names, through the paired app.
@@ -206,7 +340,7 @@ public struct CompanionJSONImporter {
 
     /// Checks an entry and passes its sample on.
     private func emit(type: String, unit: String, start: HealthTimestamp, end: HealthTimestamp, number: Double?, source: HealthSource,
-                      place: String, rejections: inout Rejections) throws {
+                      place: String, rejections: inout Rejections, metadata: [MetadataEntry] = []) throws {
         guard AppleHealthHandler.plausible(start), AppleHealthHandler.plausible(end) else { rejections.reject("date out of range", place); return }
         guard end.seconds >= start.seconds else { rejections.reject("ends before it starts", place); return }
         guard let number, number.isFinite else {
@@ -223,7 +357,7 @@ public struct CompanionJSONImporter {
         }
         let value = number == number.rounded() && abs(number) < 1e15
             ? DecimalValue(mantissa: Int64(number), scale: 0) : DecimalValue(double: number)
-        try sink.emit(.sample(HealthSample(type: type, source: source, start: start, end: end, value: .quantity(value, unit: unit))))
+        try sink.emit(.sample(HealthSample(type: type, source: source, start: start, end: end, value: .quantity(value, unit: unit), metadata: metadata)))
     }
 
     struct Post: Decodable {

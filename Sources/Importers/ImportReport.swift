@@ -46,11 +46,15 @@ public enum ImportError: Error, Equatable, Sendable, CustomStringConvertible {
     case notWellFormed(path: String, location: SourceLocation, message: String)
     case notAnExport(path: String, reason: String)
     case unsupportedFormat(path: String)
+    /// Every entry of the file was refused: nothing of it could be kept (`reasons`: the import's
+    /// warnings, which name each reason and where it was first met).
+    case nothingImportable(path: String, rejected: Int, reasons: [String])
 
     /// The file (and entry inside a zip) the error is about.
     public var path: String {
         switch self {
-        case .unreadable(let path, _), .notWellFormed(let path, _, _), .notAnExport(let path, _), .unsupportedFormat(let path): path
+        case .unreadable(let path, _), .notWellFormed(let path, _, _), .notAnExport(let path, _), .unsupportedFormat(let path),
+             .nothingImportable(let path, _, _): path
         }
     }
 
@@ -60,6 +64,8 @@ public enum ImportError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notWellFormed(let path, let location, let message): "\(path):\(location): \(message); nothing was imported"
         case .notAnExport(let path, let reason): "\(path): not an Apple Health export: \(reason)"
         case .unsupportedFormat(let path): "\(path): unknown format (expected an Apple Health export.zip or export.xml, companion JSON or CSV)"
+        case .nothingImportable(let path, let rejected, let reasons):
+            "\(path): every one of its \(rejected) entries was refused, so nothing of the import was kept: " + reasons.joined(separator: "; ")
         }
     }
 }

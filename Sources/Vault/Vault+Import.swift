@@ -92,6 +92,10 @@ extension Vault {
                 throw error
             }
             let file = try session.finishFile(displayName: (path as NSString).lastPathComponent, isLast: index == files.count - 1)
+            // A file of which nothing could be read fails the import, as a file that is not one does.
+            if file.rejected > 0, file.added + file.duplicates + file.erased + file.replaced + file.repeats == 0 {
+                throw ImportError.nothingImportable(path: path, rejected: file.rejected, reasons: file.warnings.filter { $0.contains("rejected") })
+            }
             report.files.append(file)
             report.added += file.added
             report.duplicates += file.duplicates

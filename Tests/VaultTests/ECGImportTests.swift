@@ -1,5 +1,6 @@
 import Foundation
 @testable import HealthModel
+import Importers
 import Testing
 import VaultTestSupport
 @testable import Vault
@@ -71,9 +72,10 @@ import VaultTestSupport
         #expect(report.files[0].format == "apple-health-ecg" && report.added == 1)
         let broken = t.write("ecg_2024-05-02.csv", Self.recording.replacingOccurrences(of: "2024-05-01 08", with: "2024-05-02 08")
             .replacingOccurrences(of: "12\n", with: "twelve\n"))
-        let refused = try t.vault.importFiles([broken])
-        #expect(refused.added == 0 && refused.rejected == 1)
-        #expect(refused.files[0].warnings == ["ECG recording \(broken) rejected: not a voltage (line 16)"])
+        // Its one recording refused, the file is: nothing of the command is kept, the reason said.
+        #expect(throws: ImportError.nothingImportable(path: broken, rejected: 1, reasons: ["ECG recording \(broken) rejected: not a voltage (line 16)"])) {
+            try t.vault.importFiles([broken])
+        }
     }
 }
 
@@ -84,9 +86,11 @@ import VaultTestSupport
         let tiny = t.write("ecg_tiny.csv", ECGImportTests.recording.replacingOccurrences(of: "512 hertz", with: "0.00000000000000000001 hertz"))
         let huge = t.write("ecg_huge.csv", ECGImportTests.recording + String(repeating: "1\n", count: 9 << 20))
         let steps = t.write("steps.xml", export(stepRecord("2024-05-01 10:00:00 +0200", "2024-05-01 10:10:00 +0200", "500")))
-        let report = try t.vault.importFiles([tiny, huge, steps])
-        #expect(report.added == 2 && report.rejected == 1)
-        #expect(report.files[1].warnings == ["ECG recording \(huge) rejected: larger than 16 MiB (line 1)"])
+        #expect(throws: ImportError.nothingImportable(path: huge, rejected: 1, reasons: ["ECG recording \(huge) rejected: larger than 16 MiB (line 1)"])) {
+            try t.vault.importFiles([tiny, huge, steps])
+        }
+        let report = try t.vault.importFiles([tiny, steps])
+        #expect(report.added == 2 && report.rejected == 0)
         let ecg = try t.dataEvents().compactMap { if case .electrocardiogram(let e) = $0 { e } else { nil } }
         #expect(ecg.count == 1 && ecg[0].sampleRate == nil && ecg[0].end == ecg[0].recorded)
         #expect(try t.vault.heldTypes().contains { $0.type == "HKElectrocardiogramType" })
