@@ -42,6 +42,8 @@ public enum UnitNormalizer {
         "st": ("kg", .linear(multiply: 6.35029318, add: 0)),
         // time
         "min": ("min", .identity), "s": ("min", .linear(multiply: 1.0 / 60, add: 0)), "hr": ("min", .linear(multiply: 60, add: 0)),
+        // rates (iOS 8 wrote heart rate per second)
+        "count/min": ("count/min", .identity), "count/s": ("count/min", .linear(multiply: 60, add: 0)),
         // temperature
         "degC": ("degC", .identity), "degF": ("degC", .linear(multiply: 5.0 / 9, add: -160.0 / 9)),
         // volume

@@ -291,7 +291,9 @@ struct AppleHealthHandler: XMLTokenHandler {
             value = .category(NumberedCategoryValues.name(type: typeName, number: raw))
         } else if unitAttribute != nil {
             guard let unit = tag.string(.unit, pool: &pool, removed: &controlCharactersRemoved) else { return .failure(.malformedReference) }
-            guard let number = tag.number(.value) else { return .failure(.unparseableValue) }
+            // iOS 8's aggregate rows (Sleep Cycle's heart rate) carry `average`, `min`, `max` and
+            // `recordCount` and no `value`: the average is the value, the rest stays as metadata.
+            guard let number = tag.number(.value) ?? (tag[.value] == nil ? tag.number("average") : nil) else { return .failure(.unparseableValue) }
             if number.double < 0, AggregationStyle.of(type: typeName) == .cumulative { return .failure(.negativeAmount) }
             guard Self.plausible(number.double) else { return .failure(.valueOutOfRange) }
             if let canonical = canonicalUnits.value(for: unit, UnitNormalizer.canonical(for:)) {

@@ -328,11 +328,20 @@ struct XMLTokenizer {
             let attributeStart = j
             j = Self.attributeNameEnd(buffer, from: j)
             guard j < n else { return nil }
-            let attributeName = attributeStart..<j
+            var attributeName = attributeStart..<j
             guard !attributeName.isEmpty else { throw fail("malformed attribute", j) }
-            while j < n, Self.isSpace(buffer[j]) { j += 1 }
-            guard j < n else { return nil }
-            guard buffer[j] == 0x3D else { throw fail("attribute without '='", j) }
+            while true {
+                while j < n, Self.isSpace(buffer[j]) { j += 1 }
+                guard j < n else { return nil }
+                if buffer[j] == 0x3D { break }
+                // A name of several words up to its '=' (`Health Mate App Version="2.6.2"`, as
+                // Withings wrote metadata on iOS 8): not XML, but an export never was; the
+                // record is fine, and its name is read with its spaces.
+                guard Self.isNameStart(buffer[j]) else { throw fail("attribute without '='", j) }
+                j = Self.attributeNameEnd(buffer, from: j)
+                guard j < n else { return nil }
+                attributeName = attributeStart..<j
+            }
             j += 1
             while j < n, Self.isSpace(buffer[j]) { j += 1 }
             guard j < n else { return nil }
