@@ -111,6 +111,24 @@ public final class ReadModels {
         guard findings == ["ok"] else { throw ProjectionError.sqlite(code: 11, message: findings.prefix(3).joined(separator: "; ")) }
     }
 
+    /// A copy of these read models in memory (SQLite's backup API), to catch up and compare
+    /// without writing the file.
+    public func inMemoryCopy() throws -> ReadModels {
+        let copy = try ReadModels(emptyConnection: SQLiteConnection())
+        guard let backup = sqlite3_backup_init(copy.db.handle, "main", db.handle, "main") else {
+            throw ProjectionError.sqlite(code: sqlite3_errcode(copy.db.handle), message: String(cString: sqlite3_errmsg(copy.db.handle)))
+        }
+        let stepped = sqlite3_backup_step(backup, -1)
+        let finished = sqlite3_backup_finish(backup)
+        guard stepped == SQLITE_DONE else { throw ProjectionError.sqlite(code: stepped, message: "the copy in memory failed") }
+        try copy.db.check(finished)
+        return copy
+    }
+
+    private init(emptyConnection: SQLiteConnection) {
+        db = emptyConnection
+    }
+
     /// Suffix of the new file `moveToFreshFile` writes before renaming it over the database.
     public static let freshFileSuffix = ".fresh"
 

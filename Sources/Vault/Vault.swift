@@ -159,7 +159,9 @@ public final class Vault {
         if let problem = erasureProblem(erasures, keys: log.dataKeys) {
             report.problems.append("\(LogDirectory(directory).keys): \(problem): an older key table was put back")
         }
-        if let problem = readModelProblem(in: directory, masterKey: masterKey) { report.problems.append(problem) }
+        if let problem = Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem).readModelProblem() {
+            report.problems.append(problem)
+        }
         return report
     }
 

@@ -24,16 +24,37 @@ extension Vault {
     /// fails is one of another file put in (an older copy's block spliced back, say) or damage; no
     /// crash leaves one (SQLite's journal rolls a torn write back). Commands rebuild such a file
     /// from the log; `verify` names it. Nil when the file is sound or absent.
-    static func readModelProblem(in directory: String, masterKey: SecretKey) -> String? {
-        let path = directory + "/" + projectionsFileName
+    ///
+    /// The file is also compared, table by table, with read models rebuilt in memory from the log
+    /// (a file behind the log is copied into memory and caught up first, the file itself left as
+    /// it is): an earlier version of one of its own blocks put back authenticates, but does not
+    /// say what the log says.
+    func readModelProblem() -> String? {
+        let path = projectionsPath
         guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let file: ReadModels
         do {
-            let models = try ReadModels(path: path, key: projectionKey(masterKey))
-            try models.checkEveryPage()
-            return nil
+            file = try ReadModels(path: path, key: projectionKey)
+            try file.checkEveryPage()
         } catch {
             return "\(path): the read models do not authenticate (\(error)): a block of another file or time was put in, or the file is damaged; "
                 + "the next command rebuilds them from the log"
+        }
+        do {
+            let current = try file.position == log.committed.encoded ? file : try file.inMemoryCopy()
+            if current !== file { _ = try catchUp(current) }
+            let rebuilt = try ReadModels()
+            try rebuild(rebuilt)
+            cachedProjections = nil
+            let have = try current.canonicalContents(), want = try rebuilt.canonicalContents()
+            let differing = want.keys.filter { have[$0] != want[$0] }.sorted()
+            guard !differing.isEmpty else { return nil }
+            return "\(path): the read models differ from the log in \(differing.joined(separator: ", ")): "
+                + "a block of an earlier state was put back, or a faulty write; `vaultctl rebuild` makes them anew from the log"
+        } catch ProjectionMismatch.logDiffers {
+            return "\(path): the read models' stored position is not on this log: they are from another time or vault; the next command rebuilds them"
+        } catch {
+            return "\(path): the read models could not be compared with the log (\(error))"
         }
     }
 
@@ -84,6 +105,7 @@ extension Vault {
         return try rebuild(models)
     }
 
+    @discardableResult
     private func rebuild(_ models: ReadModels) throws -> ProjectionRebuild {
         let clock = ContinuousClock()
         let began = clock.now
