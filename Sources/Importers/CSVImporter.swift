@@ -11,6 +11,11 @@ import VaultEvents
 /// format, ISO 8601 with an offset, or local time; `value` is a number (with `unit`) or a category
 /// value. `unit` and `source` may be missing. Fields may be quoted (RFC 4180). A row that cannot
 /// be read is rejected alone, with its line.
+///
+/// Daily totals too, a date column and a column per metric, as apps write them (Health Auto
+/// Export's CSV, spreadsheets): `Date,Step Count (count),Active Energy (kcal)`. Each number is
+/// the metric's total of that local day (from midnight to midnight in `timeZone`); a unit in
+/// parentheses is read as the column's unit.
 struct CSVImporter {
     let sink: ImportSink
     let timeZone: TimeZone
@@ -23,6 +28,7 @@ struct CSVImporter {
         let total = input.size ?? 0
         var reader = CSVRowReader()
         var columns: [String: Int]?
+        var daily: DailyColumns?
         var done: Int64 = 0
         var tally: [String: (count: Int, firstLine: Int)] = [:]
         func reject(_ reason: String, _ line: Int) {
@@ -34,14 +40,24 @@ struct CSVImporter {
                 var names = fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
                 if let first = names.first, first.hasPrefix("\u{FEFF}") { names[0] = String(first.dropFirst()) }
                 let missing = Self.required.filter { !names.contains($0) }
+                if !missing.isEmpty, daily == nil, let layout = DailyColumns(header: fields) {
+                    daily = layout
+                    columns = [:]
+                    return
+                }
                 guard missing.isEmpty else {
                     throw ImportError.notWellFormed(path: path, location: SourceLocation(line: line, column: 1),
-                                                    message: "CSV header must name type,start,end,value (missing \(missing.joined(separator: ",")))")
+                                                    message: "CSV header must name type,start,end,value (missing \(missing.joined(separator: ","))), "
+                                                        + "or be a date column and a column a metric of daily totals (Date,Step Count)")
                 }
                 columns = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
                 return
             }
             if fields.count == 1 && fields[0].isEmpty { return }
+            if let daily {
+                try dailyRow(fields, layout: daily, line: line, reject: reject)
+                return
+            }
             func field(_ name: String) -> String? {
                 map[name].flatMap { $0 < fields.count ? fields[$0].trimmingCharacters(in: .whitespaces) : nil }.flatMap { $0.isEmpty ? nil : $0 }
             }
@@ -101,6 +117,61 @@ struct CSVImporter {
         }
         for (reason, t) in tally.sorted(by: { $0.key < $1.key }) {
             sink.warn("\(t.count) row(s) rejected: \(reason) (first at line \(t.firstLine))")
+        }
+    }
+}
+
+extension CSVImporter {
+    /// A daily-totals header: the date column and, per metric column, its type and unit.
+    struct DailyColumns {
+        var date: Int
+        var metrics: [(column: Int, type: String, unit: String)]
+
+        /// Nil unless the first column names a date and at least one other a known quantity type.
+        init?(header: [String]) {
+            let names = header.map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let first = names.first?.replacingOccurrences(of: "\u{FEFF}", with: "").lowercased(),
+                  ["date", "day", "date/time", "datetime", "start"].contains(first) else { return nil }
+            date = 0
+            metrics = []
+            for (i, name) in names.enumerated().dropFirst() {
+                // `Step Count (count)`: the name, and the unit in parentheses.
+                var base = name, unit: String?
+                if let open = name.lastIndex(of: "("), name.hasSuffix(")") {
+                    base = String(name[..<open]).trimmingCharacters(in: .whitespaces)
+                    unit = String(name[name.index(after: open)..<name.index(before: name.endIndex)])
+                }
+                guard case .known(let identifier, let implied) = TypeNames.resolve(base), identifier.hasPrefix("HKQuantityTypeIdentifier") else { continue }
+                metrics.append((i, identifier, unit ?? implied ?? ""))
+            }
+            guard !metrics.isEmpty else { return nil }
+        }
+    }
+
+    /// One day's totals: a sample per metric with a number, spanning the local day.
+    func dailyRow(_ fields: [String], layout: DailyColumns, line: Int, reject: (String, Int) -> Void) throws {
+        let text = layout.date < fields.count ? fields[layout.date].trimmingCharacters(in: .whitespaces) : ""
+        guard let parsed = LocalTime.parseAny(Substring(text.count > 10 ? String(text.prefix(10)) + " 12:00" : text + " 12:00"), timeZone: timeZone)
+                ?? LocalTime.parseAny(Substring(text), timeZone: timeZone) else {
+            reject("unparseable date", line)
+            return
+        }
+        let day = LocalDay(instant: parsed.seconds, utcOffset: parsed.utcOffset)
+        guard let start = LocalTime.parseAny(Substring(day.description + " 00:00"), timeZone: timeZone),
+              let end = LocalTime.parseAny(Substring(LocalDay(dayNumber: day.dayNumber + 1).description + " 00:00"), timeZone: timeZone) else {
+            reject("unparseable date", line)
+            return
+        }
+        for metric in layout.metrics where metric.column < fields.count {
+            let cell = fields[metric.column].trimmingCharacters(in: .whitespaces)
+            guard !cell.isEmpty else { continue }
+            guard let number = Array(cell.utf8).withUnsafeBytes({ DecimalValue.parse($0) }) else { reject("unparseable value", line); continue }
+            if number.double < 0, AggregationStyle.of(type: metric.type) == .cumulative { reject(RejectReason.negativeAmount.rawValue, line); continue }
+            guard AppleHealthHandler.plausible(number.double) else { reject(RejectReason.valueOutOfRange.rawValue, line); continue }
+            let value: SampleValue = UnitNormalizer.canonical(for: metric.unit).map { .quantity(number.scaled(by: $0.factor), unit: $0.unit) }
+                ?? .quantity(number, unit: metric.unit)
+            try sink.emit(.sample(HealthSample(type: metric.type, source: HealthSource(name: "CSV import"), start: start, end: end, value: value,
+                                               metadata: [MetadataEntry(key: "HealthVaultDailyTotal", value: "1")])))
         }
     }
 }

@@ -36,8 +36,9 @@ enum ECGReader {
     static func looksLikeECG(_ head: [UInt8]) -> Bool {
         let lines = String(decoding: head, as: UTF8.self).split(whereSeparator: \.isNewline)
         let values = lines.compactMap { line in line.firstIndex(of: ",").map { String(line[line.index(after: $0)...]).trimmingCharacters(in: .whitespaces) } }
-        return values.contains { $0.lowercased().hasSuffix("hertz") || $0.lowercased().hasSuffix("hz") }
-            && values.contains { v in Array(v.utf8).withUnsafeBytes { HealthTimestamp.parseExportDate($0) } != nil }
+        // A sample rate in hertz on a `key,value` line is the recording's mark: its date is read
+        // (and an unreadable one refused with its line) by the reader, not asked for here.
+        return values.contains { $0.lowercased().hasSuffix("hertz") || $0.lowercased().hasSuffix("hz") } && lines.count >= 3
     }
 
     /// A recording of a million samples is about 9 MB; a file past this is not one.

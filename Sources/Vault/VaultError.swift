@@ -10,6 +10,8 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case emptyPassphrase
     /// A metric name that is neither a known short name nor a HealthKit identifier.
     case unknownMetric(name: String, known: [String])
+    /// A name `types` lists that `summary` does not sum (a workout activity).
+    case notAMetric(name: String, reason: String)
     /// A ring goal outside what a person could set.
     case invalidGoal(ring: String, limit: Double)
     /// No imported source carries this name.
@@ -63,6 +65,8 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
             "no vault at \(path) (run `vaultctl init` first, or pass --vault DIR)"
         case .emptyPassphrase:
             "the passphrase is empty"
+        case .notAMetric(let name, let reason):
+            "'\(name)' is \(reason)"
         case .unknownMetric(let name, let known):
             "unknown metric '\(name)'; use a HealthKit identifier (HKQuantityTypeIdentifier...), a short name `vaultctl types` prints, or one of: \(known.joined(separator: ", "))"
         case .invalidGoal(let ring, let limit):

@@ -6,7 +6,15 @@ extension Vaultctl {
     struct Import: VaultCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
-            abstract: "Add samples from Apple Health export.zip / export.xml files; data already in the vault is skipped.")
+            abstract: "Add samples from Apple Health exports, companion app JSON and CSV; data already in the vault is skipped.",
+            discussion: """
+                Formats, told apart by content: an Apple Health export.zip (or the export.xml in it, any iOS version; an ECG's \
+                electrocardiograms/ecg_*.csv alone too); companion JSON as phones post it ({"metric":"STEPS","data":[{"timeRange":\
+                "2025-08-06 08:00/2025-08-06 09:00","value":38}]}, an array of such objects, or Health Auto Export's \
+                {"data":{"metrics":[...],"workouts":[...]}}); CSV with a header naming type,start,end,value (unit and source \
+                optional), or daily totals: a date column and a column a metric (Date,Step Count (count)). Local times are in the \
+                machine's time zone. One command is one commit: if a file fails, nothing of any is kept.
+                """)
 
         @OptionGroup var vault: VaultOptions
 

@@ -11,6 +11,7 @@ enum PassphraseInput {
         case noSource(what: String, fileFlag: String, variable: String)
         case unreadableFile(path: String, reason: String)
         case mismatch
+        case empty(variable: String)
 
         var description: String {
             switch self {
@@ -20,6 +21,8 @@ enum PassphraseInput {
                 "cannot read passphrase file \(path): \(reason)"
             case .mismatch:
                 "the passphrases typed do not match; nothing was changed"
+            case .empty(let variable):
+                "\(variable) is set but empty: a vault's passphrase is never empty"
             }
         }
     }
@@ -32,6 +35,10 @@ enum PassphraseInput {
         if let file { return try fromFile(file) }
         if let value = getenv(variable) {
             let length = strlen(value)
+            guard length > 0 else {
+                unsetenv(variable)
+                throw Failure.empty(variable: variable)
+            }
             let passphrase = Passphrase(copying: UnsafeRawBufferPointer(start: value, count: length))
             // The environment block is the last plaintext copy in this process: wiped in place,
             // then the variable removed, so nothing later (a child, a Foundation copy) sees it.
@@ -102,9 +109,14 @@ enum PassphraseInput {
 }
 
 extension VaultOptions {
-    /// The vault's passphrase, from the spec's sources in order.
+    /// The vault's passphrase, from the spec's sources in order. Asked for an existing vault
+    /// (`confirm` false), it is not asked for at all where there is none: that is said first.
     func passphrase(confirm: Bool = false) throws -> Passphrase {
-        try PassphraseInput.read(
+        if !confirm, !FileManager.default.fileExists(atPath: Vault.keyslotPath(in: directory)),
+           !FileManager.default.fileExists(atPath: directory + "/rekey.ready") {
+            throw VaultError.noVault(path: directory)
+        }
+        return try PassphraseInput.read(
             file: passphraseFile, variable: "HEALTHVAULT_PASSPHRASE", fileFlag: "--passphrase-file",
             prompt: "Vault passphrase", confirm: confirm)
     }

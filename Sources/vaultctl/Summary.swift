@@ -33,8 +33,7 @@ extension Vaultctl {
         }
 
         func execute() throws {
-            let identifier = try Vault.metricIdentifier(metric)
-            let rows = try vault.openWithProjections().summary(metric: identifier, by: by, from: range.from, to: range.to)
+            let rows = try vault.openWithProjections().summary(metric: metric, by: by, from: range.from, to: range.to)
             if json {
                 try Console.json(rows.map {
                     Output(period: $0.period, value: Self.rounded($0.value), unit: $0.unit, samples: $0.samples,

@@ -11,7 +11,16 @@ extension Vault {
 
     /// Per-period figures of a metric given by short name (`steps`) or HealthKit identifier.
     public func summary(metric name: String, by period: SummaryPeriod, from: LocalDay? = nil, to: LocalDay? = nil) throws -> [SummaryRow] {
-        let metric = try Self.metricIdentifier(name)
+        let metric: String
+        do {
+            metric = try Self.metricIdentifier(name)
+        } catch VaultError.unknownMetric(let unknown, let known) {
+            // A workout activity `types` lists (`running`): said so, with where to look.
+            if try heldTypes().contains(where: { $0.category == .workouts && ShortNames.short(for: $0.type) == name.lowercased() }) {
+                throw VaultError.notAMetric(name: name, reason: "a workout activity: `vaultctl workouts` shows workouts by type")
+            }
+            throw VaultError.unknownMetric(name: unknown, known: known)
+        }
         return try withReadModels { try $0.summary(metric: metric, by: period, from: from, to: to) }
     }
 
@@ -21,6 +30,8 @@ extension Vault {
         if let known = MetricNames.metric(name) { return known.identifier }
         if let identifier = ShortNames.identifier(for: name) { return identifier }
         if name.hasPrefix("HK"), name.count < 200 { return name }
+        // Names as CSV and companion JSON match them (`heart_rate`, `StepCount`, `Sleep Analysis`).
+        if case .known(let identifier, _) = TypeNames.resolve(name) { return identifier }
         throw VaultError.unknownMetric(name: name, known: MetricNames.table.keys.sorted())
     }
 

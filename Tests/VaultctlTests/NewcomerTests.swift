@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+/// What a person new to vaultctl meets first (issue 36, the newcomer notes): each answer says the
+/// real cause and what to do.
+@Suite(.timeLimit(.minutes(2))) struct NewcomerTests {
+    let cli = CLIRunner()
+
+    @Test func theFirstCommandsSayWhatIsWrong() throws {
+        let dir = TemporaryDirectory("newcomer")
+        let vault = dir.path + "/vault", pass = dir.passphraseFile("pass", "newcomer passphrase")
+        // No vault here: said before any passphrase is asked for.
+        let none = try cli.run(["verify", "--vault", vault])
+        #expect(none.status != 0 && none.stderr.contains("no vault at \(vault) (run `vaultctl init` first, or pass --vault DIR)"), "\(none.stderr)")
+        #expect(try cli.run(["init", "--kdf", "interactive", "--vault", vault, "--passphrase-file", pass]).status == 0)
+        // An empty passphrase variable is not a wrong passphrase.
+        let empty = try CLIRunner(environment: ["HEALTHVAULT_PASSPHRASE": ""]).run(["verify", "--vault", vault])
+        #expect(empty.status != 0 && empty.stderr.contains("HEALTHVAULT_PASSPHRASE is set but empty"), "\(empty.stderr)")
+        let version = try cli.run(["--version"])
+        #expect(version.status == 0 && version.stdout.hasPrefix("vaultctl 0.3.0"), "\(version.stdout)")
+        let help = try cli.run(["import", "--help"])
+        #expect(help.stdout.contains("companion JSON") && help.stdout.contains("type,start,end,value") && help.stdout.contains("Date,Step Count"))
+    }
+
+    @Test func summaryTakesTheNamesImportTakesAndSaysWhatAWorkoutIs() throws {
+        let dir = TemporaryDirectory("newcomer-summary")
+        let vault = dir.path + "/vault", pass = dir.passphraseFile("pass", "newcomer passphrase")
+        func run(_ args: [String]) throws -> CLIRunner.Result { try cli.run(args + ["--vault", vault, "--passphrase-file", pass]) }
+        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
+        let csv = dir.path + "/daily.csv"
+        // Daily totals, as apps and spreadsheets write them.
+        try Data("Date,Step Count (count),Active Energy (kJ)\n2024-03-05,8000,418.4\n2024-03-06,9500,\n".utf8).write(to: URL(fileURLWithPath: csv))
+        let imported = try run(["import", csv, "--json"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(imported.stdout.utf8)) as? [String: Any])
+        #expect(report["added"] as? Int == 3 && report["rejected"] as? Int == 0)
+        for name in ["steps", "StepCount", "step_count", "HKQuantityTypeIdentifierStepCount"] {
+            let summary = try run(["summary", name, "--json"])
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(summary.stdout.utf8)) as? [[String: Any]], "\(name): \(summary.stderr)")
+            #expect(rows.map { "\($0["period"]!)=\($0["value"]!)" } == ["2024-03-05=8000", "2024-03-06=9500"], "\(name)")
+        }
+        let energy = try #require(try JSONSerialization.jsonObject(with: Data(try run(["summary", "active_energy", "--json"]).stdout.utf8)) as? [[String: Any]])
+        #expect(energy.map { "\($0["period"]!)=\($0["value"]!)" } == ["2024-03-05=100"])
+        let workout = dir.path + "/run.json"
+        try Data(#"{"data":{"workouts":[{"name":"Running","start":"2024-03-05 07:00:00 +0000","end":"2024-03-05 07:30:00 +0000","duration":1800}]}}"#.utf8)
+            .write(to: URL(fileURLWithPath: workout))
+        #expect(try run(["import", workout]).status == 0)
+        let running = try run(["summary", "running"])
+        #expect(running.status != 0 && running.stderr.contains("'running' is a workout activity: `vaultctl workouts` shows workouts by type"), "\(running.stderr)")
+    }
+
+    @Test func anECGWithAnUnreadableDateIsNamedAsAnECG() throws {
+        let dir = TemporaryDirectory("newcomer-ecg")
+        let vault = dir.path + "/vault", pass = dir.passphraseFile("pass", "newcomer passphrase")
+        func run(_ args: [String]) throws -> CLIRunner.Result { try cli.run(args + ["--vault", vault, "--passphrase-file", pass]) }
+        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
+        let ecg = dir.path + "/ecg_2024-05-01.csv"
+        try Data("Name,Jane\nDate of Birth,\"Jan 1, 1980\"\nRecorded Date,yesterday at noon\nClassification,Sinus Rhythm\nSample Rate,512 hertz\nLead,Lead I\nUnit,µV\n\n-93.456\n-94.1\n".utf8)
+            .write(to: URL(fileURLWithPath: ecg))
+        let result = try run(["import", ecg])
+        #expect(result.status != 0 && result.stderr.contains("ECG recording") && !result.stderr.contains("CSV header must name"), "\(result.stderr)")
+        #expect(!result.stderr.contains("Jane"))
+    }
+}
