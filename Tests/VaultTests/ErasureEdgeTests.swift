@@ -69,3 +69,33 @@ import VaultTestSupport
         #expect(try column("SELECT identifier FROM metrics ORDER BY identifier") == ["HKQuantityTypeIdentifierStepCount"])
     }
 }
+
+/// Raw lines say where a sample came from (issue 36): the app, the device's model and class, the
+/// metadata; never a name the person gave a device.
+@Suite struct RawLineSourceTests {
+    @Test func aRawLineCarriesItsSourceDeviceAndMetadataButNoPersonalName() throws {
+        let t = try ImportTestVault()
+        _ = try t.vault.importFiles([t.write("export.xml", export("""
+            <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Anna’s Apple Watch" sourceVersion="10.1" device="&lt;&lt;HKDevice: 0x1&gt;, name:Anna’s Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,1, software:10.1&gt;" unit="count" startDate="2024-03-05 08:00:00 +0100" endDate="2024-03-05 08:10:00 +0100" value="600"/>
+            <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Anna’s iPhone" sourceVersion="17.1" device="&lt;&lt;HKDevice: 0x2&gt;, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone14,2, software:17.1&gt;" unit="count" startDate="2024-03-05 08:00:00 +0100" endDate="2024-03-05 08:10:00 +0100" value="650"/>
+            <Record type="HKQuantityTypeIdentifierDietaryEnergyConsumed" sourceName="Lose It!" unit="kcal" startDate="2024-03-05 08:00:00 +0100" endDate="2024-03-05 08:00:00 +0100" value="120">
+             <MetadataEntry key="HKFoodType" value="Apple"/>
+            </Record>
+            """))])
+        let shared = try SharedLines(t)
+        let opened = try shared.export([.activity, .nutrition], from: nil, to: nil)
+        let steps = opened.lines(.activity).sorted { ($0["value"] as! NSNumber).intValue < ($1["value"] as! NSNumber).intValue }
+        #expect(steps.map { $0["source"] as? String } == ["Apple Watch", "iPhone"])
+        #expect(steps.map { $0["device"] as? String } == ["Watch (Watch6,1)", "iPhone (iPhone14,2)"])
+        #expect(steps.map { $0["deviceClass"] as? String } == ["watch", "phone"])
+        let food = try #require(opened.lines(.nutrition).first)
+        #expect(food["source"] as? String == "Lose It!" && food["deviceClass"] as? String == "other")
+        #expect(food["metadata"] as? [String: String] == ["HKFoodType": "Apple"])
+        // With the class, the person's total (the Watch's 600 over the iPhone's same minutes) is reproducible.
+        #expect(steps.first { $0["deviceClass"] as? String == "watch" }?["value"] as? NSNumber == 600)
+        #expect(try t.vault.summary(metric: "steps", by: .day).map(\.value) == [600])
+        for file in try FileManager.default.contentsOfDirectory(atPath: opened.out + "/data") {
+            #expect(!(try String(contentsOfFile: opened.out + "/data/" + file, encoding: .utf8)).contains("Anna"), "\(file)")
+        }
+    }
+}

@@ -160,7 +160,7 @@ extension Vault {
                     case .none: value = .none
                     }
                     files[category]!.raw(category: category.rawValue, type: s.type, start: clip.start, end: clip.end, value: value,
-                                         unit: unit, clipped: clip.clipped)
+                                         unit: unit, clipped: clip.clipped, fields: SourceFields.fields(of: s.source, metadata: s.metadata))
                 } else if let input = feed.input(for: event) {
                     // Hourly rows are split at hour boundaries and kept to the period by their hour's day below.
                     hourly[category]!.add(input)
@@ -173,7 +173,7 @@ extension Vault {
                 let duration = w.duration.map { clip.clipped ? DecimalValue(double: BundleLines.micro($0.double * clip.fraction)) : $0 }
                 files[.workouts]!.raw(category: "workouts", type: w.activityType, start: clip.start, end: clip.end,
                                       value: duration.map { .decimal($0) } ?? .none,
-                                      unit: duration == nil ? nil : "min", clipped: clip.clipped)
+                                      unit: duration == nil ? nil : "min", clipped: clip.clipped, fields: SourceFields.fields(of: w.source, metadata: w.metadata))
             case .trackerEntry(let entry):
                 guard let grant = inForce[entry.category], grant.covers(day: entry.day) else { return }
                 if grant.granularity == .raw {
