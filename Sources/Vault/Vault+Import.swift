@@ -13,7 +13,10 @@ extension Vault {
     ///   counted as `erased` otherwise).
     public func importFiles(_ paths: [String], timeZone: TimeZone = .current, allowErased: Bool = false,
                             progress: @escaping (String, Int64, Int64) -> Void = { _, _, _ in }) throws -> ImportReport {
-        let files = try paths.map { (path: $0, format: try ImportFormat.detect($0)) }
+        // Companion posts replace what the same source posted for the same time: read oldest
+        // first (by the file's modification time), so the newest value is the one kept whatever
+        // order they were named in; other files keep the order given.
+        let files = Self.postsOldestFirst(try paths.map { (path: $0, format: try ImportFormat.detect($0)) })
         // Sized for the vault and the files up front (Apple's XML runs ~400 bytes a record; a zip
         // by its export XML's size in its directory, else at ten times its own), so the table
         // does not grow with old and new alive.
@@ -72,6 +75,22 @@ extension Vault {
             if committed == nil { throw error }
         }
         return report
+    }
+
+    /// `files` with its companion posts reordered among their own places, oldest first by
+    /// modification time (stable on a tie).
+    static func postsOldestFirst(_ files: [(path: String, format: ImportFormat)]) -> [(path: String, format: ImportFormat)] {
+        let places = files.indices.filter { files[$0].format == .companionJSON }
+        func modified(_ path: String) -> Date {
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date) ?? .distantPast
+        }
+        let posts = places.map { files[$0] }.enumerated().sorted { a, b in
+            let (ma, mb) = (modified(a.element.path), modified(b.element.path))
+            return ma != mb ? ma < mb : a.offset < b.offset
+        }.map(\.element)
+        var ordered = files
+        for (place, post) in zip(places, posts) { ordered[place] = post }
+        return ordered
     }
 
     /// Reads every file into the session, a file at a time, and returns what each brought.

@@ -33,7 +33,9 @@ package final class EventDecoder {
                 return Int(n)
             }
             let file = try r.string(), format = try r.string()
-            event = .importRecorded(at: at, ImportRecord(file: file, format: format, added: try number(), duplicates: try number(), rejected: try number()))
+            let added = try number(), duplicates = try number(), rejected = try number()
+            event = .importRecorded(at: at, ImportRecord(file: file, format: format, added: added, duplicates: duplicates, rejected: rejected,
+                                                         replaced: r.isAtEnd ? 0 : try number()))
         case .goalSet:
             let at = try r.date()
             guard let ring = PersistedNames.ring(named: try r.string()) else { throw r.fail("unknown ring") }

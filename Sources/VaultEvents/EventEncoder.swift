@@ -132,6 +132,8 @@ package final class EventEncoder {
             w.varint(record.added)
             w.varint(record.duplicates)
             w.varint(record.rejected)
+            // Only when there were any: other records encode as they always did.
+            if record.replaced > 0 { w.varint(record.replaced) }
             return w
         case .goalSet(let goal):
             var w = EventWriter(kind: .goalSet)

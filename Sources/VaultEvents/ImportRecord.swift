@@ -7,8 +7,12 @@ public struct ImportRecord: Hashable, Sendable {
     public var added: Int
     public var duplicates: Int
     public var rejected: Int
+    /// Samples of the vault a re-posted value replaced (companion JSON's rule); recorded since
+    /// 2026-11-27, 0 in older records.
+    public var replaced: Int
 
-    public init(file: String, format: String, added: Int, duplicates: Int, rejected: Int) {
+    public init(file: String, format: String, added: Int, duplicates: Int, rejected: Int, replaced: Int = 0) {
+        self.replaced = replaced
         self.file = file
         self.format = format
         self.added = added

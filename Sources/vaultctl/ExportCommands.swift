@@ -118,7 +118,9 @@ extension Vaultctl {
         static func detail(_ event: VaultEvent) -> [String: String] {
             switch event {
             case .vaultCreated(_, let kdf): ["kdf": kdf]
-            case .importRecorded(_, let r): ["file": r.file, "format": r.format, "added": "\(r.added)", "duplicates": "\(r.duplicates)", "rejected": "\(r.rejected)"]
+            case .importRecorded(_, let r):
+                ["file": r.file, "format": r.format, "added": "\(r.added)", "duplicates": "\(r.duplicates)", "rejected": "\(r.rejected)"]
+                    .merging(r.replaced > 0 ? ["replaced": "\(r.replaced)"] : [:]) { a, _ in a }
             case .goalSet(let g): ["ring": g.ring.rawValue, "value": g.value.description, "from": g.from.description]
             case .sourceOrderSet(_, let keys): ["order": keys.map(\.name).joined(separator: ", ")]
             case .recipientAdded(let r): ["recipient": r.name]

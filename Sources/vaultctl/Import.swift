@@ -55,7 +55,8 @@ extension Vaultctl {
             }
             for file in report.files {
                 let erased = file.erased > 0 ? ", erased \(file.erased) (of erased months; --allow-erased takes them)" : ""
-                let repeats = file.repeats > 0 ? ", \(file.repeats) correlation member(s) also listed at top level" : ""
+                let repeats = (file.repeats > 0 ? ", \(file.repeats) correlation member(s) also listed at top level" : "")
+                    + (file.replaced > 0 ? ", replaced \(file.replaced) earlier value(s) of the same source and time" : "")
                 Console.print("\(file.path): added \(file.added), duplicates \(file.duplicates), rejected \(file.rejected)\(erased)\(repeats) (\(file.format))")
                 for warning in file.warnings { Console.note("warning: \(file.path): \(warning)") }
             }

@@ -74,6 +74,22 @@ import VaultTestSupport
         #expect(try day(t, "steps")?.value == 52)
     }
 
+    /// Posts named newest first in one command (issue 36: `import post2.json post1.json` ended at
+    /// the older value): read oldest first by modification time, so the newest value stays; the
+    /// audit trail counts what was replaced.
+    @Test func postsNamedInAnyOrderEndAtTheNewestValueAndTheAuditTrailCountsTheReplacement() throws {
+        let t = try ImportTestVault()
+        let older = t.write("post1.json", #"{"metric":"STEPS","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 09:00","value":38}]}"#)
+        let newer = t.write("post2.json", #"{"metric":"STEPS","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 09:00","value":52}]}"#)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_754_460_000)], ofItemAtPath: older)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_754_463_600)], ofItemAtPath: newer)
+        let report = try t.vault.importFiles([newer, older], timeZone: Self.utc)
+        #expect(report.files.map(\.path) == [older, newer] && report.replaced == 1)
+        #expect(try day(t, "steps")?.value == 52)
+        let imports = try t.vault.history().compactMap { if case .importRecorded(_, let r) = $0.event { r } else { nil } }
+        #expect(imports.map(\.replaced) == [0, 1] && imports.map(\.file) == ["post1.json", "post2.json"])
+    }
+
     @Test func twoValuesForOneRangeInOneFileKeepTheLast() throws {
         let t = try ImportTestVault()
         let report = try post(t, "a.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 38), ("2025-08-06 08:00/2025-08-06 09:00", 41),

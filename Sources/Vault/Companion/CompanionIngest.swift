@@ -87,7 +87,8 @@ public final class CompanionIngest {
             for (app, total) in appsWritten.sorted(by: { $0.key < $1.key }) {
                 try session.add(.importRecorded(at: now, ImportRecord(file: "companion:" + app, format: "companion-post",
                                                                       added: total.added + total.replaced,
-                                                                      duplicates: total.duplicates, rejected: total.rejected)))
+                                                                      duplicates: total.duplicates, rejected: total.rejected,
+                                                                      replaced: total.replaced)))
             }
             lastCommitted = try session.commit()
         } catch {

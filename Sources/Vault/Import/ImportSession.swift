@@ -275,7 +275,8 @@ final class ImportSession: ImportSink {
     func finishFile(displayName: String, isLast: Bool = false) throws -> FileImportReport {
         try endFile(isLast: isLast)
         try add(.importRecorded(at: Date(), ImportRecord(
-            file: displayName, format: counts.format, added: counts.added, duplicates: counts.duplicates, rejected: counts.rejected)))
+            file: displayName, format: counts.format, added: counts.added, duplicates: counts.duplicates, rejected: counts.rejected,
+            replaced: counts.replaced)))
         return file
     }
 
