@@ -9,7 +9,10 @@ extension AppleHealthImporter {
         -> (found: [(route: RouteReference, file: Found)], missing: Int, outside: Int) {
         var found: [(route: RouteReference, file: Found)] = []
         var missing = 0, outside = 0
-        for route in routes {
+        var references: [String: Int] = [:]
+        for route in routes { references[route.path, default: 0] += 1 }
+        for var route in routes {
+            route.sharedFile = references[route.path, default: 0] > 1
             guard isRouteFilePath(route.path) else {
                 outside += 1
                 continue
@@ -50,7 +53,37 @@ extension AppleHealthImporter {
             return
         }
         if gpx.skipped > 0 { sink.warn("\(gpx.skipped) route point(s) without a readable position or time skipped in \(route.path)") }
-        try sink.emit(.route(WorkoutRoute(workoutStart: route.workoutStart, filePath: route.path, points: gpx.points)))
+        var points = gpx.points
+        // A file two routes name: each takes the points inside its own span, none twice.
+        if route.sharedFile, let start = route.start, let end = route.end {
+            points = points.filter { $0.time >= start.seconds - 1 && $0.time <= end.seconds + 1 }
+            guard !points.isEmpty else { return }
+        }
+        var workoutStart = route.workoutStart
+        if route.unreferenced {
+            guard let first = points.first else { return }
+            workoutStart = HealthTimestamp(seconds: first.time, utcOffset: 0)
+        }
+        try sink.emit(.route(WorkoutRoute(workoutStart: workoutStart, filePath: route.path, points: points)))
+    }
+
+    /// A GPX file alone (any app's track): its points as a route of their own, placed at its first
+    /// point. A file with no point that has a position and a time adds nothing (refused).
+    func importGPX(_ input: ImportInput) throws {
+        var gpx = GPXHandler()
+        do {
+            try Self.parse(into: &gpx) { feed in try input.read(feed) }
+        } catch {
+            throw Self.translate(error, name: input.name)
+        }
+        if gpx.skipped > 0 { sink.warn("\(gpx.skipped) track point(s) without a readable position or time skipped") }
+        guard let first = gpx.points.first else {
+            sink.reject(max(gpx.skipped, 1))
+            sink.warn("1 track rejected: no point with a position and a time")
+            return
+        }
+        let name = (input.name as NSString).lastPathComponent
+        try sink.emit(.route(WorkoutRoute(workoutStart: HealthTimestamp(seconds: first.time, utcOffset: 0), filePath: name, points: gpx.points)))
     }
 
     /// The one warning for route files that were missing (`place` says where they were looked

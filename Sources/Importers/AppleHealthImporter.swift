@@ -16,6 +16,14 @@ struct AppleHealthImporter {
     struct RouteReference {
         var workoutStart: HealthTimestamp
         var path: String
+        /// The span the route element (else its workout) gives: where its points lie.
+        var start: HealthTimestamp? = nil
+        var end: HealthTimestamp? = nil
+        /// Whether another reference names the same file (Apple names two 30-second segments'
+        /// files alike): then each takes only the points inside its own span.
+        var sharedFile = false
+        /// A route file of the export no workout names: kept, placed at its first point.
+        var unreferenced = false
     }
 
     // MARK: Zip
@@ -107,13 +115,21 @@ struct AppleHealthImporter {
 
         // Route files sit beside the XML: `<export dir>/workout-routes/...`, inflated and parsed
         // on two other threads while this one hands the routes on.
-        let located = Self.locateRoutes(routes, base: exportBase) { entriesByPath[$0] }
+        var located = Self.locateRoutes(routes, base: exportBase) { entriesByPath[$0] }
+        // Route files of the export that no workout names are kept too, placed at their first point.
+        let named = Set(located.found.map(\.file.path))
+        let routeFolder = Self.join(exportBase, "/workout-routes/")
+        let unreferenced = entries.filter { $0.path.hasPrefix(routeFolder) && $0.path.lowercased().hasSuffix(".gpx") && !named.contains($0.path) }
+        for entry in unreferenced {
+            located.found.append((RouteReference(workoutStart: HealthTimestamp(seconds: 0, utcOffset: 0), path: entry.path, unreferenced: true), entry))
+        }
         let reader = RouteReader(zipPath: path, files: located.found.map { ($0.file, "\(path):\($0.file.path)") })
         defer { reader.close() }
         for (route, entry) in located.found {
             try emitRoute(route, label: entry.path, name: "\(path):\(entry.path)", reader.nextRoute())
         }
         warnAboutRoutes(missing: located.missing, outside: located.outside, place: "from the zip")
+        if !unreferenced.isEmpty { sink.warn("\(unreferenced.count) route file(s) no workout names kept as routes of their own") }
     }
 
     /// Inflates an entry beside the export XML (a route, an ECG, a clinical resource) in chunks,
@@ -232,7 +248,9 @@ struct AppleHealthImporter {
         return AppleHealthHandler(
             emit: { event, nested in
                 if case .workout(let w) = event {
-                    for r in w.routes { if let p = r.filePath { routes(RouteReference(workoutStart: w.start, path: p)) } }
+                    for r in w.routes {
+                        if let p = r.filePath { routes(RouteReference(workoutStart: w.start, path: p, start: r.start ?? w.start, end: r.end ?? w.end)) }
+                    }
                 }
                 // A clinical record waits for its FHIR resource, read once the XML is done.
                 if case .genericRecord(let g) = event, clinical.hold(g) { return }

@@ -8,6 +8,8 @@ public enum ImportFormat: String, Sendable {
     case csv = "csv"
     /// An ECG recording's CSV (`electrocardiograms/ecg_….csv` of an export).
     case ecgCSV = "apple-health-ecg"
+    /// A GPX track alone, from any app (an export's route file, a watch's or a phone's).
+    case gpx = "gpx"
 
     /// The format of the file at `path`, from its first bytes and, for CSV, its name.
     public static func detect(_ path: String) throws -> ImportFormat {
@@ -33,7 +35,7 @@ public enum ImportFormat: String, Sendable {
         }
         let text = String(decoding: head.drop(while: { $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }), as: UTF8.self)
         let trimmed = text.drop(while: { $0.isWhitespace })
-        if trimmed.hasPrefix("<") { return .appleHealthXML }
+        if trimmed.hasPrefix("<") { return text.contains("<gpx") ? .gpx : .appleHealthXML }
         if trimmed.hasPrefix("{") || trimmed.hasPrefix("[") { return .companionJSON }
         if !trimmed.lowercased().hasPrefix("type,"), ECGReader.looksLikeECG(head) { return .ecgCSV }
         if path.lowercased().hasSuffix(".csv") || trimmed.lowercased().hasPrefix("type,") { return .csv }

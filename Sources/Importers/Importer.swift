@@ -99,6 +99,7 @@ public enum Importer {
             case .companionJSON: try CompanionJSONImporter(sink: sink, timeZone: timeZone).importJSON(input)
             case .csv: try CSVImporter(sink: sink, timeZone: timeZone, progress: progress).importCSV(input)
             case .ecgCSV: try ECGReader.importECG(input, into: sink)
+            case .gpx: try AppleHealthImporter(sink: sink, progress: progress).importGPX(input)
             }
         }
     }
