@@ -115,13 +115,7 @@ public final class ReadModels {
     /// without writing the file.
     public func inMemoryCopy() throws -> ReadModels {
         let copy = try ReadModels(emptyConnection: SQLiteConnection())
-        guard let backup = sqlite3_backup_init(copy.db.handle, "main", db.handle, "main") else {
-            throw ProjectionError.sqlite(code: sqlite3_errcode(copy.db.handle), message: String(cString: sqlite3_errmsg(copy.db.handle)))
-        }
-        let stepped = sqlite3_backup_step(backup, -1)
-        let finished = sqlite3_backup_finish(backup)
-        guard stepped == SQLITE_DONE else { throw ProjectionError.sqlite(code: stepped, message: "the copy in memory failed") }
-        try copy.db.check(finished)
+        try copyPages(into: copy.db, what: "the copy in memory")
         return copy
     }
 
@@ -141,16 +135,7 @@ public final class ReadModels {
     public func moveToFreshFile(replacing path: String) throws {
         let fresh = path + Self.freshFileSuffix
         try Self.removeFiles(at: fresh)
-        do {
-            let copy = try SQLiteConnection(path: fresh, throughVFSOf: db)
-            guard let backup = sqlite3_backup_init(copy.handle, "main", db.handle, "main") else {
-                throw ProjectionError.sqlite(code: sqlite3_errcode(copy.handle), message: String(cString: sqlite3_errmsg(copy.handle)))
-            }
-            let stepped = sqlite3_backup_step(backup, -1)
-            let finished = sqlite3_backup_finish(backup)
-            guard stepped == SQLITE_DONE else { throw ProjectionError.sqlite(code: stepped, message: "the copy under a fresh file key failed") }
-            try copy.check(finished)
-        }
+        try copyPages(into: try SQLiteConnection(path: fresh, throughVFSOf: db), what: "the copy under a fresh file key")
         guard rename(fresh, path) == 0 else { throw ProjectionError.cannotCreate(path: path, errno: errno) }
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -167,14 +152,19 @@ public final class ReadModels {
         guard fd >= 0 else { throw ProjectionError.cannotCreate(path: path, errno: errno) }
         close(fd)
         // Through the default VFS, page by page with SQLite's backup API: the copy is plain SQLite.
-        let copy = try SQLiteConnection(plainFile: path)
-        guard let backup = sqlite3_backup_init(copy.handle, "main", db.handle, "main") else {
-            throw ProjectionError.sqlite(code: sqlite3_errcode(copy.handle), message: String(cString: sqlite3_errmsg(copy.handle)))
+        try copyPages(into: try SQLiteConnection(plainFile: path), what: "the plaintext copy")
+    }
+
+    /// Copies every page of the read models into `target` with SQLite's backup API; `what` names
+    /// the copy in an error.
+    private func copyPages(into target: SQLiteConnection, what: String) throws {
+        guard let backup = sqlite3_backup_init(target.handle, "main", db.handle, "main") else {
+            throw ProjectionError.sqlite(code: sqlite3_errcode(target.handle), message: String(cString: sqlite3_errmsg(target.handle)))
         }
         let stepped = sqlite3_backup_step(backup, -1)
         let finished = sqlite3_backup_finish(backup)
-        guard stepped == SQLITE_DONE else { throw ProjectionError.sqlite(code: stepped, message: "the plaintext copy failed") }
-        try copy.check(finished)
+        guard stepped == SQLITE_DONE else { throw ProjectionError.sqlite(code: stepped, message: "\(what) failed") }
+        try target.check(finished)
     }
 
     private func setMeta(_ key: String, _ value: Int64) throws {

@@ -50,10 +50,29 @@ import Testing
         }
 
         func copy(_ name: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: vault + "/" + name)) }
+
+        /// Puts `current` back as the read models with block `index` (of the page cipher's layout:
+        /// a 64-byte header, then blocks of 4096 + 44 bytes) taken from `old`.
+        func putBackReadModels(_ current: Data, withBlock index: Int, of old: Data) throws {
+            var spliced = current
+            let range = PutBackAttackTests.block(index)
+            spliced.replaceSubrange(range, with: old[range])
+            try putBack("projections.db", spliced)
+        }
+
+        /// `verify --json`'s exit status and problems.
+        func verifyProblems() throws -> (status: Int32, problems: [String]) {
+            let verify = try run(["verify", "--json"])
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any])
+            return (verify.status, report["problems"] as? [String] ?? [])
+        }
         func putBack(_ name: String, _ bytes: Data) throws { try bytes.write(to: URL(fileURLWithPath: vault + "/" + name)) }
     }
 
     static let march = (1...5).map { "2024-03-0\($0)" }
+
+    /// The bytes of read-model block `index` in the file.
+    static func block(_ index: Int) -> Range<Int> { (64 + index * 4140)..<(64 + (index + 1) * 4140) }
     static let february = (25...29).map { "2024-02-\($0)" }
 
     /// Attack 1: `keys.sealed` and `events.head` copied before the erase, put back after it (the
@@ -106,19 +125,13 @@ import Testing
         try p.succeed(["erase", "--categories", "heart", "--from", "2024-02", "--to", "2024-02", "--yes"])
         #expect(try p.heartDays() == Self.march)
         let current = try p.copy("projections.db")
-        let header = 64, block = 4096 + 44
-        let blocks = min(old.count, current.count) / block
+        let blocks = min(old.count, current.count) / 4140
         #expect(blocks >= 8, "the read models hold \(blocks) blocks")
         for index in 0..<blocks {
-            var spliced = current
-            let range = (header + index * block)..<(header + (index + 1) * block)
-            spliced.replaceSubrange(range, with: old[range])
-            try p.putBack("projections.db", spliced)
+            try p.putBackReadModels(current, withBlock: index, of: old)
             // Every old block fails in the new file (a fresh file key): verify names the file...
-            let verify = try p.run(["verify", "--json"])
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any])
-            let problems = report["problems"] as? [String] ?? []
-            #expect(verify.status != 0 && problems.count == 1 && problems[0].contains("projections.db: the read models do not authenticate"),
+            let (status, problems) = try p.verifyProblems()
+            #expect(status != 0 && problems.count == 1 && problems[0].contains("projections.db: the read models do not authenticate"),
                     "block \(index): \(problems)")
             // ...and a command shows no erased day, whether it read that block (and rebuilt) or not.
             let result = try p.run(["summary", "heart-rate", "--json"])
@@ -142,24 +155,15 @@ import Testing
         try p.succeed(["goals", "set", "move", "900", "--from", "2024-03-01"])
         _ = try p.succeed(["rings"])
         let current = try p.copy("projections.db")
-        let header = 64, block = 4096 + 44
-        let changed = (0..<(min(old.count, current.count) / block)).filter { index in
-            let range = (header + index * block)..<(header + (index + 1) * block)
-            return old[range] != current[range]
-        }
+        let changed = (0..<(min(old.count, current.count) / 4140)).filter { old[Self.block($0)] != current[Self.block($0)] }
         #expect(changed.count >= 3 && changed.first == 0, "\(changed)")
         for index in changed {
-            var spliced = current
-            let range = (header + index * block)..<(header + (index + 1) * block)
-            spliced.replaceSubrange(range, with: old[range])
-            try p.putBack("projections.db", spliced)
-            let verify = try p.run(["verify", "--json"])
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any])
-            let problems = report["problems"] as? [String] ?? []
+            try p.putBackReadModels(current, withBlock: index, of: old)
+            let (status, problems) = try p.verifyProblems()
             if index == 0 {
-                #expect(verify.status == 0 && problems.isEmpty, "block 0: \(problems)")
+                #expect(status == 0 && problems.isEmpty, "block 0: \(problems)")
             } else {
-                #expect(verify.status != 0 && problems.count == 1 && problems[0].contains("projections.db: the read models differ from the log in"),
+                #expect(status != 0 && problems.count == 1 && problems[0].contains("projections.db: the read models differ from the log in"),
                         "block \(index): \(problems)")
             }
         }
