@@ -48,7 +48,7 @@ struct CSVImporter {
                 guard missing.isEmpty else {
                     throw ImportError.notWellFormed(path: path, location: SourceLocation(line: line, column: 1),
                                                     message: "CSV header must name type,start,end,value (missing \(missing.joined(separator: ","))), "
-                                                        + "or be a date column and a column a metric of daily totals (Date,Step Count)")
+                                                        + "or be daily totals: a date column and a column per metric (Date,Step Count)")
                 }
                 columns = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
                 return

@@ -12,7 +12,7 @@ extension Vaultctl {
                 electrocardiograms/ecg_*.csv alone too); companion JSON as phones post it ({"metric":"STEPS","data":[{"timeRange":\
                 "2025-08-06 08:00/2025-08-06 09:00","value":38}]}, an array of such objects, or Health Auto Export's \
                 {"data":{"metrics":[...],"workouts":[...]}}); CSV with a header naming type,start,end,value (unit and source \
-                optional), or daily totals: a date column and a column a metric (Date,Step Count (count)). Local times are in the \
+                optional), or daily totals: a date column and a column per metric (Date,Step Count (count)). Local times are in the \
                 machine's time zone. One command is one commit: if a file fails, nothing of any is kept.
                 """)
 

@@ -77,7 +77,7 @@ import VaultTestSupport
     @Test func aCSVWithoutTheRequiredHeaderIsRefusedAtLineOne() throws {
         let t = try ImportTestVault()
         let file = t.write("bad.csv", "when,what\n2025-08-06,38\n")
-        #expect(throws: ImportError.notWellFormed(path: file, location: SourceLocation(line: 1, column: 1), message: "CSV header must name type,start,end,value (missing type,start,end,value), or be a date column and a column a metric of daily totals (Date,Step Count)")) {
+        #expect(throws: ImportError.notWellFormed(path: file, location: SourceLocation(line: 1, column: 1), message: "CSV header must name type,start,end,value (missing type,start,end,value), or be daily totals: a date column and a column per metric (Date,Step Count)")) {
             _ = try t.vault.importFiles([file])
         }
     }
