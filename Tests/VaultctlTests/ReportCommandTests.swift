@@ -266,53 +266,16 @@ import Testing
 
         let first = Self.dayNumber(2021, 3, 1)
         let days = (0..<120).map { first + Int64($0) }
-        func total(_ period: [Int64], _ value: (SyntheticExport.DayTruth) -> Double) -> Double {
-            period.reduce(0) { sum, n in sum + (truth.days[n].map(value) ?? 0) }
-        }
-        let figures: [(title: String, value: (SyntheticExport.DayTruth) -> Double)] = [
-            ("Steps", { Double($0.steps) }), ("Active energy", { $0.activeEnergy }),
-            ("Exercise", { Double($0.exerciseMinutes) }), ("Stand hours", { Double($0.standHours) }),
-        ]
-        // Periods: ISO weeks from the Monday; fourteen-day periods ending on the range's last day
-        // (2021-06-28), the earliest of which holds 2021-03-01 to 03-08 of the data; months.
-        let weekly = stride(from: 0, to: 120, by: 7).map { Array(days[$0..<min($0 + 7, 120)]) }
-        let last = first + 119
-        var twoWeekly: [[Int64]] = []
-        var end = last
-        while end >= first {
-            twoWeekly.insert(days.filter { $0 > end - 14 && $0 <= end }, at: 0)
-            end -= 14
-        }
-        let monthly = [(3, 31), (4, 30), (5, 31), (6, 28)].map { month, count in
-            (0..<count).map { Self.dayNumber(2021, month, $0 + 1) }
-        }
-        for figure in figures {
-            let section = try #require(Self.section(dom, figure.title), "no \(figure.title) section")
-            #expect(!section.contains("no data in this range"), "\(figure.title)")
-            let panels = section.components(separatedBy: "<svg").dropFirst().map { String($0) }
-            #expect(panels.count == 3, "\(figure.title): \(panels.count) panels")
-            for (panel, periods) in zip(panels, [weekly, twoWeekly, monthly]) {
-                let totals = periods.map { total($0, figure.value) }
-                let bars = Self.rects(panel).map(\.height)
-                #expect(bars.count == totals.count, "\(figure.title): \(bars.count) bars for \(totals.count) periods")
-                guard bars.count == totals.count, let tallest = bars.max(), let largest = totals.max(), largest > 0 else { continue }
-                for (bar, total) in zip(bars, totals) {
-                    #expect(abs(bar / tallest - total / largest) < 0.002, "\(figure.title): a bar of \(bar) against a total of \(total)")
-                }
-            }
-        }
-        // A month of rings per table, a ring per day.
-        let months = try #require(Self.section(dom, "Months"))
-        let tables = months.components(separatedBy: "<caption>").dropFirst()
-        #expect(tables.map { String($0.prefix(7)) } == ["2021-03", "2021-04", "2021-05", "2021-06"])
-        #expect(tables.map { $0.components(separatedBy: "data-ring=\"move\" data-lap=\"1\"").count - 1 } == [31, 30, 31, 28])
+        try Self.checkChartsAndCalendars(dom, truth: truth, days: days)
+        #expect(Self.section(dom, "Months")?.components(separatedBy: "<caption>").dropFirst().map { String($0.prefix(7)) }
+                == ["2021-03", "2021-04", "2021-05", "2021-06"])
         // Sleep: the last 30 nights with data, each a stack (one x per night), heights of the truth.
         let sleep = try #require(Self.section(dom, "Sleep"))
         #expect(sleep.contains("the last 30 nights with data") && sleep.contains("2021-05-30 to 2021-06-28"))
         #expect(Set(Self.rects(sleep).map(\.x)).count == 30)
         #expect(sleep.contains("deep") && sleep.contains("REM") && sleep.contains("awake"))
         // Workouts: the runs of the range, counted by the generator.
-        let runs = Int(total(days) { Double($0.workouts) })
+        let runs = days.reduce(0) { $0 + (truth.days[$1]?.workouts ?? 0) }
         let workouts = try #require(Self.section(dom, "Workouts by type"))
         #expect(runs > 0 && workouts.contains(runs == 1 ? ">1 workout<" : ">\(runs) workouts<"), "\(runs) runs")
         #expect(Self.rects(workouts).count == 1)
@@ -323,5 +286,81 @@ import Testing
         #expect(trackers.components(separatedBy: ##"fill="#92e82a""##).count - 1 == 3)
         #expect(trackers.components(separatedBy: ##"fill="#ff8a65""##).count - 1 == 1)
         #expect(trackers.contains("<title>2021-07-02</title></rect></svg>"))
+    }
+
+    /// The chart panels and month calendars of a report's DOM against the generator's truth for
+    /// `days` (the report's range holds them all): each chart's weekly (ISO weeks), two-weekly
+    /// (fourteen days ending on the last) and monthly bars, one per period with data, as tall
+    /// against the tallest as its true total against the largest; a ring per day in each month.
+    static func checkChartsAndCalendars(_ dom: String, truth: SyntheticExport.Summary, days: [Int64]) throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        func month(_ day: Int64) -> Int {
+            let parts = calendar.dateComponents([.year, .month], from: Date(timeIntervalSince1970: Double(day) * 86_400))
+            return parts.year! * 12 + parts.month!
+        }
+        let last = days.max()!
+        func periods(_ key: (Int64) -> Int64) -> [[Int64]] {
+            Dictionary(grouping: days, by: key).sorted { $0.key < $1.key }.map(\.value)
+        }
+        let weekly = periods { $0 - (($0 + 3) % 7 + 7) % 7 }
+        let twoWeekly = periods { -((last - $0) / 14) }
+        let monthly = periods { Int64(month($0)) }
+        let figures: [(title: String, value: (SyntheticExport.DayTruth) -> Double)] = [
+            ("Steps", { Double($0.steps) }), ("Active energy", { $0.activeEnergy }),
+            ("Exercise", { Double($0.exerciseMinutes) }), ("Stand hours", { Double($0.standHours) }),
+        ]
+        for figure in figures {
+            let section = try #require(Self.section(dom, figure.title), "no \(figure.title) section")
+            #expect(!section.contains("no data in this range"), "\(figure.title)")
+            let panels = section.components(separatedBy: "<svg").dropFirst().map { String($0) }
+            #expect(panels.count == 3, "\(figure.title): \(panels.count) panels")
+            for (panel, periods) in zip(panels, [weekly, twoWeekly, monthly]) {
+                let totals = periods.map { $0.reduce(0) { sum, n in sum + (truth.days[n].map(figure.value) ?? 0) } }
+                let bars = Self.rects(panel).map(\.height)
+                #expect(bars.count == totals.count, "\(figure.title): \(bars.count) bars for \(totals.count) periods")
+                guard bars.count == totals.count, let tallest = bars.max(), let largest = totals.max(), largest > 0 else { continue }
+                for (bar, total) in zip(bars, totals) {
+                    #expect(abs(bar / tallest - total / largest) < 0.002, "\(figure.title): a bar of \(bar) against a total of \(total)")
+                }
+            }
+        }
+        let months = try #require(Self.section(dom, "Months"))
+        let tables = months.components(separatedBy: "<caption>").dropFirst()
+        let daysPerMonth = periods { Int64(month($0)) }.suffix(12).map(\.count)
+        #expect(tables.map { $0.components(separatedBy: "data-ring=\"move\" data-lap=\"1\"").count - 1 } == Array(daysPerMonth))
+    }
+
+    /// The README's screenshot's vault: the year `vaultbench generate` writes, and the habit the
+    /// README logs. Every panel of its report is drawn (issue 36: the steps chart of the picture
+    /// had long been empty for everyone while every test passed).
+    @Test(.timeLimit(.minutes(5))) func theREADMEScreenshotsVaultDrawsEveryPanel() throws {
+        let dir = TemporaryDirectory()
+        let cli = CLIRunner()
+        let pass = dir.passphraseFile("pass", "report passphrase")
+        func run(_ arguments: [String]) throws -> CLIRunner.Result {
+            try cli.run(arguments + ["--vault", dir.file("vault"), "--passphrase-file", pass])
+        }
+        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
+        let export = dir.file("export.zip")
+        let truth = try SyntheticExport.writeZip(to: export)
+        #expect(try run(["import", export]).status == 0)
+        #expect(try run(["tracker", "add", "NoAlc", "--levels", "steady=0,easy=4,wild=6", "--success", "steady", "--day-starts", "04:00"]).status == 0)
+        for day in 20...30 { #expect(try run(["track", "NoAlc", "steady", "--at", "2024-12-\(day) 21:00"]).status == 0) }
+        #expect(try run(["track", "NoAlc", "wild", "--at", "2024-12-31 21:00"]).status == 0)
+        let html = dir.file("report.html")
+        let made = try run(["report", "--out", html])
+        #expect(made.status == 0 && made.stdout.contains("2024-01-01 to 2024-12-30"), "\(made.stdout) \(made.stderr)")
+        let dom = try chromium(["--dump-dom", "file://" + html])
+        let first = Self.dayNumber(2024, 1, 1)
+        let days = (0..<365).map { first + Int64($0) }
+        try Self.checkChartsAndCalendars(dom, truth: truth, days: days)
+        let sleep = try #require(Self.section(dom, "Sleep"))
+        #expect(sleep.contains("the last 30 nights with data") && Set(Self.rects(sleep).map(\.x)).count == 30)
+        let runs = days.reduce(0) { $0 + (truth.days[$1]?.workouts ?? 0) }
+        #expect(Self.section(dom, "Workouts by type")?.contains(">\(runs) workouts<") == true, "\(runs) runs")
+        let trackers = try #require(Self.section(dom, "Trackers"))
+        #expect(trackers.components(separatedBy: ##"fill="#92e82a""##).count - 1 == 11)
+        #expect(trackers.components(separatedBy: ##"fill="#ff8a65""##).count - 1 == 1)
     }
 }
