@@ -18,9 +18,16 @@ import Testing
 
     @Test func theLockIsReleasedWhenTheWriterGoesAway() throws {
         let t = TestLog()
-        do { _ = try t.create() }
+        do {
+            let first = try t.create()
+            // While it lives, a second writer is refused with the lock's own error...
+            #expect(throws: EventLogError.locked(path: LogDirectory(t.directory.path).lock)) { _ = try t.open(.readWrite) }
+            withExtendedLifetime(first) {}
+        }
+        // ...and once it is gone, the next writer takes the lock and commits.
         let again = try t.open(.readWrite)
-        try again.append(try batch(events("a", count: 1)))
+        let position = try again.append(try batch(events("a", count: 1)))
+        #expect(position.sequence == 1 && position.eventCount == 1)
     }
 
     @Test func aWriterInAnotherProcessHoldsTheLock() throws {

@@ -89,13 +89,18 @@ import TestSupport
                 try db.execute("DELETE FROM t WHERE k % 3 = 0")
                 #expect(FileManager.default.fileExists(atPath: directory.file("t.db-journal")))
                 #expect(try !Self.holdsMarker(directory.file("t.db-journal")))
+                // A second name for the journal's inode, to see what became of its bytes.
+                try FileManager.default.linkItem(atPath: directory.file("t.db-journal"), toPath: directory.file("journal-seen"))
                 throw Abandoned()
             }
         }
         #expect(try Self.rows(db) == before)
         #expect(try db.scalarText("PRAGMA integrity_check") == "ok")
-        // The journal is gone, and was zeroed first.
+        // The journal is gone, and was zeroed first: its inode, kept by the second name, holds
+        // nothing but zeros.
         #expect(!FileManager.default.fileExists(atPath: directory.file("t.db-journal")))
+        let seen = try Data(contentsOf: URL(fileURLWithPath: directory.file("journal-seen")))
+        #expect(seen.count > 4096 && seen.allSatisfy { $0 == 0 }, "\(seen.count) bytes, \(seen.filter { $0 != 0 }.count) not zero")
     }
 
     /// The files as a crash mid-transaction leaves them (the database partly overwritten, the

@@ -137,7 +137,8 @@ import VaultTestSupport
         #expect(Set(files.map { String($0.dropLast(7)) }).isSubset(of: Set(expected.keys.map(\.rawValue))))
         for (category, grant) in expected {
             let path = out + "/data/\(category.rawValue).ndjson"
-            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            // Every category in force has its file, empty when it holds nothing: a missing one fails.
+            let text = try String(contentsOfFile: path, encoding: .utf8)
             let lines = text.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
             #expect(summary.counts[category.rawValue] ?? 0 == lines.count)
             for line in lines {

@@ -20,12 +20,27 @@ struct SharedLines {
     /// An opened bundle's folder.
     struct Opened {
         let out: String
+        /// The lines of a category's data file, which must exist (every category in force has one,
+        /// empty when it holds nothing): a missing file is a failure, not "nothing".
         func lines(_ category: HealthCategory) -> [[String: Any]] {
-            let text = (try? String(contentsOfFile: out + "/data/\(category.rawValue).ndjson", encoding: .utf8)) ?? ""
+            let path = out + "/data/\(category.rawValue).ndjson"
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                Issue.record("\(path) does not exist: the bundle has no data file for \(category.rawValue)")
+                return []
+            }
             return text.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         }
+        /// Whether the bundle has no data file for `category` (one not in force).
+        func hasNoFile(_ category: HealthCategory) -> Bool {
+            !FileManager.default.fileExists(atPath: out + "/data/\(category.rawValue).ndjson")
+        }
         func csv(_ category: HealthCategory) -> String {
-            (try? String(contentsOfFile: out + "/data/\(category.rawValue).csv", encoding: .utf8)) ?? ""
+            let path = out + "/data/\(category.rawValue).csv"
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                Issue.record("\(path) does not exist: the bundle has no CSV for \(category.rawValue)")
+                return ""
+            }
+            return text
         }
     }
 

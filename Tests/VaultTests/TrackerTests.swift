@@ -78,7 +78,7 @@ import VaultTestSupport
         try t.vault.track(name: "Meditate", level: "done", at: at("2024-03-10 07:00"))
         let shared = try SharedLines(t)
         let mindfulOnly = try shared.export([.mindfulness], from: nil, to: nil)
-        #expect(mindfulOnly.lines(.trackers).isEmpty)
+        #expect(mindfulOnly.hasNoFile(.trackers))
         #expect(mindfulOnly.lines(.mindfulness).map { $0["type"] as? String } == ["Meditate"])
         let raw = try shared.export([.trackers], from: LocalDay(year: 2024, month: 3, day: 10), to: LocalDay(year: 2024, month: 3, day: 10))
         #expect(raw.lines(.trackers).map { $0["value"] as? Double } == [4, 6])
