@@ -198,6 +198,16 @@ extension ReadModels {
     }
 
     /// Goals the person set, in the order they were set.
+    /// Whether any ring goal is known: one the person set, or one of Apple's daily summaries
+    /// (whose goal 0 says none). Without one, the rings use `Ring.defaultGoal`.
+    public func goalsKnown() throws -> Bool {
+        let statement = try db.prepare("""
+            SELECT EXISTS (SELECT 1 FROM goal_changes)
+                OR EXISTS (SELECT 1 FROM apple_rings WHERE move_goal > 0 OR exercise_goal > 0 OR stand_goal > 0)
+            """)
+        return try statement.step() && statement.int64(0) != 0
+    }
+
     public func goalChanges() throws -> [GoalChange] {
         let statement = try db.prepare("SELECT ring, value, from_day FROM goal_changes ORDER BY id")
         var result: [GoalChange] = []

@@ -60,6 +60,9 @@ public enum HealthReport {
             "generated": ISO8601DateFormatter().string(from: now),
         ]
         if let latest = rings.last { context["latest"] = latestRings(latest) }
+        if !rings.isEmpty, !figures.goalsKnown {
+            context["assumedGoals"] = "No ring goal was ever set (nor in Apple's summaries): the rings are drawn against 400 kcal, 30 min and 12 h."
+        }
         context["calendars"] = calendars(rings)
         context["streaks"] = streaks(figures.streaks)
         context["trends"] = try trends(figures, rings: allRings.filter { $0.day <= last }, last: last)

@@ -20,6 +20,8 @@ struct ReportFigures {
     var trackers: (_ to: LocalDay) throws -> [TrackerStrip]
     /// The last day any tracker has an entry for (a person logs habits after their last import).
     var lastTrackerDay: LocalDay? = nil
+    /// Whether the rings' goals are the person's or Apple's, not the assumed defaults.
+    var goalsKnown = true
 
     struct PeriodFigure {
         var period: String
@@ -63,6 +65,7 @@ extension ReportFigures {
         workouts = { from, to in
             try vault.workouts(by: .month, from: from, to: to).map { ($0.type, $0.count, $0.minutes) }
         }
+        goalsKnown = try vault.goalsKnown()
         lastTrackerDay = try vault.trackers().compactMap { try vault.trackerDays(name: $0.name).last?.day }.max()
         trackers = { to in
             try vault.trackers().map { tracker in

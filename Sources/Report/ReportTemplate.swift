@@ -36,6 +36,7 @@ enum ReportTemplate {
     <div class="latest">{{{svg}}}<dl><dt>{{day}}</dt><dd class="move">Move {{move}}</dd><dd class="exercise">Exercise {{exercise}}</dd><dd class="stand">Stand {{stand}}</dd></dl></div>
     {{/latest}}
     {{^latest}}<p class="empty">no ring data in this range</p>{{/latest}}
+    {{#assumedGoals}}<p class="muted">{{assumedGoals}}</p>{{/assumedGoals}}
 
     <h2>Months</h2>
     {{^calendars}}<p class="empty">no ring data in this range</p>{{/calendars}}

@@ -32,7 +32,12 @@ extension Vaultctl {
         }
 
         func execute() throws {
-            let days = try vault.openWithProjections().rings(from: range.from, to: range.to)
+            let opened = try vault.openWithProjections()
+            let days = try opened.rings(from: range.from, to: range.to)
+            if !days.isEmpty, try !opened.goalsKnown() {
+                // Said, never silently assumed: an iPhone without a Watch writes goals of 0.
+                Console.note("no ring goal was ever set (nor in Apple's summaries): 400 kcal, 30 min and 12 h are assumed; `vaultctl goals set` sets yours")
+            }
             if json {
                 try Console.json(days.map { day in
                     Output(date: day.day.description, move: (day.move * 10).rounded() / 10, moveGoal: day.moveGoal,

@@ -62,3 +62,28 @@ import Testing
         #expect(!result.stderr.contains("Jane"))
     }
 }
+
+/// Ring goals never set (issue 36: an iPhone alone writes Apple summaries with goal 0): the
+/// assumed 400/30/12 are said, by `rings` and in the report, and not once a goal is set.
+@Suite(.timeLimit(.minutes(2))) struct AssumedGoalTests {
+    @Test func assumedGoalsAreSaid() throws {
+        let cli = CLIRunner()
+        let dir = TemporaryDirectory("assumed-goals")
+        let vault = dir.path + "/vault", pass = dir.passphraseFile("pass", "goals passphrase")
+        func run(_ args: [String]) throws -> CLIRunner.Result { try cli.run(args + ["--vault", vault, "--passphrase-file", pass]) }
+        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
+        let csv = dir.path + "/energy.csv"
+        try Data("type,start,end,value,unit,source\nactive-energy,2024-03-05T08:00:00Z,2024-03-05T09:00:00Z,250,kcal,Phone\n".utf8)
+            .write(to: URL(fileURLWithPath: csv))
+        #expect(try run(["import", csv]).status == 0)
+        let rings = try run(["rings"])
+        #expect(rings.status == 0 && rings.stderr.contains("no ring goal was ever set (nor in Apple's summaries): 400 kcal, 30 min and 12 h are assumed"),
+                "\(rings.stderr)")
+        let html = dir.path + "/r.html"
+        #expect(try run(["report", "--out", html]).status == 0)
+        #expect(try String(contentsOfFile: html, encoding: .utf8).contains("No ring goal was ever set"))
+        #expect(try run(["goals", "set", "move", "500", "--from", "2024-03-01"]).status == 0)
+        let after = try run(["rings"])
+        #expect(after.status == 0 && !after.stderr.contains("no ring goal was ever set") && after.stdout.contains("250/500"), "\(after.stdout)")
+    }
+}

@@ -35,6 +35,12 @@ extension Vault {
         throw VaultError.unknownMetric(name: name, known: MetricNames.table.keys.sorted())
     }
 
+    /// Whether any ring goal is known (set by the person, or in Apple's summaries); without one
+    /// the rings are drawn against `Ring.defaultGoal` (400 kcal, 30 min, 12 h).
+    public func goalsKnown() throws -> Bool {
+        try withReadModels { try $0.goalsKnown() }
+    }
+
     /// Nights, by the local day each ends, with minutes per sleep stage (`sleep`).
     public func sleep(from: LocalDay? = nil, to: LocalDay? = nil) throws -> [SleepNight] {
         try withReadModels { try $0.sleep(from: from, to: to) }
