@@ -195,7 +195,7 @@ struct AppleHealthImporter {
         // A symbolic link on the way (the file, or a folder from the export's on) could lead
         // anywhere on the disk: never followed, said.
         var links = 0
-        let located = Self.locateRoutes(routes, base: routeDirectory ?? "") { (file: String) -> String? in
+        var located = Self.locateRoutes(routes, base: routeDirectory ?? "") { (file: String) -> String? in
             guard let routeDirectory, FileManager.default.fileExists(atPath: file) else { return nil }
             guard !Self.passesThroughLink(file, below: routeDirectory) else {
                 links += 1
@@ -204,6 +204,19 @@ struct AppleHealthImporter {
             return file
         }
         if links > 0 { sink.warn("\(links) route file(s) reached through a symbolic link not read (only files of the export are read)") }
+        // Route files of the folder no workout names are kept too, placed at their first point.
+        var unreferenced = 0
+        if let routeDirectory {
+            let folder = routeDirectory + "/workout-routes"
+            let named = Set(located.found.map(\.file))
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+            for name in names where name.lowercased().hasSuffix(".gpx") && !named.contains(folder + "/" + name)
+                && !Self.passesThroughLink(folder + "/" + name, below: routeDirectory) {
+                located.found.append((RouteReference(workoutStart: HealthTimestamp(seconds: 0, utcOffset: 0), path: "/workout-routes/" + name,
+                                                     unreferenced: true), folder + "/" + name))
+                unreferenced += 1
+            }
+        }
         for (route, file) in located.found {
             try importRoute(route, label: file, name: file) { feed in
                 guard let handle = FileHandle(forReadingAtPath: file) else {
@@ -213,6 +226,7 @@ struct AppleHealthImporter {
                 try Self.readChunks(handle, feed)
             }
         }
+        if unreferenced > 0 { sink.warn("\(unreferenced) route file(s) no workout names kept as routes of their own") }
         warnAboutRoutes(missing: located.missing, outside: located.outside, place: place)
     }
 

@@ -57,6 +57,20 @@ import VaultTestSupport
         #expect(routes[1].workoutStart == HealthTimestamp(seconds: 1_709_712_005, utcOffset: 0))  // 2024-03-06T08:00:05Z
     }
 
+    @Test func aRouteFileNoWorkoutNamesInAFolderIsKeptToo() throws {
+        let t = try ImportTestVault()
+        let folder = t.dir.path + "/apple_health_export"
+        try FileManager.default.createDirectory(atPath: folder + "/workout-routes", withIntermediateDirectories: true)
+        try Data(export(Self.workout("2024-03-05 09:00:00 +0100", "2024-03-05 09:01:00 +0100", file: "route_1.gpx")).utf8)
+            .write(to: URL(fileURLWithPath: folder + "/export.xml"))
+        try Data(Self.track.utf8).write(to: URL(fileURLWithPath: folder + "/workout-routes/route_1.gpx"))
+        try Data(Self.track.replacingOccurrences(of: "2024-03-05", with: "2024-03-06").utf8)
+            .write(to: URL(fileURLWithPath: folder + "/workout-routes/route_2.gpx"))
+        let report = try t.vault.importFiles([folder + "/export.xml"])
+        #expect(report.files[0].warnings.contains("1 route file(s) no workout names kept as routes of their own"), "\(report.files[0].warnings)")
+        #expect(try Self.routes(t).map(\.points.count) == [6, 6])
+    }
+
     @Test func aGPXFileAloneIsARouteOfItsOwn() throws {
         let t = try ImportTestVault()
         let report = try t.vault.importFiles([t.write("Morning_Run.gpx", Self.track)])
