@@ -4,7 +4,7 @@ import Testing
 
 /// `vaultctl serve` as a phone meets it: a real server process on loopback, real TLS with the
 /// certificate pinned, real request shapes (Yappi, Health Auto Export), and every refusal.
-@Suite(.serialized) struct CompanionEndpointTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct CompanionEndpointTests {
     @Test func yappiPostsUpsertPerTimeRangeAndSummariesShowTheLatestValue() throws {
         let served = try ServedVault()
         let (token, cert) = try served.pair("phone")

@@ -5,7 +5,7 @@ import Testing
 /// The server SIGKILLed at random moments under load from concurrent clients: every sample whose
 /// post got a 201 is in the vault afterwards, exactly once, nothing half-applied, and `verify`
 /// passes. CI runs a few kills; `make kill-serve` runs 100 (HEALTHVAULT_SERVE_KILLS).
-@Suite(.serialized) struct ServerKillTests {
+@Suite(.serialized, .timeLimit(.minutes(60))) struct ServerKillTests {
     static let kills = ProcessInfo.processInfo.environment["HEALTHVAULT_SERVE_KILLS"].flatMap(Int.init) ?? 4
 
     /// Days handed out to posts, one each, and the values acknowledged by a 201.

@@ -48,8 +48,13 @@ import VaultTestSupport
         #expect(e.millivoltages == [-93456, -94100, 12000, 5])
         #expect(e.fields.map(\.key) == ["Recorded Date", "Classification", "Symptoms", "Software Version", "Device", "Sample Rate", "Lead", "Unit"])
         #expect(e.field("Device") == "Watch6,2" && e.field("Classification") == "Sinus Rhythm")
-        // The person's name and birth date are not kept.
-        #expect(!"\(e)".contains("Jane") && !"\(e)".contains("1980"))
+        // The person's name and birth date are not kept: a recording that names the person
+        // (`Name,Jane Roe`) gives the same event, with neither in it.
+        #expect(!"\(e)".contains("1980"))
+        let named = try ImportTestVault()
+        _ = try named.vault.importFiles([named.write("ecg_named.csv", Self.recording.replacingOccurrences(of: "Name\n", with: "Name,Jane Roe\n"))])
+        let namedECG = try #require(try named.dataEvents().compactMap { if case .electrocardiogram(let e) = $0 { e } else { nil } }.first)
+        #expect(namedECG == e && !"\(namedECG)".contains("Jane") && !"\(namedECG)".contains("1980"))
         #expect(try t.vault.heldTypes().contains { $0.type == "HKElectrocardiogramType" && $0.category == .heart && $0.count == 1 })
 
         let shared = try SharedLines(t)

@@ -3,7 +3,7 @@ import SyntheticHealth
 import Testing
 
 /// Two writers at once, and readers while a writer works, as separate processes.
-@Suite struct ConcurrencyTests {
+@Suite(.timeLimit(.minutes(10))) struct ConcurrencyTests {
     let cli = CLIRunner()
 
     @Test func twoImportsAtOnceOneWaitsOutOrFailsCleanlyAndNothingIsCountedTwice() throws {

@@ -3,7 +3,7 @@ import SyntheticHealth
 import Testing
 
 /// grant, export and bundle open as a person and a researcher run them.
-@Suite struct ConsentCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ConsentCommandTests {
     let cli = CLIRunner()
 
     @Test func grantExportAndOpenAsTheSpecSays() throws {

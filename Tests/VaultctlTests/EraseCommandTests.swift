@@ -3,7 +3,7 @@ import SyntheticHealth
 import Testing
 
 /// `vaultctl erase` as the spec has it, and what the other commands say afterwards.
-@Suite struct EraseCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct EraseCommandTests {
     let cli = CLIRunner()
 
     @Test func eraseAsTheSpecSaysAndWhatFollows() throws {

@@ -11,7 +11,7 @@ import Testing
 /// vault's figures equal a clean run's.
 ///
 /// CI runs `HEALTHVAULT_KILLS` (default 50) kills; `make killloop` runs 300.
-@Suite struct KillLoopTests {
+@Suite(.timeLimit(.minutes(60))) struct KillLoopTests {
     let cli = CLIRunner()
 
     final class Setup {

@@ -3,7 +3,7 @@ import SyntheticHealth
 import Testing
 
 /// The read commands as scripts use them, and a real process killed while it imports.
-@Suite struct ProjectionCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ProjectionCommandTests {
     let cli = CLIRunner()
 
     final class Setup {

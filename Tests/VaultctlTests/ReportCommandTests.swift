@@ -5,7 +5,7 @@ import Testing
 /// `vaultctl report` as a person opens it: a real headless Chromium (Debian's) loads the file
 /// with the network off, the rings of a known day have the arc lengths their values give, and a
 /// screenshot is written.
-@Suite struct ReportCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ReportCommandTests {
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// Runs Chromium headless with every network request sent to a closed port and every name

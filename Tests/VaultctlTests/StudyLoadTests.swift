@@ -9,7 +9,7 @@ import Testing
 /// `vaultctl study load` as a researcher runs it, into the embedded SQLite file and into a real
 /// PostgreSQL server the test starts: a load, a reload that adds nothing, a withdrawal, a bundle
 /// from someone not on the roster, a tampered bundle, and a load killed half-way.
-@Suite struct StudyLoadTests {
+@Suite(.timeLimit(.minutes(10))) struct StudyLoadTests {
     /// A participant's vault, paired with the lab.
     struct Participant {
         var vault: String

@@ -5,7 +5,7 @@ import Testing
 
 /// A PostgreSQL study loads several bundles at once over several connections; a participant's
 /// bundles still load in the order given.
-@Suite struct StudyParallelLoadTests {
+@Suite(.timeLimit(.minutes(10))) struct StudyParallelLoadTests {
     let cli = CLIRunner()
 
     /// Four bundles from three people, one of them a withdrawal that follows the first, loaded

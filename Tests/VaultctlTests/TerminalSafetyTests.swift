@@ -4,7 +4,7 @@ import Testing
 /// What `vaultctl` prints from untrusted input cannot drive the terminal, a bundle from an
 /// unchecked sender is not opened by default, and the process keeps its memory out of core
 /// files (issue 15).
-@Suite struct TerminalSafetyTests {
+@Suite(.timeLimit(.minutes(10))) struct TerminalSafetyTests {
     let cli = CLIRunner()
 
     final class Vault {

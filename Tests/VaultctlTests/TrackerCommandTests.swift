@@ -3,7 +3,7 @@ import Testing
 
 /// The tracker commands' shapes as the spec fixes them, run as a user runs them (TZ set, as a
 /// person's machine has it).
-@Suite struct TrackerCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct TrackerCommandTests {
     @Test func aTrackerIsDefinedLoggedListedAndStreaked() throws {
         let dir = TemporaryDirectory()
         var cli = CLIRunner()

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite struct VaultctlTests {
+@Suite(.timeLimit(.minutes(10))) struct VaultctlTests {
     let cli = CLIRunner()
 
     private func initVault(_ dir: TemporaryDirectory, passphrase: String = "correct horse battery") throws -> (vault: String, passFile: String) {
@@ -138,7 +138,7 @@ import Testing
 }
 
 /// `types` and short names on the command line (issue 16).
-@Suite struct TypesCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct TypesCommandTests {
     let cli = CLIRunner()
 
     /// A new vault holding the records of `xml`: its path and passphrase file.
