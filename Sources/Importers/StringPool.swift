@@ -56,6 +56,9 @@ struct StringPool {
         string(raw, making: nil)
     }
 
+    /// Strings held now, the known ones included.
+    var count: Int { entries.count }
+
     /// The pooled string of `raw`; when new, `made` (or a string decoded from `raw`) is added.
     private mutating func string(_ raw: UnsafeRawBufferPointer, making made: String?) -> String {
         let hash = WordHash.hash(raw, seed: seed)

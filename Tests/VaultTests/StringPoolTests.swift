@@ -18,9 +18,14 @@ import Testing
 
     @Test func aFullPoolStartsOverKeepingItsKnownStrings() {
         var pool = StringPool(known: ["known"])
+        #expect(pool.count == 1)
         for i in 0..<(StringPool.capacity + 10) { #expect(pooled(&pool, "value \(i)") == "value \(i)") }
-        #expect(pooled(&pool, "known") == "known")
-        #expect(pooled(&pool, "value 3") == "value 3")
-        #expect(pooled(&pool, "value \(StringPool.capacity + 9)") == "value \(StringPool.capacity + 9)")
+        // Full at the known string and `capacity` values, the pool started over at value
+        // `capacity`: it holds the known string and the ten values since.
+        #expect(pool.count == 11)
+        #expect(pooled(&pool, "known") == "known" && pool.count == 11)
+        // An early value was forgotten by the restart (added again), a late one was not.
+        #expect(pooled(&pool, "value 3") == "value 3" && pool.count == 12)
+        #expect(pooled(&pool, "value \(StringPool.capacity + 9)") == "value \(StringPool.capacity + 9)" && pool.count == 12)
     }
 }
