@@ -294,8 +294,7 @@ struct AppleHealthHandler: XMLTokenHandler {
             // iOS 8's aggregate rows (Sleep Cycle's heart rate) carry `average`, `min`, `max` and
             // `recordCount` and no `value`: the average is the value, the rest stays as metadata.
             guard let number = tag.number(.value) ?? (tag[.value] == nil ? tag.number("average") : nil) else { return .failure(.unparseableValue) }
-            if number.double < 0, AggregationStyle.of(type: typeName) == .cumulative { return .failure(.negativeAmount) }
-            guard Self.plausible(number.double) else { return .failure(.valueOutOfRange) }
+            if let refusal = Self.refusal(of: number.double, cumulative: AggregationStyle.of(type: typeName) == .cumulative) { return .failure(refusal) }
             if let canonical = canonicalUnits.value(for: unit, UnitNormalizer.canonical(for:)) {
                 value = .quantity(number.scaled(by: canonical.factor), unit: canonical.unit)
             } else {
@@ -456,6 +455,13 @@ struct AppleHealthHandler: XMLTokenHandler {
     /// steps is about 10^7), and sums of such values stay exact and finite in every read model.
     /// 1e308 would make totals infinite.
     static func plausible(_ value: Double) -> Bool { value.magnitude <= 1e12 }
+
+    /// Why a quantity's number is refused, whichever importer read it, or nil: a negative amount
+    /// of a quantity that adds up (`cumulative`), or a magnitude no measurement has.
+    static func refusal(of value: Double, cumulative: Bool) -> RejectReason? {
+        if value < 0, cumulative { return .negativeAmount }
+        return plausible(value) ? nil : .valueOutOfRange
+    }
 
     // MARK: Devices
 

@@ -82,17 +82,12 @@ struct CSVImporter {
             }
             let value: SampleValue
             if let number = Array(valueText.utf8).withUnsafeBytes({ DecimalValue.parse($0) }) {
-                if number.double < 0, type.hasPrefix("HKQuantityTypeIdentifier"), AggregationStyle.of(type: type) == .cumulative {
-                    reject(RejectReason.negativeAmount.rawValue, line)
+                let cumulative = type.hasPrefix("HKQuantityTypeIdentifier") && AggregationStyle.of(type: type) == .cumulative
+                if let refusal = AppleHealthHandler.refusal(of: number.double, cumulative: cumulative) {
+                    reject(refusal.rawValue, line)
                     return
                 }
-                guard AppleHealthHandler.plausible(number.double) else { reject(RejectReason.valueOutOfRange.rawValue, line); return }
-                let unit = field("unit") ?? impliedUnit ?? ""
-                if let canonical = UnitNormalizer.canonical(for: unit) {
-                    value = .quantity(number.scaled(by: canonical.factor), unit: canonical.unit)
-                } else {
-                    value = .quantity(number, unit: unit)
-                }
+                value = Self.quantity(number, unit: field("unit") ?? impliedUnit ?? "")
             } else if type.hasPrefix("HKQuantityTypeIdentifier") {
                 reject("unparseable value", line)
                 return
@@ -148,6 +143,12 @@ extension CSVImporter {
         }
     }
 
+    /// A number in `unit`, in the canonical unit when it has one.
+    static func quantity(_ number: DecimalValue, unit: String) -> SampleValue {
+        guard let canonical = UnitNormalizer.canonical(for: unit) else { return .quantity(number, unit: unit) }
+        return .quantity(number.scaled(by: canonical.factor), unit: canonical.unit)
+    }
+
     /// One day's totals: a sample per metric with a number, spanning the local day.
     func dailyRow(_ fields: [String], layout: DailyColumns, line: Int, reject: (String, Int) -> Void) throws {
         let text = layout.date < fields.count ? fields[layout.date].trimmingCharacters(in: .whitespaces) : ""
@@ -166,11 +167,12 @@ extension CSVImporter {
             let cell = fields[metric.column].trimmingCharacters(in: .whitespaces)
             guard !cell.isEmpty else { continue }
             guard let number = Array(cell.utf8).withUnsafeBytes({ DecimalValue.parse($0) }) else { reject("unparseable value", line); continue }
-            if number.double < 0, AggregationStyle.of(type: metric.type) == .cumulative { reject(RejectReason.negativeAmount.rawValue, line); continue }
-            guard AppleHealthHandler.plausible(number.double) else { reject(RejectReason.valueOutOfRange.rawValue, line); continue }
-            let value: SampleValue = UnitNormalizer.canonical(for: metric.unit).map { .quantity(number.scaled(by: $0.factor), unit: $0.unit) }
-                ?? .quantity(number, unit: metric.unit)
-            try sink.emit(.sample(HealthSample(type: metric.type, source: HealthSource(name: "CSV import"), start: start, end: end, value: value,
+            if let refusal = AppleHealthHandler.refusal(of: number.double, cumulative: AggregationStyle.of(type: metric.type) == .cumulative) {
+                reject(refusal.rawValue, line)
+                continue
+            }
+            try sink.emit(.sample(HealthSample(type: metric.type, source: HealthSource(name: "CSV import"), start: start, end: end,
+                                               value: Self.quantity(number, unit: metric.unit),
                                                metadata: [MetadataEntry(key: "HealthVaultDailyTotal", value: "1")])))
         }
     }

@@ -347,12 +347,9 @@ public struct CompanionJSONImporter {
             rejections.reject("unparseable value", place)
             return
         }
-        if number < 0, type.hasPrefix("HKQuantityTypeIdentifier"), AggregationStyle.of(type: type) == .cumulative {
-            rejections.reject(RejectReason.negativeAmount.rawValue, place)
-            return
-        }
-        guard AppleHealthHandler.plausible(number) else {
-            rejections.reject(RejectReason.valueOutOfRange.rawValue, place)
+        let cumulative = type.hasPrefix("HKQuantityTypeIdentifier") && AggregationStyle.of(type: type) == .cumulative
+        if let refusal = AppleHealthHandler.refusal(of: number, cumulative: cumulative) {
+            rejections.reject(refusal.rawValue, place)
             return
         }
         let value = number == number.rounded() && abs(number) < 1e15

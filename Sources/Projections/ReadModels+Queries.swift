@@ -197,7 +197,6 @@ extension ReadModels {
         Streaks(days: try rings())
     }
 
-    /// Goals the person set, in the order they were set.
     /// Whether any ring goal is known: one the person set, or one of Apple's daily summaries
     /// (whose goal 0 says none). Without one, the rings use `Ring.defaultGoal`.
     public func goalsKnown() throws -> Bool {
@@ -208,6 +207,7 @@ extension ReadModels {
         return try statement.step() && statement.int64(0) != 0
     }
 
+    /// Goals the person set, in the order they were set.
     public func goalChanges() throws -> [GoalChange] {
         let statement = try db.prepare("SELECT ring, value, from_day FROM goal_changes ORDER BY id")
         var result: [GoalChange] = []

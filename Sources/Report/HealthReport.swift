@@ -10,25 +10,25 @@ import Vault
 /// (`ReportFigures`); the report only lays them out (the template is `ReportTemplate.html`,
 /// rendered with swift-mustache).
 public enum HealthReport {
+    /// A rendered report and the days it covers (`first...last`), which the command says.
+    public struct Rendered {
+        public var html: String
+        public var first: LocalDay
+        public var last: LocalDay
+    }
+
     /// The report of a vault, `from...to` (default: the year up to the last day with data, however
     /// long ago that was).
-    public static func render(vault: Vault, from: LocalDay? = nil, to: LocalDay? = nil, now: Date = Date()) throws -> String {
+    public static func render(vault: Vault, from: LocalDay? = nil, to: LocalDay? = nil, now: Date = Date()) throws -> Rendered {
         try render(try ReportFigures(vault: vault), title: "Your health", origin: "the vault's read models", from: from, to: to, now: now,
                    trackersToToday: true)
     }
 
     /// The report of an opened bundle's daily lines (`report --bundle DIR`): what the person
     /// shared, drawn as their own report draws it.
-    public static func render(bundleLines: [AggregateLine], sender: String, from: LocalDay? = nil, to: LocalDay? = nil, now: Date = Date()) throws -> String {
+    public static func render(bundleLines: [AggregateLine], sender: String, from: LocalDay? = nil, to: LocalDay? = nil, now: Date = Date()) throws -> Rendered {
         try render(ReportFigures(dailyLines: bundleLines), title: "Shared health data", origin: "the daily lines of a bundle from \(sender)",
                    from: from, to: to, now: now, trackersToToday: false)
-    }
-
-    /// `trackersToToday`: a person keeps logging after their last import, so their own report's
-    /// tracker strips run to their last entry; a bundle's end on its last day.
-    static func render(_ figures: ReportFigures, title: String, origin: String, from: LocalDay?, to: LocalDay?, now: Date,
-                       trackersToToday: Bool) throws -> String {
-        try rendered(figures, title: title, origin: origin, from: from, to: to, now: now, trackersToToday: trackersToToday).html
     }
 
     /// The range a report of `figures` covers: `from...to` as given, else the year ending on the
@@ -39,18 +39,10 @@ public enum HealthReport {
         return (from ?? LocalDay(dayNumber: last.dayNumber - 364), last)
     }
 
-    /// The range a report of `vault` covers with these options, for the command to say.
-    public static func range(vault: Vault, from: LocalDay? = nil, to: LocalDay? = nil, now: Date = Date()) throws -> (first: LocalDay, last: LocalDay) {
-        range(try ReportFigures(vault: vault), from: from, to: to, now: now)
-    }
-
-    /// The range a report of a bundle's daily lines covers with these options.
-    public static func range(bundleLines: [AggregateLine], from: LocalDay? = nil, to: LocalDay? = nil, now: Date = Date()) -> (first: LocalDay, last: LocalDay) {
-        range(ReportFigures(dailyLines: bundleLines), from: from, to: to, now: now)
-    }
-
-    static func rendered(_ figures: ReportFigures, title: String, origin: String, from: LocalDay?, to: LocalDay?, now: Date,
-                         trackersToToday: Bool) throws -> (html: String, first: LocalDay, last: LocalDay) {
+    /// `trackersToToday`: a person keeps logging after their last import, so their own report's
+    /// tracker strips run to their last entry; a bundle's end on its last day.
+    static func render(_ figures: ReportFigures, title: String, origin: String, from: LocalDay?, to: LocalDay?, now: Date,
+                       trackersToToday: Bool) throws -> Rendered {
         let allRings = figures.rings
         let (first, last) = range(figures, from: from, to: to, now: now)
         let rings = allRings.filter { $0.day >= first && $0.day <= last }
@@ -72,7 +64,7 @@ public enum HealthReport {
         // A person logs habits after their last import: their strips run to the last entry when
         // that is later than the range (never to the day the report is made).
         context["trackers"] = try trackers(figures, to: to ?? (trackersToToday ? max(last, figures.lastTrackerDay ?? last) : last))
-        return (try MustacheTemplate(string: ReportTemplate.html).render(context), first, last)
+        return Rendered(html: try MustacheTemplate(string: ReportTemplate.html).render(context), first: first, last: last)
     }
 
     static func fraction(_ value: Double, _ goal: Double) -> Double { goal > 0 ? value / goal : 0 }

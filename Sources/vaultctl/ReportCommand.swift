@@ -21,26 +21,23 @@ extension Vaultctl {
         @OptionGroup var range: DayRange
 
         func execute() throws {
-            let html: String
+            let report: HealthReport.Rendered
             let target: String
-            let span: (first: LocalDay, last: LocalDay)
             if let bundle {
                 let opened = try OpenedBundleDirectory(path: bundle)
                 guard !opened.dailyLines.isEmpty else {
                     throw BundleError.refused(path: bundle, reason: "holds no daily lines (its grants were raw or hourly); the report draws daily figures")
                 }
                 target = URL(fileURLWithPath: out).standardizedFileURL.path
-                html = try HealthReport.render(bundleLines: opened.dailyLines, sender: opened.sender, from: range.from, to: range.to)
-                span = HealthReport.range(bundleLines: opened.dailyLines, from: range.from, to: range.to)
+                report = try HealthReport.render(bundleLines: opened.dailyLines, sender: opened.sender, from: range.from, to: range.to)
             } else {
                 let opened = try vault.openWithProjections()
                 target = try opened.plaintextTarget(out)
-                html = try HealthReport.render(vault: opened, from: range.from, to: range.to)
-                span = try HealthReport.range(vault: opened, from: range.from, to: range.to)
+                report = try HealthReport.render(vault: opened, from: range.from, to: range.to)
             }
-            try Self.write(Data(html.utf8), to: target)
+            try Self.write(Data(report.html.utf8), to: target)
             // The range drawn: without --from/--to, the year ending on the last day with data.
-            Console.print("wrote \(out) (\(html.utf8.count) bytes), \(span.first) to \(span.last)"
+            Console.print("wrote \(out) (\(report.html.utf8.count) bytes), \(report.first) to \(report.last)"
                           + (range.to == nil ? " (the year to the last day with data; --from/--to choose another)" : ""))
         }
 

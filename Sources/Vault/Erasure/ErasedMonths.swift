@@ -25,8 +25,10 @@ struct ErasedMonths {
     /// The last day a span of `category` starting at `start` may reach: the day before the first
     /// erased month after the one it starts in, capped by `to`; `to` when there is none.
     func lastDay(of category: HealthCategory, startingAt start: HealthTimestamp, before to: LocalDay?) -> LocalDay? {
+        // Most categories have no erased month: nothing to compute per span for them.
+        guard let months = byCategory[category] else { return to }
         let month = DataLabel.month(of: start)
-        guard let next = byCategory[category]?.first(where: { $0 > month }) else { return to }
+        guard let next = months.first(where: { $0 > month }) else { return to }
         let cap = LocalDay(dayNumber: next.days.lowerBound.dayNumber - 1)
         return to.map { min($0, cap) } ?? cap
     }
