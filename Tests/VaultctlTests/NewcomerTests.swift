@@ -7,14 +7,13 @@ import Testing
     let cli = CLIRunner()
 
     @Test func theFirstCommandsSayWhatIsWrong() throws {
-        let dir = TemporaryDirectory("newcomer")
-        let vault = dir.path + "/vault", pass = dir.passphraseFile("pass", "newcomer passphrase")
+        let v = try CLIVault(initialized: false)
         // No vault here: said before any passphrase is asked for.
-        let none = try cli.run(["verify", "--vault", vault])
-        #expect(none.status != 0 && none.stderr.contains("no vault at \(vault) (run `vaultctl init` first, or pass --vault DIR)"), "\(none.stderr)")
-        #expect(try cli.run(["init", "--kdf", "interactive", "--vault", vault, "--passphrase-file", pass]).status == 0)
+        let none = try cli.run(["verify", "--vault", v.path])
+        #expect(none.status != 0 && none.stderr.contains("no vault at \(v.path) (run `vaultctl init` first, or pass --vault DIR)"), "\(none.stderr)")
+        #expect(try v.run(["init", "--kdf", "interactive"]).status == 0)
         // An empty passphrase variable is not a wrong passphrase.
-        let empty = try CLIRunner(environment: ["HEALTHVAULT_PASSPHRASE": ""]).run(["verify", "--vault", vault])
+        let empty = try CLIRunner(environment: ["HEALTHVAULT_PASSPHRASE": ""]).run(["verify", "--vault", v.path])
         #expect(empty.status != 0 && empty.stderr.contains("HEALTHVAULT_PASSPHRASE is set but empty"), "\(empty.stderr)")
         let version = try cli.run(["--version"])
         #expect(version.status == 0 && version.stdout.hasPrefix("vaultctl 0.3.0"), "\(version.stdout)")
@@ -23,11 +22,9 @@ import Testing
     }
 
     @Test func summaryTakesTheNamesImportTakesAndSaysWhatAWorkoutIs() throws {
-        let dir = TemporaryDirectory("newcomer-summary")
-        let vault = dir.path + "/vault", pass = dir.passphraseFile("pass", "newcomer passphrase")
-        func run(_ args: [String]) throws -> CLIRunner.Result { try cli.run(args + ["--vault", vault, "--passphrase-file", pass]) }
-        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
-        let csv = dir.path + "/daily.csv"
+        let v = try CLIVault()
+        let run = v.run
+        let csv = v.file("daily.csv")
         // Daily totals, as apps and spreadsheets write them.
         try Data("Date,Step Count (count),Active Energy (kJ)\n2024-03-05,8000,418.4\n2024-03-06,9500,\n".utf8).write(to: URL(fileURLWithPath: csv))
         let imported = try run(["import", csv, "--json"])
@@ -41,7 +38,7 @@ import Testing
         }
         let energy = try #require(try JSONSerialization.jsonObject(with: Data(try run(["summary", "active_energy", "--json"]).stdout.utf8)) as? [[String: Any]])
         #expect(energy.map { "\($0["period"]!)=\($0["value"]!)" } == ["2024-03-05=100"])
-        let workout = dir.path + "/run.json"
+        let workout = v.file("run.json")
         try Data(#"{"data":{"workouts":[{"name":"Running","start":"2024-03-05 07:00:00 +0000","end":"2024-03-05 07:30:00 +0000","duration":1800}]}}"#.utf8)
             .write(to: URL(fileURLWithPath: workout))
         #expect(try run(["import", workout]).status == 0)
@@ -50,11 +47,9 @@ import Testing
     }
 
     @Test func anECGWithAnUnreadableDateIsNamedAsAnECG() throws {
-        let dir = TemporaryDirectory("newcomer-ecg")
-        let vault = dir.path + "/vault", pass = dir.passphraseFile("pass", "newcomer passphrase")
-        func run(_ args: [String]) throws -> CLIRunner.Result { try cli.run(args + ["--vault", vault, "--passphrase-file", pass]) }
-        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
-        let ecg = dir.path + "/ecg_2024-05-01.csv"
+        let v = try CLIVault()
+        let run = v.run
+        let ecg = v.file("ecg_2024-05-01.csv")
         try Data("Name,Jane\nDate of Birth,\"Jan 1, 1980\"\nRecorded Date,yesterday at noon\nClassification,Sinus Rhythm\nSample Rate,512 hertz\nLead,Lead I\nUnit,µV\n\n-93.456\n-94.1\n".utf8)
             .write(to: URL(fileURLWithPath: ecg))
         let result = try run(["import", ecg])
@@ -67,19 +62,16 @@ import Testing
 /// assumed 400/30/12 are said, by `rings` and in the report, and not once a goal is set.
 @Suite(.timeLimit(.minutes(2))) struct AssumedGoalTests {
     @Test func assumedGoalsAreSaid() throws {
-        let cli = CLIRunner()
-        let dir = TemporaryDirectory("assumed-goals")
-        let vault = dir.path + "/vault", pass = dir.passphraseFile("pass", "goals passphrase")
-        func run(_ args: [String]) throws -> CLIRunner.Result { try cli.run(args + ["--vault", vault, "--passphrase-file", pass]) }
-        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
-        let csv = dir.path + "/energy.csv"
+        let v = try CLIVault()
+        let run = v.run
+        let csv = v.file("energy.csv")
         try Data("type,start,end,value,unit,source\nactive-energy,2024-03-05T08:00:00Z,2024-03-05T09:00:00Z,250,kcal,Phone\n".utf8)
             .write(to: URL(fileURLWithPath: csv))
         #expect(try run(["import", csv]).status == 0)
         let rings = try run(["rings"])
         #expect(rings.status == 0 && rings.stderr.contains("no ring goal was ever set (nor in Apple's summaries): 400 kcal, 30 min and 12 h are assumed"),
                 "\(rings.stderr)")
-        let html = dir.path + "/r.html"
+        let html = v.file("r.html")
         #expect(try run(["report", "--out", html]).status == 0)
         #expect(try String(contentsOfFile: html, encoding: .utf8).contains("No ring goal was ever set"))
         #expect(try run(["goals", "set", "move", "500", "--from", "2024-03-01"]).status == 0)

@@ -242,15 +242,10 @@ import Testing
     /// total); every month's calendar has a ring per day; the sleep chart the last 30 nights;
     /// the workouts their count. Issue 36: the steps and stand charts were empty for everyone.
     @Test(.timeLimit(.minutes(3))) func everyPanelDrawsTheDataInItsRange() throws {
-        let dir = TemporaryDirectory()
-        let cli = CLIRunner()
-        let pass = dir.passphraseFile("pass", "report passphrase")
-        func run(_ arguments: [String]) throws -> CLIRunner.Result {
-            try cli.run(arguments + ["--vault", dir.file("vault"), "--passphrase-file", pass])
-        }
-        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
+        let vault = try CLIVault()
+        let run = vault.run
         // 2021-03-01 (a Monday) to 2021-06-28: 120 days, 18 ISO weeks, four months.
-        let export = dir.file("export.zip")
+        let export = vault.file("export.zip")
         let truth = try SyntheticExport.writeZip(to: export, options: .init(days: 120, firstDay: (2021, 3, 1), tripStart: 200))
         #expect(try run(["import", export]).status == 0)
         // Habits logged after the data's last day: the strip runs to the last entry, not to today.
@@ -258,7 +253,7 @@ import Testing
         for (day, level) in [("2021-06-27", "steady"), ("2021-06-29", "steady"), ("2021-06-30", "wild"), ("2021-07-02", "steady")] {
             #expect(try run(["track", "NoAlc", level, "--at", day + " 21:00"]).status == 0)
         }
-        let html = dir.file("report.html")
+        let html = vault.file("report.html")
         let made = try run(["report", "--out", html])
         #expect(made.status == 0, "\(made.stderr)")
         #expect(made.stdout.contains("2020-06-29 to 2021-06-28 (the year to the last day with data;"), "\(made.stdout)")
@@ -335,20 +330,15 @@ import Testing
     /// README logs. Every panel of its report is drawn (issue 36: the steps chart of the picture
     /// had long been empty for everyone while every test passed).
     @Test(.timeLimit(.minutes(5))) func theREADMEScreenshotsVaultDrawsEveryPanel() throws {
-        let dir = TemporaryDirectory()
-        let cli = CLIRunner()
-        let pass = dir.passphraseFile("pass", "report passphrase")
-        func run(_ arguments: [String]) throws -> CLIRunner.Result {
-            try cli.run(arguments + ["--vault", dir.file("vault"), "--passphrase-file", pass])
-        }
-        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
-        let export = dir.file("export.zip")
+        let vault = try CLIVault()
+        let run = vault.run
+        let export = vault.file("export.zip")
         let truth = try SyntheticExport.writeZip(to: export)
         #expect(try run(["import", export]).status == 0)
         #expect(try run(["tracker", "add", "NoAlc", "--levels", "steady=0,easy=4,wild=6", "--success", "steady", "--day-starts", "04:00"]).status == 0)
         for day in 20...30 { #expect(try run(["track", "NoAlc", "steady", "--at", "2024-12-\(day) 21:00"]).status == 0) }
         #expect(try run(["track", "NoAlc", "wild", "--at", "2024-12-31 21:00"]).status == 0)
-        let html = dir.file("report.html")
+        let html = vault.file("report.html")
         let made = try run(["report", "--out", html])
         #expect(made.status == 0 && made.stdout.contains("2024-01-01 to 2024-12-30"), "\(made.stdout) \(made.stderr)")
         let dom = try chromium(["--dump-dom", "file://" + html])
