@@ -180,7 +180,9 @@ public enum HealthReport {
                 (max(n.asleep - n.deep - n.core - n.rem, 0) / 60, "#7f8cff"), (n.awake / 60, "#ff8a65"),
             ])
         }
-        return ["svg": BarChart.svg(stacks, unit: "h"), "nights": nights.count,
+        // No night, no count to give ("the last 0 nights" read as a fault).
+        let heading = nights.isEmpty ? "" : nights.count == 1 ? ", the one night with data" : ", the last \(nights.count) nights with data"
+        return ["svg": BarChart.svg(stacks, unit: "h"), "heading": heading,
                 "span": nights.first.map { "\($0.night) to \(nights.last!.night)" } ?? ""]
     }
 

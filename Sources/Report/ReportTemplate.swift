@@ -64,7 +64,7 @@ enum ReportTemplate {
     <div class="panels">{{#panels}}<div><div class="muted">{{period}}</div>{{{svg}}}</div>{{/panels}}</div>
     {{/charts}}
 
-    <h2>Sleep, the last {{sleep.nights}} nights with data</h2>
+    <h2>Sleep{{sleep.heading}}</h2>
     <p class="muted">{{sleep.span}} (hours a night) <span class="legend"><i style="background:#3a2cbf"></i>deep <i style="background:#5b8cff"></i>core <i style="background:#49c7f5"></i>REM <i style="background:#7f8cff"></i>asleep, stage unknown <i style="background:#ff8a65"></i>awake</span></p>
     {{{sleep.svg}}}
 
