@@ -822,14 +822,16 @@ public final class EventLog {
     private func shredOldKeyTable() throws {
         guard fileSystem.exists(directory.oldKeys) else { return }
         let old = try fileSystem.open(directory.oldKeys, mode: .readWrite)
-        // A table this build wrote is at most `maximumSize`: bytes past it (a sparse file put
-        // there) were never a key table's, and are neither read whole nor written.
-        let size = Int(min(try old.size(), UInt64(KeyTable.maximumSize + 1)))
-        let oldBytes = try old.readBytes(at: 0, count: size)
-        let current = try fileSystem.readFileIfPresent(directory.keys, limit: KeyTable.maximumSize + 1)
-        if oldBytes != current {
-            try [UInt8](repeating: 0, count: size).withUnsafeBytes { try old.write(at: 0, $0) }
-            try old.fullSync()
+        // A table this build wrote is at most `maximumSize`: a larger file (a sparse one put
+        // there) was never a key table's second name, and only its name goes, unread.
+        let size = try old.size()
+        if size <= UInt64(KeyTable.maximumSize) {
+            let oldBytes = try old.readBytes(at: 0, count: Int(size))
+            let current = try fileSystem.readFileIfPresent(directory.keys, limit: KeyTable.maximumSize + 1)
+            if oldBytes != current {
+                try [UInt8](repeating: 0, count: Int(size)).withUnsafeBytes { try old.write(at: 0, $0) }
+                try old.fullSync()
+            }
         }
         try fileSystem.remove(directory.oldKeys)
         try fileSystem.syncDirectory(directory.path)
