@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import EventLog
 
-@Suite(.timeLimit(.minutes(2))) struct LockTests {
+@Suite(.timeLimit(.minutes(10))) struct LockTests {
     @Test func aSecondWriterGetsAClearErrorAndReadersAreNotBlocked() throws {
         let t = TestLog()
         let writer = try t.create()

@@ -3,7 +3,7 @@ import Testing
 
 /// What a person new to vaultctl meets first (issue 36, the newcomer notes): each answer says the
 /// real cause and what to do.
-@Suite(.timeLimit(.minutes(2))) struct NewcomerTests {
+@Suite(.timeLimit(.minutes(10))) struct NewcomerTests {
     let cli = CLIRunner()
 
     @Test func theFirstCommandsSayWhatIsWrong() throws {
@@ -60,7 +60,7 @@ import Testing
 
 /// Ring goals never set (issue 36: an iPhone alone writes Apple summaries with goal 0): the
 /// assumed 400/30/12 are said, by `rings` and in the report, and not once a goal is set.
-@Suite(.timeLimit(.minutes(2))) struct AssumedGoalTests {
+@Suite(.timeLimit(.minutes(10))) struct AssumedGoalTests {
     @Test func assumedGoalsAreSaid() throws {
         let v = try CLIVault()
         let run = v.run

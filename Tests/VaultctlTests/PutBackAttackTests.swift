@@ -7,7 +7,7 @@ import Testing
 /// person act, put the old files (or one block of one) back, then run the commands a person runs.
 /// Each ends in a clear refusal naming the damage, or in nothing erased shown or exported; never
 /// in a silent success.
-@Suite(.timeLimit(.minutes(5))) struct PutBackAttackTests {
+@Suite(.timeLimit(.minutes(10))) struct PutBackAttackTests {
     let cli = CLIRunner()
 
     /// A vault holding ten generated days from 2024-02-25 (heart rate on each), a researcher "lab"
