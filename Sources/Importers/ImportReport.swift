@@ -7,6 +7,10 @@ public struct ImportReport: Codable, Equatable, Sendable {
     public var erased = 0
     /// Companion samples that replaced an earlier value for the same metric, source and time range.
     public var replaced = 0
+    /// Samples added that are an app's rewritten copies of a sample the vault holds: identical but
+    /// for their creation date, kept in the log and counted once in totals (docs/projections.md).
+    /// Counted by the read models, for the whole command.
+    public var rewrites = 0
     public var files: [FileImportReport] = []
 
     public init() {}

@@ -4,7 +4,8 @@
 /// Every interval keeps the part of its span that no better-ranked source covers, and that
 /// part's share of its value (a sample is assumed to accrue evenly over its span). A zero-length
 /// sample counts unless a better-ranked source covers its instant. Samples of the same source
-/// never hide each other.
+/// never hide each other, but an app's rewritten copies of one sample count once
+/// (`RewrittenCopies`).
 enum Deduplication {
     /// A piece of time that counts, with the value it carries.
     struct Piece: Equatable {
@@ -15,7 +16,8 @@ enum Deduplication {
 
     /// The pieces that count. `rank(source)` orders sources, lower first; `intervals` must be
     /// sorted by `Interval.precedes`.
-    static func effectivePieces(_ intervals: [Interval], rank: (Int32) -> Int) -> [Piece] {
+    static func effectivePieces(_ sorted: [Interval], rank: (Int32) -> Int) -> [Piece] {
+        let intervals = RewrittenCopies.countedOnce(sorted)
         var pieces: [Piece] = []
         pieces.reserveCapacity(intervals.count)
         // Group by rank (stable, so each group keeps the deterministic order).

@@ -2,8 +2,8 @@ import HealthModel
 
 /// Per local hour figures of samples, with the same rules as the daily read models: cumulative
 /// metrics split at local hour boundaries pro rata and deduplicated across sources by rank,
-/// discrete metrics averaged with min and max. Used for hourly exports; days come from the
-/// read models themselves.
+/// discrete metrics averaged with min and max; an app's rewritten copies count once
+/// (`RewrittenCopies`). Used for hourly exports; days come from the read models themselves.
 public struct HourlyAggregator {
     /// One metric's figure for one local hour.
     public struct Row: Equatable, Sendable {
@@ -45,7 +45,8 @@ public struct HourlyAggregator {
             let firstHour = LocalDay.floorDivide(s.start + offset, 3600)
             guard s.end > s.start else {
                 let key = Key(metric: s.metric, unit: s.unit, hour: firstHour)
-                intervals[key, default: []].append(Interval(start: s.start, end: s.start, value: s.value, source: source))
+                intervals[key, default: []].append(Interval(start: s.start, end: s.start, value: s.value, source: source, metadataDigest: s.metadataDigest,
+                                                            creation: Interval.creation(s.created, partEnd: s.start)))
                 counts[key, default: 0] += 1
                 return
             }
@@ -56,11 +57,15 @@ public struct HourlyAggregator {
                 let boundary = min(s.end, (hour + 1) * 3600 - offset)
                 let key = Key(metric: s.metric, unit: s.unit, hour: hour)
                 intervals[key, default: []].append(Interval(start: cursor, end: boundary,
-                                                            value: s.value * Double(boundary - cursor) / duration, source: source))
+                                                            value: s.value * Double(boundary - cursor) / duration, source: source,
+                                                            daysAfterOrigin: cursor == s.start ? 0 : 1, metadataDigest: s.metadataDigest,
+                                                            creation: Interval.creation(s.created, partEnd: boundary)))
                 if cursor == s.start { counts[key, default: 0] += 1 }
                 cursor = boundary
                 hour += 1
             }
+        case .annotated(let inner, _):
+            add(inner)
         case .discrete(let s):
             let key = Key(metric: s.metric, unit: s.unit, hour: LocalDay.floorDivide(s.start + Int64(s.utcOffset), 3600))
             discrete[key, default: DiscreteStats()].add(s)

@@ -1,32 +1,113 @@
 /// A cumulative sample's part inside one local day: [start, end) in seconds since 1970 (UTC),
 /// its value pro-rated to that part, the source that recorded it, and how many days after the
 /// sample's first day this part's day is (0 but for the later parts of a sample across midnight),
-/// so that erasing a month removes exactly the parts of the samples that started in it.
+/// so that erasing a month removes exactly the parts of the samples that started in it; and what
+/// tells an app's rewritten copy from a distinct sample (`RewrittenCopies`): the sample's metadata
+/// digest, and its creation date as seconds after this part's end.
 struct Interval: Equatable, Sendable {
     var start: Int64
     var end: Int64
     var value: Double
     var source: Int32
     var daysAfterOrigin: Int32 = 0
+    var metadataDigest: UInt32 = 0
+    var creation: Int32 = Interval.noCreation
 
-    /// A deterministic order, so that totals do not depend on the order events arrived in.
+    /// `creation` of a sample whose creation date is not known.
+    static let noCreation = Int32.min
+
+    /// `creation` for a sample created at `created` (seconds since 1970), of a part ending at `end`.
+    static func creation(_ created: Int64?, partEnd end: Int64) -> Int32 {
+        guard let created else { return noCreation }
+        return Int32(clamping: max(created &- end, Int64(Int32.min) + 1))
+    }
+
+    /// Whether the two are the same part of samples equal in all but their creation date.
+    func hasContent(of other: Interval) -> Bool {
+        start == other.start && end == other.end && value == other.value && source == other.source
+            && daysAfterOrigin == other.daysAfterOrigin && metadataDigest == other.metadataDigest
+    }
+
+    /// A deterministic order, so that totals do not depend on the order events arrived in; the
+    /// copies of one content are next to each other, grouped by creation.
     static func precedes(_ a: Interval, _ b: Interval) -> Bool {
         if a.start != b.start { return a.start < b.start }
         if a.end != b.end { return a.end < b.end }
         if a.source != b.source { return a.source < b.source }
         if a.value != b.value { return a.value < b.value }
-        return a.daysAfterOrigin < b.daysAfterOrigin
+        if a.daysAfterOrigin != b.daysAfterOrigin { return a.daysAfterOrigin < b.daysAfterOrigin }
+        if a.metadataDigest != b.metadataDigest { return a.metadataDigest < b.metadataDigest }
+        return a.creation < b.creation
     }
 }
 
-/// The stored form of a day's intervals (docs/projections.md): format byte 2, then per interval
+/// An app's rewritten copies of a sample: identical in type, source, span, value and metadata but
+/// for their creation date (one app wrote the same 15-minute energy samples up to 17 times, a
+/// second apart). The log keeps every copy; totals count the content once.
+///
+/// Records equal in every field, their creation date too, stay distinct (two glasses of water
+/// logged at once; `IdentitySet` keeps both). So among the copies of one content, the most that
+/// share one creation date count: one for a content rewritten, two for two glasses, two for two
+/// glasses rewritten.
+enum RewrittenCopies {
+    /// `intervals` (sorted by `Interval.precedes`) without the rewritten copies; the same array
+    /// when it has none.
+    static func countedOnce(_ intervals: [Interval]) -> [Interval] {
+        guard hasAny(intervals) else { return intervals }
+        var kept: [Interval] = []
+        kept.reserveCapacity(intervals.count)
+        forEachContent(intervals) { run, counted in kept.append(contentsOf: run.prefix(counted)) }
+        return kept
+    }
+
+    /// How many samples' first parts (`daysAfterOrigin` 0: a sample across midnight is counted on
+    /// its first day only) in sorted `intervals` are rewritten copies, not counted.
+    static func excess(_ intervals: [Interval]) -> Int {
+        guard hasAny(intervals) else { return 0 }
+        var excess = 0
+        forEachContent(intervals) { run, counted in
+            if run[run.startIndex].daysAfterOrigin == 0 { excess += run.count - counted }
+        }
+        return excess
+    }
+
+    private static func hasAny(_ intervals: [Interval]) -> Bool {
+        var i = 1
+        while i < intervals.count {
+            if intervals[i].hasContent(of: intervals[i - 1]) && intervals[i].creation != intervals[i - 1].creation { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// Calls `body` with each run of one content and how many of it count: the largest group
+    /// of one creation date.
+    private static func forEachContent(_ intervals: [Interval], _ body: (ArraySlice<Interval>, Int) -> Void) {
+        var runStart = 0
+        while runStart < intervals.count {
+            var runEnd = runStart + 1
+            var largest = 1, group = 1
+            while runEnd < intervals.count, intervals[runEnd].hasContent(of: intervals[runStart]) {
+                group = intervals[runEnd].creation == intervals[runEnd - 1].creation ? group + 1 : 1
+                largest = max(largest, group)
+                runEnd += 1
+            }
+            body(intervals[runStart..<runEnd], largest)
+            runStart = runEnd
+        }
+    }
+}
+
+/// The stored form of a day's intervals (docs/projections.md): format byte 3, then per interval
 /// LEB128 varints: the start as a zigzag delta from the previous one (the first from 0), the
-/// duration, the source id shifted left once with the low bit set for a later part (whose days
-/// after its origin follow as a varint), and the value: a decimal `zigzag(m) << 4 | s` meaning
-/// m / 10^s when that is exactly the value (s ≤ 9), else 15 followed by the 8 IEEE 754 bytes.
-/// About 6 bytes an interval where format 1 took 24.
+/// duration, the source id shifted left twice with bit 0 set for a later part (whose days
+/// after its origin follow as a varint) and bit 1 for an interval with a metadata digest or a
+/// creation date (the digest and the creation's zigzag plus one, 0 for none, follow as varints),
+/// and the value: a decimal `zigzag(m) << 4 | s` meaning m / 10^s when that is exactly the value
+/// (s ≤ 9), else 15 followed by the 8 IEEE 754 bytes. Format 2 (no digest or creation) is read
+/// models of an older format, which are rebuilt, never read.
 enum IntervalBlob {
-    static let format: UInt8 = 2
+    static let format: UInt8 = 3
     private static let powers: [Double] = (0...9).map { pow10($0) }
     private static let rawValue: UInt64 = 15
 
@@ -42,8 +123,13 @@ enum IntervalBlob {
             previous = i.start
             appendVarint(&out, UInt64(max(0, i.end - i.start)))
             let later = i.daysAfterOrigin > 0
-            appendVarint(&out, UInt64(UInt32(bitPattern: i.source)) << 1 | (later ? 1 : 0))
+            let tagged = i.metadataDigest != 0 || i.creation != Interval.noCreation
+            appendVarint(&out, UInt64(UInt32(bitPattern: i.source)) << 2 | (tagged ? 2 : 0) | (later ? 1 : 0))
             if later { appendVarint(&out, UInt64(i.daysAfterOrigin)) }
+            if tagged {
+                appendVarint(&out, UInt64(i.metadataDigest))
+                appendVarint(&out, i.creation == Interval.noCreation ? 0 : zigzag(Int64(i.creation)) + 1)
+            }
             appendValue(&out, i.value)
         }
         return out
@@ -71,12 +157,23 @@ enum IntervalBlob {
             previous = start
             let duration = try varint()
             let sourceWord = try varint()
-            guard duration <= UInt64(UInt32.max), sourceWord >> 1 <= UInt64(UInt32.max) else { throw ProjectionError.corruptBlob(table: "day_intervals") }
+            guard duration <= UInt64(UInt32.max), sourceWord >> 2 <= UInt64(UInt32.max) else { throw ProjectionError.corruptBlob(table: "day_intervals") }
             var daysAfter: Int32 = 0
             if sourceWord & 1 == 1 {
                 let days = try varint()
                 guard days > 0, days <= UInt64(Int32.max) else { throw ProjectionError.corruptBlob(table: "day_intervals") }
                 daysAfter = Int32(days)
+            }
+            var digest: UInt32 = 0
+            var creation = Interval.noCreation
+            if sourceWord & 2 == 2 {
+                let storedDigest = try varint()
+                let storedCreation = try varint()
+                guard storedDigest <= UInt64(UInt32.max), storedCreation <= UInt64(UInt32.max) else {
+                    throw ProjectionError.corruptBlob(table: "day_intervals")
+                }
+                digest = UInt32(storedDigest)
+                if storedCreation > 0 { creation = Int32(unzigzag(storedCreation - 1)) }
             }
             let word = try varint()
             let value: Double
@@ -92,7 +189,8 @@ enum IntervalBlob {
                 value = Double(unzigzag(word >> 4)) / powers[scale]
             }
             out.append(Interval(start: start, end: start + Int64(duration), value: value,
-                                source: Int32(bitPattern: UInt32(sourceWord >> 1)), daysAfterOrigin: daysAfter))
+                                source: Int32(bitPattern: UInt32(sourceWord >> 2)), daysAfterOrigin: daysAfter,
+                                metadataDigest: digest, creation: creation))
         }
     }
 

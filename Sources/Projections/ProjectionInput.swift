@@ -29,6 +29,15 @@ public enum ProjectionInput: Sendable {
     /// remembered so that exports skip it. Boxed: inline, its two optional samples made every
     /// input twice a cumulative sample's size, and an import moves half a million of them.
     indirect case withdrawn(Withdrawal)
+    /// An input of a record that carries metadata, and that metadata, counted per type, key,
+    /// value and day for `sql` (`record_metadata`). Only records with metadata are wrapped.
+    indirect case annotated(ProjectionInput, RecordMetadata)
+
+    /// The input without its metadata: what the figures are made of.
+    public var withoutMetadata: ProjectionInput {
+        if case .annotated(let inner, _) = self { return inner }
+        return self
+    }
 
     /// The HealthKit type of Apple's stand-hour records, whose category the stand hours and
     /// Apple's ring summaries are erased with.
@@ -61,8 +70,14 @@ public struct CumulativeSample: Sendable {
     public var end: Int64
     public var utcOffset: Int32
     public var value: Double
+    /// Its metadata's `MetadataDigest` (0: none) and when HealthKit stored it (seconds since 1970,
+    /// nil when not known): an app's rewritten copies of one sample differ only in the latter,
+    /// and count once (`RewrittenCopies`).
+    public var metadataDigest: UInt32
+    public var created: Int64?
 
-    public init(metric: String, unit: String, source: SourceKey, start: Int64, end: Int64, utcOffset: Int32, value: Double) {
+    public init(metric: String, unit: String, source: SourceKey, start: Int64, end: Int64, utcOffset: Int32, value: Double,
+                metadataDigest: UInt32 = 0, created: Int64? = nil) {
         self.metric = metric
         self.unit = unit
         self.source = source
@@ -70,6 +85,8 @@ public struct CumulativeSample: Sendable {
         self.end = end
         self.utcOffset = utcOffset
         self.value = value
+        self.metadataDigest = metadataDigest
+        self.created = created
     }
 }
 
@@ -153,6 +170,22 @@ public struct WorkoutItem: Sendable, Equatable {
     }
 }
 
+/// A record's metadata as the read models count it: its type (a HealthKit identifier, a
+/// workout's activity type), consent category, local start day, and entries.
+public struct RecordMetadata: Sendable, Equatable {
+    public var type: String
+    public var category: HealthCategory
+    public var day: LocalDay
+    public var entries: [MetadataEntry]
+
+    public init(type: String, category: HealthCategory, day: LocalDay, entries: [MetadataEntry]) {
+        self.type = type
+        self.category = category
+        self.day = day
+        self.entries = entries
+    }
+}
+
 /// A replaced quantity sample: the hash of its content (what exports match it by: log indexes
 /// change when the log is rewritten), its category and local start day (for erasure), and the
 /// input it had fed (exactly one of the two).
@@ -162,12 +195,16 @@ public struct Withdrawal: Sendable {
     public var day: LocalDay
     public var cumulative: CumulativeSample?
     public var discrete: DiscreteSample?
+    /// Its metadata, counted off `record_metadata`; nil when it had none.
+    public var metadata: RecordMetadata?
 
-    public init(contentHash: Int64, category: HealthCategory, day: LocalDay, cumulative: CumulativeSample? = nil, discrete: DiscreteSample? = nil) {
+    public init(contentHash: Int64, category: HealthCategory, day: LocalDay, cumulative: CumulativeSample? = nil, discrete: DiscreteSample? = nil,
+                metadata: RecordMetadata? = nil) {
         self.contentHash = contentHash
         self.category = category
         self.day = day
         self.cumulative = cumulative
         self.discrete = discrete
+        self.metadata = metadata
     }
 }

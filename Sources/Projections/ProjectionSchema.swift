@@ -2,7 +2,7 @@
 /// 1970-01-01 in the sample's own UTC offset); values are in each metric's canonical unit.
 enum ProjectionSchema {
     /// Raised whenever a table changes shape or meaning; an image of another format is rebuilt.
-    static let format = 5
+    static let format = 6
 
     static let statements = """
         CREATE TABLE projection_meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -43,6 +43,10 @@ enum ProjectionSchema {
             content_hash INTEGER NOT NULL, category TEXT NOT NULL, day INTEGER NOT NULL, count INTEGER NOT NULL,
             PRIMARY KEY(content_hash, category, day)) WITHOUT ROWID;
         CREATE INDEX superseded_by_day ON superseded(category, day);
+        CREATE TABLE record_metadata(
+            type TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, day INTEGER NOT NULL, records INTEGER NOT NULL,
+            category TEXT NOT NULL, PRIMARY KEY(type, key, value, day)) WITHOUT ROWID;
+        CREATE INDEX record_metadata_by_day ON record_metadata(category, day);
         CREATE TABLE goal_changes(id INTEGER PRIMARY KEY, ring TEXT NOT NULL, value REAL NOT NULL, from_day INTEGER NOT NULL);
         CREATE TABLE rings(
             day INTEGER PRIMARY KEY, move REAL NOT NULL, move_goal REAL NOT NULL,
@@ -52,6 +56,8 @@ enum ProjectionSchema {
                    CASE WHEN m.cumulative THEN d.total ELSE d.micro_sum / 1e6 / d.samples END AS value,
                    d.min AS min, d.max AS max, d.samples AS samples
             FROM daily d JOIN metrics m ON m.id = d.metric_id;
+        CREATE VIEW metadata_by_day AS
+            SELECT type, key, value, date(day * 86400, 'unixepoch') AS date, records FROM record_metadata;
         CREATE VIEW daily_rings AS
             SELECT date(r.day * 86400, 'unixepoch') AS date, r.move, r.move_goal, r.exercise, r.exercise_goal,
                    r.stand, r.stand_goal, a.move AS apple_move, a.exercise AS apple_exercise, a.stand AS apple_stand

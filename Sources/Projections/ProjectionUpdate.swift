@@ -49,6 +49,18 @@ public struct ProjectionUpdate {
     private var insertSleep: SQLiteStatement?
     private var insertWorkout: SQLiteStatement?
     var pendingCount = 0
+    /// Metadata entries counted (or counted off) since the last flush.
+    private var pendingMetadata: [MetadataKey: Int64] = [:]
+    private struct MetadataKey: Hashable {
+        var type: String
+        var key: String
+        var value: String
+        var day: Int64
+        var category: HealthCategory
+    }
+    /// Rewritten copies (`RewrittenCopies`) the days this update merged into hold, less those
+    /// they held before: what an import's rewrites came to.
+    public private(set) var rewrittenCopiesAdded = 0
     var orderChanged = false
     /// The metrics of the last inputs, compared before any hashing: a frame holds one category's
     /// month, a few types interleaved.
@@ -196,6 +208,9 @@ public struct ProjectionUpdate {
             try insert.run()
         case .withdrawn(let w):
             try withdraw(w)
+        case .annotated(let inner, let metadata):
+            try add(inner)
+            tally(metadata, by: 1)
         case .workout(let w):
             let day = LocalDay(instant: w.start, utcOffset: w.utcOffset)
             try count(RecordedItem(type: w.type, category: .workouts, day: day))
@@ -251,7 +266,10 @@ public struct ProjectionUpdate {
     static func singleDayInterval(of s: CumulativeSample, metric: Int64, source: Int32) -> (DayKey, Interval)? {
         let firstDay = LocalDay(instant: s.start, utcOffset: s.utcOffset)
         guard s.end <= s.start || s.end <= firstDay.startInstant(utcOffset: s.utcOffset) + 86_400 else { return nil }
-        return (DayKey(metric: metric, day: firstDay.dayNumber), Interval(start: s.start, end: max(s.start, s.end), value: s.value, source: source))
+        let end = max(s.start, s.end)
+        return (DayKey(metric: metric, day: firstDay.dayNumber),
+                Interval(start: s.start, end: end, value: s.value, source: source, metadataDigest: s.metadataDigest,
+                         creation: Interval.creation(s.created, partEnd: end)))
     }
 
     /// The intervals a cumulative sample adds to its days: one, or across midnight each day its
@@ -265,15 +283,27 @@ public struct ProjectionUpdate {
             let end = min(s.end, part.day.startInstant(utcOffset: s.utcOffset) + 86_400)
             out.append((DayKey(metric: metric, day: part.day.dayNumber),
                         Interval(start: cursor, end: end, value: part.value, source: source,
-                                 daysAfterOrigin: Int32(clamping: part.day.dayNumber - firstDay.dayNumber))))
+                                 daysAfterOrigin: Int32(clamping: part.day.dayNumber - firstDay.dayNumber),
+                                 metadataDigest: s.metadataDigest, creation: Interval.creation(s.created, partEnd: end))))
             cursor = end
         }
         return out
     }
 
+    /// Counts (or, `by` -1, counts off) each entry of a record's metadata.
+    private mutating func tally(_ metadata: RecordMetadata, by change: Int64) {
+        for entry in metadata.entries {
+            pendingMetadata[MetadataKey(type: metadata.type, key: entry.key, value: entry.value, day: metadata.day.dayNumber,
+                                        category: metadata.category), default: 0] += change
+        }
+        pendingCount += 1
+    }
+
     /// Takes a replaced sample's contribution out: its intervals (or its share of a discrete
-    /// day's count and sum), its count for `types`, and remembers its event for exports.
+    /// day's count and sum), its count for `types`, its metadata, and remembers its event for
+    /// exports.
     private mutating func withdraw(_ w: Withdrawal) throws {
+        if let metadata = w.metadata { tally(metadata, by: -1) }
         let remember = try db.prepare("""
             INSERT INTO superseded(content_hash, category, day, count) VALUES (?, ?, ?, 1)
             ON CONFLICT(content_hash, category, day) DO UPDATE SET count = count + 1
@@ -431,11 +461,13 @@ public struct ProjectionUpdate {
             try deleteRows(of: "sleep_segments", where: "start_day", from: first, to: last)
         }
         if erased.category == .workouts { try deleteRows(of: "workouts", where: "day", from: first, to: last) }
-        let forget = try db.prepare("DELETE FROM superseded WHERE category = ? AND day BETWEEN ? AND ?")
-        try forget.bind(1, erased.category.rawValue)
-        try forget.bind(2, first)
-        try forget.bind(3, last)
-        try forget.run()
+        for table in ["superseded", "record_metadata"] {
+            let forget = try db.prepare("DELETE FROM \(table) WHERE category = ? AND day BETWEEN ? AND ?")
+            try forget.bind(1, erased.category.rawValue)
+            try forget.bind(2, first)
+            try forget.bind(3, last)
+            try forget.run()
+        }
         if erased.category == HealthCategory.of(type: ProjectionInput.standHourType) {
             for table in ["stand_hours", "apple_rings"] { try deleteRows(of: table, where: "day", from: first, to: last) }
         }
@@ -523,6 +555,7 @@ public struct ProjectionUpdate {
             try readIntervals.bind(2, key.day)
             if try readIntervals.step() { try IntervalBlob.decode(readIntervals.blob(0), into: &intervals) }
             readIntervals.reset()
+            rewrittenCopiesAdded -= RewrittenCopies.excess(intervals)
             intervals.append(contentsOf: pendingIntervals[key] ?? [])
             for removed in pendingRemovals[key] ?? [] {
                 if let at = intervals.firstIndex(of: removed) { intervals.remove(at: at) }
@@ -536,6 +569,7 @@ public struct ProjectionUpdate {
                 continue
             }
             intervals.sort(by: Interval.precedes)
+            rewrittenCopiesAdded += RewrittenCopies.excess(intervals)
             try writeIntervals.bind(1, key.metric)
             try writeIntervals.bind(2, key.day)
             try writeIntervals.bind(3, IntervalBlob.encode(intervals))
@@ -590,11 +624,38 @@ public struct ProjectionUpdate {
             try writeApple.run()
         }
         pendingAppleRings = [:]
+        try flushMetadata()
         endHeldRuns()
         try heldTypes.add(pendingHeld)
         pendingHeld = [:]
         try sources.saveSampleCounts()
         pendingCount = 0
+    }
+
+    private mutating func flushMetadata() throws {
+        guard !pendingMetadata.isEmpty else { return }
+        let upsert = try db.prepare("""
+            INSERT INTO record_metadata(type, key, value, day, records, category) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(type, key, value, day) DO UPDATE SET records = records + excluded.records
+            """)
+        let dropEmpty = try db.prepare("DELETE FROM record_metadata WHERE type = ? AND key = ? AND value = ? AND day = ? AND records <= 0")
+        for (key, change) in pendingMetadata where change != 0 {
+            try upsert.bind(1, key.type)
+            try upsert.bind(2, key.key)
+            try upsert.bind(3, key.value)
+            try upsert.bind(4, key.day)
+            try upsert.bind(5, change)
+            try upsert.bind(6, key.category.rawValue)
+            try upsert.run()
+            if change < 0 {
+                try dropEmpty.bind(1, key.type)
+                try dropEmpty.bind(2, key.key)
+                try dropEmpty.bind(3, key.value)
+                try dropEmpty.bind(4, key.day)
+                try dropEmpty.run()
+            }
+        }
+        pendingMetadata = [:]
     }
 
     /// Flushes, recomputes what depends on everything (source ranks, rings), and ends.

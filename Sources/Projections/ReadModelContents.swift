@@ -26,6 +26,7 @@ extension ReadModels {
         ("source_order", "SELECT o.position, s.name, s.device_class FROM source_order o JOIN sources s ON s.id = o.source_id ORDER BY 1"),
         ("goal_changes", "SELECT ring, value, from_day FROM goal_changes ORDER BY 3, 1, 2"),
         ("superseded", "SELECT content_hash, category, day, count FROM superseded ORDER BY 1, 2, 3"),
+        ("record_metadata", "SELECT type, key, value, day, records, category FROM record_metadata ORDER BY 1, 2, 3, 4"),
     ]
 
     /// Each table's canonical rows, serialized, by table.

@@ -61,6 +61,10 @@ public final class ReadModels {
         try setMeta("format", Int64(ProjectionSchema.format))
     }
 
+    /// The rewritten copies (identical samples but for their creation date, counted once) the
+    /// last `update` added; 0 when it changed nothing, and after a `rebuild`.
+    public private(set) var rewritesInLastUpdate = 0
+
     /// The log position the models reflect, as given to the last update; nil before any.
     public var position: [UInt8]? {
         get throws {
@@ -73,10 +77,12 @@ public final class ReadModels {
     /// that holds the write lock from the start (`position` read inside `feed` cannot move under
     /// it): if `feed` throws, nothing of it is kept; if it returns nil, nothing changes.
     public func update(_ feed: (inout ProjectionUpdate) throws -> [UInt8]?) throws {
+        rewritesInLastUpdate = 0
         try db.transaction {
             var update = try ProjectionUpdate(db: db)
             guard let position = try feed(&update) else { return }
             try update.finish()
+            rewritesInLastUpdate = update.rewrittenCopiesAdded
             let statement = try db.prepare("INSERT OR REPLACE INTO projection_meta(key, value) VALUES ('position', ?)")
             try statement.bind(1, position)
             try statement.run()
@@ -86,6 +92,7 @@ public final class ReadModels {
     /// Empties every table, then applies what `feed` adds and records its position, in one
     /// transaction (deleted rows are overwritten: `secure_delete` is on).
     public func rebuild(_ feed: (inout ProjectionUpdate) throws -> [UInt8]) throws {
+        rewritesInLastUpdate = 0
         try db.transaction {
             let tables = try db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             var names: [String] = []

@@ -44,6 +44,9 @@ extension Vault {
         }
         guard let models else {
             try withRollback(of: session, importAll)
+            // Caught up now, to count the rewrites; a failure here is the next command's to
+            // repair (the import is committed), and `refreshProjections` reports it.
+            if feedsReadModelsDuringImport, let caughtUp = try? projections() { report.rewrites = caughtUp.rewritesInLastUpdate }
             return report
         }
         do {
@@ -67,6 +70,7 @@ extension Vault {
             if let committed {
                 cachedProjections = (models, committed)
                 importFedReadModels = true
+                report.rewrites = models.rewritesInLastUpdate
             }
         } catch {
             // Before the log's commit, the import failed: nothing of it is anywhere. After it, the

@@ -258,8 +258,9 @@ public final class Vault {
 
     /// The read models and the log position they reflect, once loaded.
     var cachedProjections: (models: ReadModels, position: LogPosition)?
-    /// Whether `importFiles` feeds the read models as it appends (`ImportReadModelFeed`); tests
-    /// turn it off to stand for a process that died between the log's commit and theirs.
+    /// Whether `importFiles` brings the read models up to date (feeding them as it appends,
+    /// `ImportReadModelFeed`, or catching them up after its commit); tests turn it off to stand
+    /// for a process that died between the log's commit and theirs.
     var feedsReadModelsDuringImport = true
     /// Whether the last `importFiles` brought the read models up to date itself (false: they
     /// catch up from the log, as after a crash).

@@ -292,18 +292,6 @@ package final class EventDecoder {
         return extras
     }
 
-    /// Reads past metadata as `metadata` reads it, checking ids and text without keeping them.
-    private func skipMetadata(_ r: inout EventReader) throws {
-        for _ in 0..<(try r.count()) {
-            _ = try string(&r)
-            let code = try r.varint()
-            if code & 1 == 0 {
-                _ = try string(id: code >> 1, &r)
-            } else {
-                _ = try r.inlineString(length: code >> 1)
-            }
-        }
-    }
 
     private func sample(_ r: inout EventReader) throws -> HealthSample {
         let valueKind = try r.varint()
@@ -341,10 +329,14 @@ package final class EventDecoder {
         package var start: HealthTimestamp
         package var end: HealthTimestamp
         package var value: SampleValue
+        /// When HealthKit stored it, if the record said.
+        package var created: HealthTimestamp?
+        /// Its metadata (read models count it, and tell rewritten copies apart by it).
+        package var metadata: [MetadataEntry]
     }
 
-    /// The head of a sample event, its other fields (creation date, metadata, beats) checked as
-    /// `decode` checks them but not built; nil for any other event (`decode` reads those, and
+    /// The head of a sample event with its creation date and metadata, its beats checked as
+    /// `decode` checks them but not built, and its source as an id; nil for any other event (`decode` reads those, and
     /// learns the definitions). A rebuild reads a year's samples this way: building each sample
     /// whole, its metadata and its source's seven strings, cost more than the read models' work
     /// (docs/benchmarks.md).
@@ -358,8 +350,8 @@ package final class EventDecoder {
         let (start, end) = try span(&r)
         var value = try sampleValue(kind: valueKind, &r)
         let extras = try sampleExtras(&r)
-        if extras & EventCoding.SampleExtras.creationDate != 0 { _ = try creationDate(&r, after: end) }
-        if extras & EventCoding.SampleExtras.metadata != 0 { try skipMetadata(&r) }
+        let created = extras & EventCoding.SampleExtras.creationDate != 0 ? try creationDate(&r, after: end) : nil
+        let metadata = extras & EventCoding.SampleExtras.metadata != 0 ? try self.metadata(&r) : []
         if extras & EventCoding.SampleExtras.beats != 0 {
             for _ in 0..<(try r.count()) {
                 _ = try r.decimal()
@@ -370,7 +362,7 @@ package final class EventDecoder {
         if extras & EventCoding.SampleExtras.wholeIdentity == 0, let name = Self.numberedCategoryValue(type: type, value: value) {
             value = .category(name)
         }
-        return SampleHead(type: type, sourceID: sourceID, start: start, end: end, value: value)
+        return SampleHead(type: type, sourceID: sourceID, start: start, end: end, value: value, created: created, metadata: metadata)
     }
 
     private func workout(_ r: inout EventReader) throws -> Workout {

@@ -63,6 +63,9 @@ extension Vaultctl {
             if report.files.count > 1 {
                 Console.print("total: added \(report.added), duplicates \(report.duplicates), rejected \(report.rejected)" + (report.erased > 0 ? ", erased \(report.erased)" : ""))
             }
+            if report.rewrites > 0 {
+                Console.print("rewrites: \(report.rewrites) sample(s) identical to another but for their creation date (an app wrote them again): kept, counted once in totals")
+            }
         }
     }
 }

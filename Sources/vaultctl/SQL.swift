@@ -8,7 +8,7 @@ extension Vaultctl {
             commandName: "sql",
             abstract: "Run one read-only SQL statement over the projections (decrypted in memory only).",
             discussion: """
-            Tables and views are described in docs/projections.md (daily_summary, daily_rings, ...). \
+            Tables and views are described in docs/projections.md (daily_summary, daily_rings, metadata_by_day, ...). \
             --write-plaintext-copy writes the whole projection database UNENCRYPTED to FILE, outside \
             the vault directory; anyone who can read FILE can read your health data.
             """)

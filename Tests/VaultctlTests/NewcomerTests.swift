@@ -78,4 +78,23 @@ import Testing
         let after = try run(["rings"])
         #expect(after.status == 0 && !after.stderr.contains("no ring goal was ever set") && after.stdout.contains("250/500"), "\(after.stdout)")
     }
+
+    /// What a person sees of a real export with an app's rewritten copies (issue 36, items 6 and 7):
+    /// `import` says how many there are, `--json` counts them as `rewrites`, and `sql` finds the
+    /// foods the metadata names. Counts from RewrittenCopiesFixtureTests' independent scan.
+    @Test func importSaysHowManyRewritesAndSQLFindsTheMetadata() throws {
+        let v = try CLIVault()
+        let zip = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/apple-health/comocomo/export.zip").path
+        let imported = try v.run(["import", zip, "--json"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(imported.stdout.utf8)) as? [String: Any])
+        #expect(report["rewrites"] as? Int == 151 && report["added"] as? Int == 11_035)
+        let again = try v.run(["import", zip])
+        #expect(again.stdout.contains("added 0, duplicates 11035") && !again.stdout.contains("rewrites:"), "\(again.stdout)")
+        let foods = try v.run(["sql", "--json", "SELECT value, sum(records) AS n FROM metadata_by_day WHERE key = 'HKFoodType' AND type = 'HKCorrelationTypeIdentifierFood' GROUP BY value ORDER BY n DESC, value LIMIT 1"])
+        let top = try #require(try JSONSerialization.jsonObject(with: Data(foods.stdout.utf8)) as? [[String: Any]], "\(foods.stderr)")
+        // Counted with Python's ElementTree over the file: Bananas and Cucumber, three meals each.
+        #expect(top.count == 1 && top.first?["value"] as? String == "Bananas" && top.first?["n"] as? Int == 3, "\(top)")
+    }
 }

@@ -29,20 +29,24 @@ struct ProjectionFeed {
             return input(for: s)
         case .sampleSuperseded(let s):
             var withdrawal = Withdrawal(contentHash: SampleContent.hash(s.replaced), category: s.replaced.category, day: Self.day(s.replaced.start))
-            switch input(for: s.replaced) {
+            let replaced = input(for: s.replaced)
+            if case .annotated(_, let metadata)? = replaced { withdrawal.metadata = metadata }
+            switch replaced?.withoutMetadata {
             case .cumulative(let c): withdrawal.cumulative = c
             case .discrete(let d): withdrawal.discrete = d
             default: break
             }
             return .withdrawn(withdrawal)
         case .workout(let w):
-            return .workout(Self.item(w))
+            return Self.annotating(.workout(Self.item(w)), type: w.activityType, category: .workouts, start: w.start, metadata: w.metadata)
         case .route(let r):
             return .recorded(RecordedItem(type: Self.routeType, category: .location, day: Self.day(r.workoutStart)))
         case .characteristics:
             return .recorded(RecordedItem(type: "Me", category: .profile, day: nil))
         case .correlation(let c):
-            return .recorded(RecordedItem(type: c.type, category: HealthCategory.of(type: c.type), day: Self.day(c.start)))
+            let category = HealthCategory.of(type: c.type)
+            return Self.annotating(.recorded(RecordedItem(type: c.type, category: category, day: Self.day(c.start))),
+                                   type: c.type, category: category, start: c.start, metadata: c.metadata)
         case .electrocardiogram(let e):
             return .recorded(RecordedItem(type: Electrocardiogram.type, category: .heart, day: Self.day(e.recorded),
                                           minutes: Double(e.end.seconds - e.recorded.seconds) / 60))
@@ -68,7 +72,15 @@ struct ProjectionFeed {
 
     /// A sample's input: what `input(for: .sample(s))` gives, without going through the event.
     mutating func input(for s: HealthSample) -> ProjectionInput? {
-        sampleInput(type: s.type, start: s.start, end: s.end, value: s.value, source: sourceKey(s.source))
+        sampleInput(type: s.type, start: s.start, end: s.end, value: s.value, source: sourceKey(s.source),
+                    metadata: s.metadata, created: s.creationDate)
+    }
+
+    /// `input`, with the record's metadata when it has any (`ProjectionInput.annotated`).
+    static func annotating(_ input: ProjectionInput?, type: String, category: HealthCategory, start: HealthTimestamp,
+                           metadata: [MetadataEntry]) -> ProjectionInput? {
+        guard let input, !metadata.isEmpty else { return input }
+        return .annotated(input, RecordMetadata(type: type, category: category, day: day(start), entries: metadata))
     }
 
     /// The category-months of erased keys' labels (`heart/2024-03`, `profile/undated`).
@@ -80,9 +92,16 @@ struct ProjectionFeed {
     }
 
     /// The input of a sample from the parts the read models use (`EventDecoder.sampleHead`
-    /// reads only these).
+    /// reads only these), with its metadata when it has any.
     mutating func sampleInput(type: String, start: HealthTimestamp, end: HealthTimestamp, value sampleValue: SampleValue,
-                              source: SourceKey) -> ProjectionInput? {
+                              source: SourceKey, metadata: [MetadataEntry], created: HealthTimestamp?) -> ProjectionInput? {
+        let input = figureInput(type: type, start: start, end: end, value: sampleValue, source: source,
+                                metadataDigest: metadata.isEmpty ? 0 : MetadataDigest.of(metadata), created: created)
+        return Self.annotating(input, type: type, category: HealthCategory.of(type: type), start: start, metadata: metadata)
+    }
+
+    private mutating func figureInput(type: String, start: HealthTimestamp, end: HealthTimestamp, value sampleValue: SampleValue,
+                                      source: SourceKey, metadataDigest: UInt32, created: HealthTimestamp?) -> ProjectionInput? {
         switch sampleValue {
         case .quantity(let stored, let storedUnit):
             var (value, unit) = (stored.double, storedUnit)
@@ -94,7 +113,8 @@ struct ProjectionFeed {
             if style(of: type) == .cumulative {
                 return .cumulative(CumulativeSample(
                     metric: type, unit: unit, source: source, start: start.seconds,
-                    end: end.seconds, utcOffset: start.utcOffset, value: value))
+                    end: end.seconds, utcOffset: start.utcOffset, value: value,
+                    metadataDigest: metadataDigest, created: created?.seconds))
             }
             return .discrete(DiscreteSample(metric: type, unit: unit, start: start.seconds,
                                             utcOffset: start.utcOffset, value: value))
@@ -115,7 +135,8 @@ struct ProjectionFeed {
     /// per source of each decoder's table.
     mutating func input(for head: EventDecoder.SampleHead, of decoder: EventDecoder) -> ProjectionInput? {
         let source = sourceKey(head.sourceID, of: decoder)
-        return sampleInput(type: head.type, start: head.start, end: head.end, value: head.value, source: source)
+        return sampleInput(type: head.type, start: head.start, end: head.end, value: head.value, source: source,
+                           metadata: head.metadata, created: head.created)
     }
 
     private mutating func sourceKey(_ id: Int, of decoder: EventDecoder) -> SourceKey {

@@ -218,7 +218,7 @@ extension Vault {
             try log.readFrames(try tables.frames().filter { $0.keyID == key.id }) { frame in
                 try frame.forEachEvent { index, bytes in
                     guard let event = try decoder.decode(bytes, index: index), case .sample(let sample) = event, sample.type == metric,
-                          case .discrete(let reading)? = feed.input(for: event), reading.unit == unit,
+                          case .discrete(let reading)? = feed.input(for: event)?.withoutMetadata, reading.unit == unit,
                           LocalDay(instant: reading.start, utcOffset: reading.utcOffset) == day, !skipping.skips(sample) else { return }
                     values.append(reading.value)
                 }
