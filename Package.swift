@@ -198,7 +198,7 @@ let package = Package(
         ]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "EnvelopeTests", dependencies: ["Envelope", "SecureMemory"]),
-        .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),
+        .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "TestSupport"]),
         .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "TestSupport", "SyntheticHealth", "Envelope", "SecureMemory", "Projections", "StudyStore", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "CompanionServerTests", dependencies: ["vaultctl", "CompanionClient", "TestSupport", "SyntheticHealth"]),
     ]

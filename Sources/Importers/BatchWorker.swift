@@ -31,6 +31,13 @@ public final class BatchWorker<Batch>: @unchecked Sendable {
         thread.start()
     }
 
+    /// How many batches wait for the worker (for tests that watch a cancel drop them).
+    var waitingBatches: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.count
+    }
+
     /// Queues `batch`, waiting while `depth` batches wait; throws what stopped the worker.
     public func put(_ batch: Batch) throws {
         condition.lock()

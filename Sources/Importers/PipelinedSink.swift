@@ -30,6 +30,9 @@ public final class PipelinedSink: ImportSink, @unchecked Sendable {
     private var pending: Batch
     private let worker: BatchWorker<Batch>
 
+    /// How many batches wait for the worker (for tests that watch a cancel drop them).
+    var waitingBatches: Int { worker.waitingBatches }
+
     /// Starts the worker thread.
     ///
     /// - Parameters:

@@ -100,9 +100,9 @@ enum RewrittenCopies {
 
 /// The stored form of a day's intervals (docs/projections.md): format byte 3, then per interval
 /// LEB128 varints: the start as a zigzag delta from the previous one (the first from 0), the
-/// duration, the source id shifted left twice with bit 0 set for a later part (whose days
-/// after its origin follow as a varint) and bit 1 for an interval with a metadata digest or a
-/// creation date (the digest and the creation's zigzag plus one, 0 for none, follow as varints),
+/// duration, the source id shifted left three times with bit 0 set for a later part (whose days
+/// after its origin follow as a varint), bit 1 for a metadata digest and bit 2 for a creation
+/// date (seconds after the interval's end, zigzag), each following as a varint when set,
 /// and the value: a decimal `zigzag(m) << 4 | s` meaning m / 10^s when that is exactly the value
 /// (s ≤ 9), else 15 followed by the 8 IEEE 754 bytes. Format 2 (no digest or creation) is read
 /// models of an older format, which are rebuilt, never read.
@@ -123,13 +123,11 @@ enum IntervalBlob {
             previous = i.start
             appendVarint(&out, UInt64(max(0, i.end - i.start)))
             let later = i.daysAfterOrigin > 0
-            let tagged = i.metadataDigest != 0 || i.creation != Interval.noCreation
-            appendVarint(&out, UInt64(UInt32(bitPattern: i.source)) << 2 | (tagged ? 2 : 0) | (later ? 1 : 0))
+            let digested = i.metadataDigest != 0, created = i.creation != Interval.noCreation
+            appendVarint(&out, UInt64(UInt32(bitPattern: i.source)) << 3 | (created ? 4 : 0) | (digested ? 2 : 0) | (later ? 1 : 0))
             if later { appendVarint(&out, UInt64(i.daysAfterOrigin)) }
-            if tagged {
-                appendVarint(&out, UInt64(i.metadataDigest))
-                appendVarint(&out, i.creation == Interval.noCreation ? 0 : zigzag(Int64(i.creation)) + 1)
-            }
+            if digested { appendVarint(&out, UInt64(i.metadataDigest)) }
+            if created { appendVarint(&out, zigzag(Int64(i.creation))) }
             appendValue(&out, i.value)
         }
         return out
@@ -157,7 +155,7 @@ enum IntervalBlob {
             previous = start
             let duration = try varint()
             let sourceWord = try varint()
-            guard duration <= UInt64(UInt32.max), sourceWord >> 2 <= UInt64(UInt32.max) else { throw ProjectionError.corruptBlob(table: "day_intervals") }
+            guard duration <= UInt64(UInt32.max), sourceWord >> 3 <= UInt64(UInt32.max) else { throw ProjectionError.corruptBlob(table: "day_intervals") }
             var daysAfter: Int32 = 0
             if sourceWord & 1 == 1 {
                 let days = try varint()
@@ -167,13 +165,14 @@ enum IntervalBlob {
             var digest: UInt32 = 0
             var creation = Interval.noCreation
             if sourceWord & 2 == 2 {
-                let storedDigest = try varint()
-                let storedCreation = try varint()
-                guard storedDigest <= UInt64(UInt32.max), storedCreation <= UInt64(UInt32.max) else {
-                    throw ProjectionError.corruptBlob(table: "day_intervals")
-                }
-                digest = UInt32(storedDigest)
-                if storedCreation > 0 { creation = Int32(unzigzag(storedCreation - 1)) }
+                let stored = try varint()
+                guard stored > 0, stored <= UInt64(UInt32.max) else { throw ProjectionError.corruptBlob(table: "day_intervals") }
+                digest = UInt32(stored)
+            }
+            if sourceWord & 4 == 4 {
+                let stored = try varint()
+                guard stored < UInt64(UInt32.max) else { throw ProjectionError.corruptBlob(table: "day_intervals") }
+                creation = Int32(unzigzag(stored))
             }
             let word = try varint()
             let value: Double
@@ -189,7 +188,7 @@ enum IntervalBlob {
                 value = Double(unzigzag(word >> 4)) / powers[scale]
             }
             out.append(Interval(start: start, end: start + Int64(duration), value: value,
-                                source: Int32(bitPattern: UInt32(sourceWord >> 2)), daysAfterOrigin: daysAfter,
+                                source: Int32(bitPattern: UInt32(sourceWord >> 3)), daysAfterOrigin: daysAfter,
                                 metadataDigest: digest, creation: creation))
         }
     }

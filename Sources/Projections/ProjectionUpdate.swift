@@ -51,6 +51,7 @@ public struct ProjectionUpdate {
     var pendingCount = 0
     /// Metadata entries counted (or counted off) since the last flush.
     private var pendingMetadata: [MetadataKey: Int64] = [:]
+    private var metadataRuns: [(key: MetadataKey, change: Int64)] = []
     private struct MetadataKey: Hashable {
         var type: String
         var key: String
@@ -291,12 +292,23 @@ public struct ProjectionUpdate {
     }
 
     /// Counts (or, `by` -1, counts off) each entry of a record's metadata.
+    /// Consecutive records mostly repeat a few entries (a Watch's heart rate, each with its motion
+    /// context): those are counted in a short list compared without hashing, and go into
+    /// `pendingMetadata` when they leave it (hashing three strings a sample cost a rebuild 20 %).
     private mutating func tally(_ metadata: RecordMetadata, by change: Int64) {
         for entry in metadata.entries {
-            pendingMetadata[MetadataKey(type: metadata.type, key: entry.key, value: entry.value, day: metadata.day.dayNumber,
-                                        category: metadata.category), default: 0] += change
+            let key = MetadataKey(type: metadata.type, key: entry.key, value: entry.value, day: metadata.day.dayNumber,
+                                  category: metadata.category)
+            if let i = metadataRuns.firstIndex(where: { $0.key == key }) {
+                metadataRuns[i].change += change
+                continue
+            }
+            if metadataRuns.count == Self.openRunLimit {
+                let oldest = metadataRuns.removeFirst()
+                pendingMetadata[oldest.key, default: 0] += oldest.change
+            }
+            metadataRuns.append((key, change))
         }
-        pendingCount += 1
     }
 
     /// Takes a replaced sample's contribution out: its intervals (or its share of a discrete
@@ -633,6 +645,8 @@ public struct ProjectionUpdate {
     }
 
     private mutating func flushMetadata() throws {
+        for run in metadataRuns { pendingMetadata[run.key, default: 0] += run.change }
+        metadataRuns = []
         guard !pendingMetadata.isEmpty else { return }
         let upsert = try db.prepare("""
             INSERT INTO record_metadata(type, key, value, day, records, category) VALUES (?, ?, ?, ?, ?, ?)

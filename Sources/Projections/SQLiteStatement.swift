@@ -57,8 +57,11 @@ package final class SQLiteStatement {
     package func bind(_ i: Int32, _ value: Double?) throws {
         if let value { try bind(i, value) } else { try bindNull(i) }
     }
+    /// Binds text by its UTF-8 length, so that a string holding NUL is kept whole (a length of
+    /// -1 made SQLite stop at the first NUL: two sources that differ after one collided).
     package func bind(_ i: Int32, _ value: String) throws {
-        try connection.check(sqlite3_bind_text(handle, i, value, -1, SQLITE_TRANSIENT))
+        var text = value
+        try text.withUTF8 { try bind(i, utf8: $0) }
     }
     /// Binds UTF-8 text given as bytes (copied by SQLite).
     package func bind(_ i: Int32, utf8 text: UnsafeBufferPointer<UInt8>) throws {
@@ -91,9 +94,11 @@ package final class SQLiteStatement {
     package func int64(_ i: Int) -> Int64 { sqlite3_column_int64(handle, Int32(i)) }
     package func double(_ i: Int) -> Double { sqlite3_column_double(handle, Int32(i)) }
     package func optionalDouble(_ i: Int) -> Double? { isNull(i) ? nil : double(i) }
+    /// The column's text, whole (NUL included), by its byte count.
     package func text(_ i: Int) -> String? {
         guard let p = sqlite3_column_text(handle, Int32(i)) else { return nil }
-        return String(cString: p)
+        let count = Int(sqlite3_column_bytes(handle, Int32(i)))
+        return String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)
     }
     package func blob(_ i: Int) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, Int32(i)))

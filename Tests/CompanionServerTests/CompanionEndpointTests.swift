@@ -219,6 +219,36 @@ import Testing
         #expect(kept == 30)
     }
 
+    /// The default limits hold with no override (docs/companion.md): a body past 8 MiB and a post
+    /// of more than 100,000 records get 413 and change nothing; one just under both is taken.
+    @Test func theDefaultBodyAndRecordLimitsHoldWithoutAnOverride() throws {
+        let served = try ServedVault()
+        let (token, cert) = try served.pair("phone")
+        try served.start()
+        let client = try served.client(pin: cert)
+        func entries(_ count: Int) -> String {
+            // One-second samples from 2025-08-06 00:00 local time on (Yappi's form): distinct ranges.
+            func time(_ second: Int) -> String {
+                let day = 6 + second / 86_400, rest = second % 86_400
+                return String(format: "2025-08-%02d %02d:%02d:%02d", day, rest / 3600, rest % 3600 / 60, rest % 60)
+            }
+            return (0..<count).map { #"{"timeRange":"\#(time($0))/\#(time($0 + 1))","value":1}"# }.joined(separator: ",")
+        }
+        let tooMany = #"{"metric":"STEPS","data":[\#(entries(100_001))]}"#
+        #expect(tooMany.utf8.count < 8 << 20)
+        let refusedRecords = try client.post("/companion/health", token: token, json: tooMany)
+        #expect(refusedRecords.status == 413, "\(refusedRecords.status)")
+        let padded = #"{"metric":"STEPS","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 09:00","value":38}],"pad":""# + String(repeating: "x", count: 8 << 20) + #""}"#
+        let refusedBody = try served.client(pin: cert).post("/companion/health", token: token, json: padded)
+        #expect(refusedBody.status == 413, "\(refusedBody.status)")
+        client.close()
+        let taken = try served.client(pin: cert)
+        #expect(try taken.post("/companion/health", token: token, json: #"{"metric":"STEPS","data":[\#(entries(2_000))]}"#).status == 201)
+        taken.close()
+        served.stop()
+        #expect(try served.dailyTotals("steps") == ["2025-08-06": 2_000])
+    }
+
     @Test func anEraseWhileServingRefusesPostsIntoTheErasedMonth() throws {
         let served = try ServedVault()
         let (token, cert) = try served.pair("phone")

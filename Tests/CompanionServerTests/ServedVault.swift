@@ -60,7 +60,8 @@ final class ServedVault: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(60)
         while !text.contains("\n") {
             guard Date() < deadline, process.isRunning else { throw Failure("serve did not start: \(text)") }
-            let chunk = out.fileHandleForReading.availableData
+            // A server that prints nothing must not block this read: poll first.
+            guard let chunk = Deadline.read(out.fileHandleForReading, seconds: 1) else { continue }
             if chunk.isEmpty { usleep(10_000) }
             text += String(decoding: chunk, as: UTF8.self)
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import HealthModel
 
@@ -7,9 +8,17 @@ import Testing
     @Test func everyCatalogEntryIsListedOnceAndMapsToItsCategory() {
         let identifiers = HealthKitCatalog.entries.map(\.identifier)
         #expect(Set(identifiers).count == identifiers.count)
-        #expect(identifiers.count >= 220)
         for entry in HealthKitCatalog.entries {
             #expect(HealthCategory.of(type: entry.identifier) == entry.category, "\(entry.identifier)")
+        }
+        // The code's catalogue against the table people consent by (docs/health-model.md), written
+        // by hand: every type under the category the table names, and as many per category.
+        let documented = Self.documentedCategories()
+        #expect(documented.values.reduce(0) { $0 + $1.count } == identifiers.count)
+        for entry in HealthKitCatalog.entries {
+            let name = Self.shortName(entry.identifier)
+            let listedUnder = documented.filter { $0.value.contains(name) }.map(\.key)
+            #expect(listedUnder == [entry.category.rawValue], "\(entry.identifier) (\(name)) is \(entry.category) in the code, \(listedUnder) in the docs")
         }
         // Every category but `other`'s own list holds something, and `other` holds no heart,
         // sleep or reproductive word.
@@ -21,6 +30,37 @@ import Testing
             #expect(HealthCategory.inferred(entry.identifier) == nil || HealthCategory.inferred(entry.identifier) == .mindfulness,
                     "\(entry.identifier) is under other but reads as \(String(describing: HealthCategory.inferred(entry.identifier)))")
         }
+    }
+
+    /// docs/health-model.md's category table: category → the short names it lists (its count
+    /// column checked against the list).
+    static func documentedCategories() -> [String: [String]] {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/health-model.md")
+        let text = (try? String(contentsOf: docs, encoding: .utf8)) ?? ""
+        var table: [String: [String]] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("| ") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 3, let count = Int(cells[1]), HealthCategory(rawValue: cells[0]) != nil else { continue }
+            let names = cells[2].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(names.count == count, "docs/health-model.md: \(cells[0]) says \(count), lists \(names.count)")
+            table[cells[0]] = names
+        }
+        #expect(table.count == 13, "docs/health-model.md's category table has \(table.count) rows")
+        return table
+    }
+
+    /// An identifier as the docs' table names it: without Apple's prefix.
+    static func shortName(_ identifier: String) -> String {
+        for prefix in ["_HKCharacteristicTypeIdentifier", "HKQuantityTypeIdentifier", "HKCategoryTypeIdentifier", "HKCorrelationTypeIdentifier",
+                       "HKCharacteristicTypeIdentifier", "HKClinicalTypeIdentifier", "HKScoredAssessmentTypeIdentifier", "HKDocumentTypeIdentifier",
+                       "HKMedicationDoseEventTypeIdentifier", "HKDataTypeIdentifier", "HKDataType"] where identifier.hasPrefix(prefix) {
+            return String(identifier.dropFirst(prefix.count))
+        }
+        for (prefix, suffix) in [("HK", "TypeIdentifier")] where identifier.hasPrefix(prefix) && identifier.hasSuffix(suffix) {
+            return String(identifier.dropFirst(prefix.count).dropLast(suffix.count))
+        }
+        return identifier
     }
 
     @Test func aCategorysOrdinalIsItsPlaceInAllCases() {

@@ -232,26 +232,38 @@ import TestSupport
 
     /// After an import no file in the vault directory holds a type, source or device name or a
     /// sample value in clear.
+    /// No file of the vault holds what an unencrypted one would: the needles are the names,
+    /// schema text and figures as SQLite stores them (each day's move as an 8-byte big-endian
+    /// double), and each is first found in a plaintext copy of the same read models, so the
+    /// search is shown to find what is there.
     @Test func nothingIsReadableAtRest() throws {
         let f = Fixture()
-        let values: [String]
-        let moves: [String]
+        let plaintext = f.dir.path + "/plain.db"
+        var needles: [(String, Data)] = []
         do {
             let vault = try f.create()
             _ = try vault.importFiles([try f.export(days: 5).0])
-            values = try vault.summary(metric: "steps", by: .day).map { String(Int($0.value.rounded())) }
-            moves = try vault.rings().map { String(format: "%.3f", $0.move) }
+            for ring in try vault.rings() where ring.move.rounded() != ring.move {
+                needles.append(("move \(ring.move)", withUnsafeBytes(of: ring.move.bitPattern.bigEndian) { Data($0) }))
+            }
+            try vault.writePlaintextProjections(to: plaintext)
         }
-        var needles = ["HKQuantityTypeIdentifier", "StepCount", "ActiveEnergy", "Apple Watch", "iPhone", "Alex’s",
-                       "count/min", "SQLite format", "CREATE TABLE", "daily_rings"]
-        needles += values.filter { $0.count >= 5 } + moves  // short needles would turn up in random ciphertext
+        #expect(needles.count == 5, "\(needles.count) days with a fractional move")
+        for text in ["HKQuantityTypeIdentifier", "StepCount", "ActiveEnergy", "Apple Watch", "iPhone", "Alex’s", "count/min",
+                     "SQLite format", "CREATE TABLE", "daily_rings"] {
+            needles.append((text, Data(text.utf8)))
+        }
+        let clear = try Data(contentsOf: URL(fileURLWithPath: plaintext))
+        for (name, needle) in needles { #expect(clear.range(of: needle) != nil, "the plaintext copy lacks \(name)") }
         let files = try FileManager.default.contentsOfDirectory(atPath: f.path)
         #expect(files.contains(Vault.projectionsFileName))
         for name in files {
             let data = try Data(contentsOf: URL(fileURLWithPath: f.path + "/" + name))
-            for needle in needles {
-                #expect(data.range(of: Data(needle.utf8)) == nil, "\(name) holds \(needle)")
-                #expect(data.range(of: Data(needle.utf16LittleEndian)) == nil, "\(name) holds \(needle) (UTF-16)")
+            for (label, needle) in needles {
+                #expect(data.range(of: needle) == nil, "\(name) holds \(label)")
+            }
+            for text in ["Alex’s", "HKQuantityTypeIdentifier", "Apple Watch"] {
+                #expect(data.range(of: Data(text.utf16LittleEndian)) == nil, "\(name) holds \(text) (UTF-16)")
             }
         }
     }

@@ -97,5 +97,28 @@ import VaultTestSupport
         for file in try FileManager.default.contentsOfDirectory(atPath: opened.out + "/data") {
             #expect(!(try String(contentsOfFile: opened.out + "/data/" + file, encoding: .utf8)).contains("Anna"), "\(file)")
         }
+
+        // FHIR and Open mHealth carry the same: FHIR as extensions named by the member, OMH as
+        // `healthvault_` members of the body.
+        for format in [StandardFormat.fhir, .omh] {
+            let bundle = t.dir.path + "/\(format).bundle", out = t.dir.path + "/\(format)"
+            _ = try t.vault.export(to: "lab", path: bundle, format: format, today: LocalDay(year: 2025, month: 1, day: 1))
+            _ = try BundleReader.open(bundle, keyFile: shared.key + ".key", outputDirectory: out)
+            let text = try String(contentsOfFile: out + "/data/nutrition.\(format == .fhir ? "fhir" : "omh").ndjson", encoding: .utf8)
+            let first = try #require(text.split(separator: "\n").first)
+            let line = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
+            if format == .fhir {
+                let extensions = try #require(line["extension"] as? [[String: Any]])
+                let byURL = Dictionary(uniqueKeysWithValues: extensions.map { ($0["url"] as! String, $0["valueString"] as? String) })
+                #expect(byURL["urn:healthvault:field:source"] == "Lose It!")
+                #expect(byURL["urn:healthvault:field:deviceClass"] == "other")
+                #expect(byURL["urn:healthvault:field:metadata"]??.contains("\"HKFoodType\":\"Apple\"") == true, "\(byURL)")
+            } else {
+                let body = try #require(line["body"] as? [String: Any])
+                #expect(body["healthvault_source"] as? String == "Lose It!")
+                #expect(body["healthvault_metadata"] as? [String: String] == ["HKFoodType": "Apple"])
+            }
+            #expect(!text.contains("Anna"))
+        }
     }
 }

@@ -1,5 +1,6 @@
 import HealthModel
 @testable import Importers
+import TestSupport
 import Testing
 
 /// The date memo answers exactly what parsing answers, for repeated, alternating, new, malformed
@@ -14,11 +15,12 @@ import Testing
             "2024-06-02 20:45:46 +0200", "2024-13-02 20:45:46 +0200", "2024-06-02 20:45:46 +0200",
         ]
         var memo = ExportDateMemo()
-        var rng = SystemRandomNumberGenerator()
+        let seed = TestSeed()
+        var rng = seed.generator
         for text in dates + (0..<500).map({ _ in dates.randomElement(using: &rng)! }) {
             let bytes = Array(text.utf8)
             let expected = bytes.withUnsafeBytes { HealthTimestamp.parseExportDate($0) }
-            #expect(bytes.withUnsafeBytes { memo.parse($0) } == expected, "\(text)")
+            #expect(bytes.withUnsafeBytes { memo.parse($0) } == expected, "\(text), \(seed)")
         }
     }
 }

@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 @testable import HealthModel
 import SyntheticHealth
+import TestSupport
 import Testing
 import VaultTestSupport
 @testable import Vault
@@ -54,7 +55,8 @@ import VaultTestSupport
     }
 
     @Test(arguments: [false, true]) func memoryAndScratchFilesFollowTheMultisetRule(legacy: Bool) throws {
-        var generator = SystemRandomNumberGenerator()
+        let seed = TestSeed()
+        var generator = seed.generator
         for _ in 0..<10 {
             let dir = TemporaryDirectory()
             var model = MultisetModel()
@@ -74,7 +76,7 @@ import VaultTestSupport
                 for (i, record) in file.enumerated() {
                     let outcome = record.nested ? model.nested(record.hash) : model.top(record.hash, legacy: record.legacy)
                     let inMemory = record.nested ? table.matchNested(record.hash, legacy: record.legacy) : table.matchTopLevel(record.hash, legacy: record.legacy)
-                    #expect(inMemory == outcome, "record \(i), pass \(pass)")
+                    #expect(inMemory == outcome, "record \(i), pass \(pass), \(seed)")
                     let bytes = withUnsafeBytes(of: UInt64(i)) { Array($0) }
                     switch outcome {
                     case .added: expected.append((UInt32(2 + i % 5), bytes))

@@ -2,6 +2,7 @@ import Foundation
 @testable import HealthModel
 import Testing
 @testable import Vault
+import TestSupport
 import VaultTestSupport
 
 /// Issue 36, items 6 and 7, on a real export (Tests/Fixtures/apple-health/comocomo: an iOS 10
@@ -50,18 +51,6 @@ import VaultTestSupport
             .replacingOccurrences(of: "&amp;", with: "&")
     }
 
-    static func unzipped(_ zip: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
-        process.arguments = ["-p", zip, "apple_health_export/export.xml"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
-    }
-
     /// A record's content but its creation date: type, source name, device model, unit, value,
     /// start, end and metadata.
     static func content(_ r: Element) -> String {
@@ -78,7 +67,7 @@ import VaultTestSupport
 
     @Test func rewritesDayTotalsAndMetadataMatchTheFilesOwnCount() throws {
         let zip = Fixtures.path("comocomo/export.zip")
-        let elements = Self.scan(try Self.unzipped(zip))
+        let elements = Self.scan(try ExportRecordCount.xml(inZip: zip))
         let records = elements.filter { $0.name == "Record" }
         #expect(records.count == 10_939)
 

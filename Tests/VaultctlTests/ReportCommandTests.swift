@@ -12,16 +12,23 @@ import Testing
     /// unresolvable; returns its stdout.
     func chromium(_ arguments: [String]) throws -> String {
         let binary = try #require(Self.chromium, "Debian's chromium is needed (scripts/ensure-deps.sh installs it)")
-        let process = Process(), out = Pipe()
+        // Its profile and its output in a directory of this run, removed after it; output to a
+        // file, not a pipe, so that a Chromium that hangs is killed at the deadline, not waited for.
+        let scratch = TemporaryDirectory("chromium")
+        let outPath = scratch.file("stdout")
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--proxy-server=http://127.0.0.1:9",
-                             "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + NSTemporaryDirectory() + "hv-chromium-\(UUID().uuidString)"] + arguments
+                             "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + scratch.file("profile")] + arguments
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let ended = Deadline.wait(for: process, seconds: 180)
+        try out.close()
+        #expect(ended, "chromium \(arguments.last ?? "") did not end within 180 s")
+        return String(decoding: try Data(contentsOf: URL(fileURLWithPath: outPath)), as: UTF8.self)
     }
 
     @Test func aReportLoadsOfflineAndItsRingsHaveTheArcsTheirValuesGive() throws {
@@ -65,8 +72,10 @@ import Testing
         let screenshot = dir.file("report.png")
         _ = try chromium(["--screenshot=" + screenshot, "--window-size=1000,2000", "file://" + html])
         let png = try Data(contentsOf: URL(fileURLWithPath: screenshot))
-        #expect(png.count > 20_000)
         #expect(png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        // The IHDR chunk's width and height (big-endian at bytes 16 and 20): the window asked for.
+        func word(_ at: Int) -> Int { png.dropFirst(at).prefix(4).reduce(0) { $0 << 8 | Int($1) } }
+        #expect(word(16) == 1000 && word(20) == 2000, "\(word(16))×\(word(20))")
 
         // Plain text health data: never over a file, never inside the vault.
         #expect(try !FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.hasPrefix(".report-") })

@@ -58,7 +58,10 @@ import Testing
         for out in ["o1", "o2"] { #expect(!FileManager.default.fileExists(atPath: person.dir.file(out))) }
     }
 
-    @Test func aPassphraseFromTheEnvironmentIsWipedFromIt() throws {
+    /// Read from outside, as root: `vaultctl` is not dumpable, so no other user (not even its
+    /// own) may read its `environ` (`vaultctlIsNotDumpable` shows that part for any user).
+    @Test(.enabled(if: getuid() == 0, "only root may read a non-dumpable process's /proc/PID/environ"))
+    func aPassphraseFromTheEnvironmentIsWipedFromIt() throws {
         let v = try Vault(cli)
         // `import` of a FIFO opens it only after the passphrase was read and the vault opened:
         // once our end of the FIFO opens, the process is past that point.
@@ -67,7 +70,7 @@ import Testing
         var runner = cli
         runner.environment = ["HEALTHVAULT_PASSPHRASE": "terminal test passphrase", "HEALTHVAULT_DIR": v.path]
         let process = try runner.start(["import", fifo])
-        let writer = FileHandle(forWritingAtPath: fifo)!
+        let writer = try #require(Deadline.openFIFOForWriting(fifo, seconds: 120), "no reader opened the FIFO")
         let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/environ"))
         kill(process.processIdentifier, SIGKILL)
         try writer.close()
@@ -76,13 +79,93 @@ import Testing
         #expect(environ.range(of: Data("HEALTHVAULT_DIR=".utf8)) != nil)
     }
 
+    /// The threat model's "the vault directory is 0700, files 0600" for every file a vault in use
+    /// holds, not only those `init` makes: after imports, goals, trackers, consent, an export, a
+    /// pairing, a rekey, an erase and a rebuild, under the usual umask (022, which leaves new files
+    /// readable by all unless the code says otherwise).
+    @Test func everyFileOfAVaultInUseIsPrivate() throws {
+        let v = try Vault(cli)
+        let runner = cli
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        let zip = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/apple-health/alxdrcirilo/export.zip").path
+        let lab = v.dir.file("lab")
+        for command in [["import", zip], ["goals", "set", "move", "500"],
+                        ["tracker", "add", "NoAlc", "--levels", "steady=0,wild=6", "--success", "steady"], ["track", "NoAlc", "steady"],
+                        ["recipient", "add", "Lab", "--key", lab + ".pub"], ["grant", "Lab", "--categories", "activity", "--granularity", "daily"],
+                        ["export", "Lab", "--out", v.dir.file("b.bundle")], ["passwd", "--rekey", "--new-passphrase-file", v.pass],
+                        ["companion", "pair", "phone"], ["erase", "--categories", "heart", "--yes"], ["rebuild"], ["summary", "steps"]] {
+            if command[0] == "recipient" { #expect(try runner.run(["keygen", "--out", lab]).status == 0) }
+            let result = try runner.run(v.args(command))
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+        }
+        var seen = 0
+        let walker = FileManager.default.enumerator(atPath: v.path)!
+        while let name = walker.nextObject() as? String {
+            let attributes = try FileManager.default.attributesOfItem(atPath: v.path + "/" + name)
+            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+            let isDirectory = attributes[.type] as? FileAttributeType == .typeDirectory
+            #expect(mode == (isDirectory ? 0o700 : 0o600), "\(name): \(String(mode, radix: 8))")
+            seen += 1
+        }
+        let top = (try FileManager.default.attributesOfItem(atPath: v.path)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(top == 0o700)
+        // Every file a vault holds at rest (README's layout), each looked at above.
+        let names = try FileManager.default.subpathsOfDirectory(atPath: v.path)
+        #expect(Set(names) == ["events.head", "events.lock", "events.log", "frames.index", "identity.sealed", "keys.sealed", "keyslot",
+                               "projections.db", "server-tls.sealed"])
+        #expect(seen == names.count)
+    }
+
+    /// The threat model's "not dumpable" (`PR_SET_DUMPABLE` 0), seen from outside the process: a
+    /// program of the same user cannot read a non-dumpable process's `/proc/PID/environ` (the
+    /// kernel's ptrace access check). As root, both run as `nobody` (util-linux `setpriv`), with a
+    /// `cat` run the same way as the anchor whose `environ` that user can read.
+    @Test func vaultctlIsNotDumpable() throws {
+        let v = try Vault(cli)
+        let fifo = v.dir.file("pass-fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let asRoot = getuid() == 0
+        let nobody: UInt32 = 65_534
+        if asRoot {
+            for path in [v.dir.path, v.path, fifo] + (try FileManager.default.subpathsOfDirectory(atPath: v.path)).map({ v.path + "/" + $0 }) {
+                #expect(chown(path, nobody, nobody) == 0, "\(path)")
+            }
+        }
+        let asUser = asRoot ? ["/usr/bin/setpriv", "--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups"] : []
+        func environReadable(_ arguments: [String]) throws -> Bool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: (asUser + arguments)[0])
+            process.arguments = Array((asUser + arguments).dropFirst())
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Both block on opening the FIFO for reading until it is opened here.
+            let writer = try #require(Deadline.openFIFOForWriting(fifo, seconds: 120), "no reader opened the FIFO: \(arguments[0])")
+            let reader = Process()
+            reader.executableURL = URL(fileURLWithPath: (asUser + ["/usr/bin/head"])[0])
+            reader.arguments = Array((asUser + ["/usr/bin/head", "-c", "1", "/proc/\(process.processIdentifier)/environ"]).dropFirst())
+            reader.standardOutput = FileHandle.nullDevice
+            reader.standardError = FileHandle.nullDevice
+            try reader.run()
+            #expect(Deadline.wait(for: reader, seconds: 60))
+            try writer.close()
+            kill(process.processIdentifier, SIGKILL)
+            Deadline.wait(for: process, seconds: 60)
+            return reader.terminationStatus == 0
+        }
+        #expect(try environReadable(["/usr/bin/cat", fifo]))
+        #expect(try !environReadable([CLIRunner.binary.path, "verify", "--vault", v.path, "--passphrase-file", fifo]))
+    }
+
     @Test func vaultctlWritesNoCoreFile() throws {
         let v = try Vault(cli)
         // The passphrase comes through a FIFO, so the process waits while its limits are read.
         let fifo = v.dir.file("fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
         let process = try cli.start(["verify", "--vault", v.path, "--passphrase-file", fifo])
-        let writer = FileHandle(forWritingAtPath: fifo)!
+        let writer = try #require(Deadline.openFIFOForWriting(fifo, seconds: 120), "no reader opened the FIFO")
         let limits = try String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
         writer.write(Data("terminal test passphrase\n".utf8))
         try writer.close()
