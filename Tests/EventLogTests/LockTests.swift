@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import EventLog
 
@@ -36,17 +37,23 @@ import Testing
         // flock(1) from util-linux holds the same kind of lock from another process.
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = [LogDirectory(t.directory.path).lock, "-c", "read line"]
-        let input = Pipe()
+        holder.arguments = [LogDirectory(t.directory.path).lock, "-c", "echo held; read line"]
+        let input = Pipe(), output = Pipe()
         holder.standardInput = input
+        holder.standardOutput = output
         try holder.run()
         // Closing its stdin ends `read`, and with it the holder.
-        defer { try? input.fileHandleForWriting.close(); holder.waitUntilExit() }
-        var locked = false
-        for _ in 0..<100 where !locked {
-            do { _ = try t.open(.readWrite); usleep(20_000) } catch EventLogError.locked { locked = true }
+        defer { try? input.fileHandleForWriting.close(); Deadline.wait(for: holder, seconds: 60) }
+        // It says when it holds the lock: no window of time to guess.
+        var said = ""
+        let deadline = Date().addingTimeInterval(120)
+        while !said.contains("held"), Date() < deadline {
+            guard let chunk = Deadline.read(output.fileHandleForReading, seconds: 1) else { continue }
+            if chunk.isEmpty { break }
+            said += String(decoding: chunk, as: UTF8.self)
         }
-        #expect(locked)
+        #expect(said == "held\n")
+        #expect(throws: EventLogError.locked(path: LogDirectory(t.directory.path).lock)) { _ = try t.open(.readWrite) }
         #expect(try t.open(.readOnly).committed.sequence == 0)
     }
 }

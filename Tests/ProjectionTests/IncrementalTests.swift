@@ -75,6 +75,33 @@ import TestSupport
         #expect(try pieces.position == [UInt8((round - 1) % 256)])
     }
 
+    /// Update by update, against figures worked out by hand (not against a rebuild): the Watch's
+    /// 600 steps over 08:00–09:00, the phone's 900 over 08:30–09:30 fill only the half hour the
+    /// Watch missed (450), the phone put first takes the overlap back, a move goal set later in
+    /// the day's life closes a ring that was open.
+    @Test func eachUpdateGivesTheFiguresWorkedOutByHand() throws {
+        let directory = TemporaryDirectory()
+        let key = SecretKey.random()
+        func models() throws -> ReadModels { try ReadModels(path: directory.file("models.db"), key: key) }
+        let eight = Build.instant(d0, 8), halfPast = Build.instant(d0, 8, 30)
+        try models().feed([Build.sample(source: Build.watch, start: eight, end: eight + 3600, offset: 0, value: 600)], position: [1])
+        #expect(try models().dayTotals() == [d0.description: 600])
+        try models().feed([Build.sample(source: Build.phone, start: halfPast, end: halfPast + 3600, offset: 0, value: 900)], position: [2])
+        #expect(try models().dayTotals() == [d0.description: 600 + 450])
+        try models().feed([.sourceOrder([Build.phone])], position: [3])
+        #expect(try models().dayTotals() == [d0.description: 900 + 300])
+        let energy = CumulativeSample(metric: RingMetrics.activeEnergy, unit: "kcal", source: Build.watch, start: eight, end: eight + 1800,
+                                      utcOffset: 0, value: 310)
+        try models().feed([.cumulative(energy)], position: [4])
+        var ring = try #require(try models().rings().first)
+        #expect(ring.day == d0 && ring.move == 310 && ring.moveGoal == 400 && !ring.closed(.move))
+        try models().feed([.goalSet(ring: .move, value: 300, from: d0)], position: [5])
+        ring = try #require(try models().rings().first)
+        #expect(ring.move == 310 && ring.moveGoal == 300 && ring.closed(.move))
+        try models().feed([.sourceOrder([])], position: [6])
+        #expect(try models().dayTotals() == [d0.description: 1_050])
+    }
+
     @Test func aFailedUpdateLeavesNothingBehind() throws {
         let models = try ReadModels()
         try models.feed(Self.randomInputs(count: 200, seed: 9), position: [7])

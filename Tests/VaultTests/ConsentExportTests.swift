@@ -18,11 +18,14 @@ import VaultTestSupport
         let samples: [(category: HealthCategory, start: HealthTimestamp, end: HealthTimestamp)]
         /// Undated records (the `Me` characteristics) per category: exported whatever the period.
         let undated: [HealthCategory: Int]
+        /// The generator's own figures per local day (steps and active energy as the Health app
+        /// shows them): the oracle for daily and hourly lines, made without the vault.
+        let truth: [Int64: SyntheticExport.DayTruth]
 
         init() throws {
             vault = try makeVault(at: dir.path + "/vault", passphrase: "p")
             let zip = dir.path + "/export.zip"
-            try SyntheticExport.writeZip(to: zip, options: .init(days: 10, firstDay: (2024, 3, 26), tripStart: 3))
+            truth = try SyntheticExport.writeZip(to: zip, options: .init(days: 10, firstDay: (2024, 3, 26), tripStart: 3)).days
             _ = try vault.importFiles([zip])
             keyPrefix = dir.path + "/lab"
             try RecipientKeyFiles.generate(prefix: keyPrefix)
@@ -57,6 +60,16 @@ import VaultTestSupport
     static let firstDay = LocalDay(year: 2024, month: 3, day: 26)
     /// Grants are given before the data's days; exports happen 18 to 30 days after the first.
     static let grantedAt = Date(timeIntervalSince1970: 1_710_000_000)  // 2024-03-09
+
+    /// The generator's figure of a metric's day, for the metrics it accounts for (nil for others);
+    /// a day it wrote nothing for is 0.
+    static func truthFigure(_ truth: [Int64: SyntheticExport.DayTruth], metric: String, day: LocalDay) -> Double? {
+        switch metric {
+        case "HKQuantityTypeIdentifierStepCount": Double(truth[day.dayNumber]?.steps ?? 0)
+        case "HKQuantityTypeIdentifierActiveEnergyBurned": truth[day.dayNumber]?.activeEnergy ?? 0
+        default: nil
+        }
+    }
 
     /// Random consent histories over ten days of synthetic data that cross the spring DST change
     /// and a trip abroad, with sleep and workouts that cross midnight: `HEALTHVAULT_CONSENT_ROUNDS`
@@ -188,7 +201,13 @@ import VaultTestSupport
                 // Workouts are records, not samples: counted apart.
                 if category != .workouts { #expect(lines.count == expectedCount, "\(category)") }
             case .daily:
-                // The same figures as `summary`.
+                // Steps and active energy as the generator counted them; every figure as `summary`
+                // gives it (one read model behind both: a consistency check, not an oracle).
+                for line in lines {
+                    let metric = line["metric"] as! String, period = line["period"] as! String
+                    guard let oracle = Self.truthFigure(world.truth, metric: metric, day: LocalDay(parsing: period)!) else { continue }
+                    #expect(abs(oracle - (line["value"] as! NSNumber).doubleValue) < 1e-6 * max(1, oracle), "\(metric) \(period): generator says \(oracle)")
+                }
                 for line in lines where !(line["metric"] as! String).contains(":") {
                     let metric = line["metric"] as! String, period = line["period"] as! String
                     let row = try world.vault.summary(metric: metric, by: .day, from: LocalDay(parsing: period), to: LocalDay(parsing: period))
@@ -204,6 +223,9 @@ import VaultTestSupport
                 for (key, total) in byDay {
                     let parts = key.split(separator: "|").map(String.init)
                     let day = LocalDay(parsing: parts[2])
+                    if let oracle = Self.truthFigure(world.truth, metric: parts[0], day: day!) {
+                        #expect(abs(oracle - total) < 1e-6 * max(1, oracle), "\(key): hours add up to \(total), the generator says \(oracle)")
+                    }
                     let row = try world.vault.summary(metric: parts[0], by: .day, from: day, to: day).first { $0.unit == parts[1] }
                     #expect(abs((row?.value ?? .nan) - total) < 1e-3 * max(1, total), "\(key)")
                 }

@@ -46,7 +46,24 @@ import Testing
 
         let streaks = try #require(try json(cli.run(s.args(["streaks", "--json"]))) as? [String: [String: Any]])
         #expect(Set(streaks.keys) == ["move", "exercise", "stand", "all"])
-        #expect(streaks.values.allSatisfy { $0["current"] is Int && $0["longest"] is Int })
+        // Worked out here from every day's rings as `rings --json` lists them: a ring is closed when
+        // its value, rounded, reaches the goal; a run breaks on a day not closed or missing; the
+        // current run ends on the last day.
+        let days = try #require(try json(cli.run(s.args(["rings", "--json"]))) as? [[String: Any]])
+        func closed(_ day: [String: Any], _ ring: String) -> Bool {
+            let value = (day[ring] as! NSNumber).doubleValue, goal = (day[ring + "Goal"] as! NSNumber).doubleValue
+            return (ring == "stand" ? value : value.rounded()) >= goal
+        }
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withFullDate]
+        let dates = days.map { Int(format.date(from: $0["date"] as! String)!.timeIntervalSince1970 / 86_400) }
+        #expect(dates == Array(dates.first!...dates.last!), "consecutive days")
+        for ring in ["move", "exercise", "stand", "all"] {
+            let flags = days.map { day in ring == "all" ? ["move", "exercise", "stand"].allSatisfy { closed(day, $0) } : closed(day, ring) }
+            var longest = 0, run = 0
+            for flag in flags { run = flag ? run + 1 : 0; longest = max(longest, run) }
+            #expect(streaks[ring]?["longest"] as? Int == longest && streaks[ring]?["current"] as? Int == run, "\(ring): \(flags)")
+        }
 
         #expect(try cli.run(s.args(["goals", "set", "exercise", "45", "--from", "2024-04-01"])).status == 0)
         let goals = try #require(try json(cli.run(s.args(["goals", "--json"]))) as? [[String: Any]])

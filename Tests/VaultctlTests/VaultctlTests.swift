@@ -108,6 +108,11 @@ import Testing
         }
         #expect(result.stdout.contains("added 0, duplicates"))
         #expect(result.stdout.contains("refused: wrong passphrase"))
+        // The report is the demo's to keep for the person (it says where); the test removes it.
+        let wrote = try #require(result.stdout.range(of: #"wrote (/\S+-report\.html)"#, options: .regularExpression))
+        let report = String(result.stdout[wrote].dropFirst("wrote ".count))
+        #expect(FileManager.default.fileExists(atPath: report))
+        try FileManager.default.removeItem(atPath: report)
     }
 
     @Test func importPrintsTheSpecJSONAndNamesABrokenFileWithItsPlace() throws {
