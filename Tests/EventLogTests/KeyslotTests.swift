@@ -33,7 +33,7 @@ import Testing
                 _ = try Keyslot.decode(damaged, path: "ks")
             }
         }
-        #expect(throws: EventLogError.self) { _ = try Keyslot.decode(Array(bytes.prefix(40)), path: "ks") }
+        #expect { _ = try Keyslot.decode(Array(bytes.prefix(40)), path: "ks") } throws: { "\($0)" == "ks: keyslot invalid (expected 136 bytes, found 40)" }
         #expect(throws: EventLogError.keyslotInvalid(path: "ks", reason: "not a healthvault keyslot")) {
             _ = try Keyslot.decode([UInt8](repeating: 0, count: bytes.count), path: "ks")
         }

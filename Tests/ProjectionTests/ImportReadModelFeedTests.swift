@@ -55,7 +55,7 @@ import VaultTestSupport
         let broken = f.dir.path + "/broken.xml"
         try Data("<?xml version=\"1.0\"?>\n<HealthData>\n <Record type=\"HKQuantityTypeIdentifierStepCount\"".utf8)
             .write(to: URL(fileURLWithPath: broken))
-        #expect(throws: (any Error).self) { _ = try vault.importFiles([more, broken]) }
+        #expect { _ = try vault.importFiles([more, broken]) } throws: { "\($0)" == broken + ":3:2: not well-formed XML: file ends inside markup (truncated?); nothing was imported" }
         #expect(!vault.importFedReadModels)
         #expect(try VaultProjectionTests.answers(vault) == answers)
         #expect(try VaultProjectionTests.answers(try f.open(.readOnly)) == answers)

@@ -269,7 +269,7 @@ import VaultTestSupport
         // longer comes out.
         try FileManager.default.removeItem(atPath: path + "/frames.index")
         let withoutIndex = try Vault.open(at: path, passphrase: passphrase("p"))
-        #expect(throws: EventLogError.self) { _ = try withoutIndex.consentLedger() }
+        #expect { _ = try withoutIndex.consentLedger() } throws: { "\($0)".contains("events.log is damaged at byte offset ") && "\($0)".contains(": hash chain broken (a frame before it was changed, removed or replaced)") }
         #expect(try !Vault.verify(at: path, passphrase: passphrase("p")).isOK)
     }
 

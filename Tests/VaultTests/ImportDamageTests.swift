@@ -89,7 +89,7 @@ import VaultTestSupport
         let full = export(stepRecord("2024-01-02 10:00:00 +0100", "2024-01-02 10:10:00 +0100", "500") + "\n" + stepRecord("2024-01-02 11:00:00 +0100", "2024-01-02 11:10:00 +0100", "9"))
         let truncated = t.write("truncated.xml", String(full.prefix(full.count - 40)))
         let before = try Data(contentsOf: URL(fileURLWithPath: t.path + "/events.log"))
-        #expect(throws: ImportError.self) { _ = try t.vault.importFiles([good, truncated]) }
+        #expect { _ = try t.vault.importFiles([good, truncated]) } throws: { "\($0)" == truncated + ":5:2: not well-formed XML: file ends inside markup (truncated?); nothing was imported" }
         do {
             _ = try t.vault.importFiles([good, truncated])
         } catch let error as ImportError {
@@ -107,15 +107,16 @@ import VaultTestSupport
 
     @Test func filesThatAreNotExportsAreRefusedClearly() throws {
         let t = try ImportTestVault()
-        let cases: [(String, String)] = [
-            ("empty.xml", ""),
-            ("other.xml", "<gpx version=\"1.1\"><trk/></gpx>"),
-            ("mismatch.xml", "<HealthData><Record type=\"x\"></HealthData>"),
-            ("notes.txt", "just some notes"),
+        let cases: [(String, String, expected: String)] = [
+            ("empty.xml", "", ": not an Apple Health export: the file is empty"),
+            ("other.xml", "<gpx version=\"1.1\"><trk/></gpx>",
+             ": every one of its 1 entries was refused, so nothing of the import was kept: 1 track rejected: no point with a position and a time"),
+            ("mismatch.xml", "<HealthData><Record type=\"x\"></HealthData>", ":1:30: not well-formed XML: end tag does not match the open element; nothing was imported"),
+            ("notes.txt", "just some notes", ": unknown format (expected an Apple Health export.zip or export.xml, companion JSON or CSV)"),
         ]
-        for (name, text) in cases {
+        for (name, text, expected) in cases {
             let file = t.write(name, text)
-            #expect(throws: ImportError.self, "\(name)") { _ = try t.vault.importFiles([file]) }
+            #expect { _ = try t.vault.importFiles([file]) } throws: { "\($0)" == file + expected }
         }
         #expect(throws: ImportError.unreadable(path: t.dir.path + "/missing.zip", reason: "no such file")) {
             _ = try t.vault.importFiles([t.dir.path + "/missing.zip"])

@@ -69,7 +69,7 @@ import VaultEvents
             thrownWhileAdding = true
         }
         #expect(thrownWhileAdding)
-        #expect(throws: CocoaError.self) { try pipeline.finish() }
+        #expect { try pipeline.finish() } throws: { ($0 as? CocoaError)?.code == .fileWriteOutOfSpace }
         #expect(recorder.items.count == 50)
     }
 
