@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 @testable import HealthModel
 import SyntheticHealth
+import TestSupport
 import Testing
 import VaultTestSupport
 @testable import Vault
@@ -17,7 +18,7 @@ import VaultTestSupport
         let answers = try VaultProjectionTests.answers(vault)
         #expect(vault.projectionNotice == nil)
         _ = try vault.rebuildProjections()
-        #expect(try VaultProjectionTests.answers(vault) == answers, comment)
+        #expect(firstDifference(try VaultProjectionTests.answers(vault), answers) == nil, comment)
     }
 
     @Test func anImportBringsTheReadModelsUpToDateItselfAsTheLogWould() throws {
@@ -43,7 +44,7 @@ import VaultTestSupport
         #expect(reader.projectionNotice == nil)
         #expect(try reader.rings().count == 30)
         try expectSameAsRebuild(try f.open())
-        #expect(try VaultProjectionTests.answers(try f.open(.readOnly)) == answers)
+        #expect(firstDifference(try VaultProjectionTests.answers(try f.open(.readOnly)), answers) == nil)
     }
 
     @Test func aFailedImportLeavesTheReadModelsAsTheyWere() throws {
@@ -57,8 +58,8 @@ import VaultTestSupport
             .write(to: URL(fileURLWithPath: broken))
         #expect { _ = try vault.importFiles([more, broken]) } throws: { "\($0)" == broken + ":3:2: not well-formed XML: file ends inside markup (truncated?); nothing was imported" }
         #expect(!vault.importFedReadModels)
-        #expect(try VaultProjectionTests.answers(vault) == answers)
-        #expect(try VaultProjectionTests.answers(try f.open(.readOnly)) == answers)
+        #expect(firstDifference(try VaultProjectionTests.answers(vault), answers) == nil)
+        #expect(firstDifference(try VaultProjectionTests.answers(try f.open(.readOnly)), answers) == nil)
         try expectSameAsRebuild(vault)
     }
 

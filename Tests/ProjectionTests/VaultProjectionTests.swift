@@ -82,8 +82,8 @@ import TestSupport
         let rebuild = try vault.rebuildProjections()
         // The rebuild replayed every event of the log, as verify counts them reading it itself.
         #expect(rebuild.events == (try Vault.verify(at: f.path, passphrase: f.passphrase())).events)
-        #expect(try Self.answers(vault) == incremental)
-        #expect(try Self.answers(try f.open(.readOnly)) == incremental)
+        #expect(firstDifference(try Self.answers(vault), incremental) == nil)
+        #expect(firstDifference(try Self.answers(try f.open(.readOnly)), incremental) == nil)
     }
 
     /// The log commits first; the read models follow. A crash in between (here: appends with no
@@ -119,9 +119,9 @@ import TestSupport
         #expect(try reopened.rings().last?.exerciseGoal == 45)
         #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) != imageBefore)
         // Opening again reads the image written by the catch-up: same answers, nothing applied twice.
-        #expect(try Self.answers(try f.open(.readOnly)) == caughtUp)
+        #expect(firstDifference(try Self.answers(try f.open(.readOnly)), caughtUp) == nil)
         _ = try reopened.rebuildProjections()
-        #expect(try Self.answers(reopened) == caughtUp)
+        #expect(firstDifference(try Self.answers(reopened), caughtUp) == nil)
     }
 
     @Test func aDamagedOrForeignImageIsRebuiltFromTheLogAndSaysSo() throws {
@@ -142,7 +142,7 @@ import TestSupport
             for offset in offsets { bytes[offset] ^= 1 }
             try bytes.write(to: URL(fileURLWithPath: stored))
             let damaged = try f.open()
-            #expect(try Self.answers(damaged) == expected)
+            #expect(firstDifference(try Self.answers(damaged), expected) == nil)
             #expect(damaged.projectionNotice?.contains("rebuilt them from the log") == true)
         }
 
@@ -154,7 +154,7 @@ import TestSupport
         try FileManager.default.removeItem(atPath: stored)
         try FileManager.default.copyItem(atPath: other.path + "/" + Vault.projectionsFileName, toPath: stored)
         let foreign = try f.open()
-        #expect(try Self.answers(foreign) == expected)
+        #expect(firstDifference(try Self.answers(foreign), expected) == nil)
         #expect(foreign.projectionNotice != nil)
     }
 
