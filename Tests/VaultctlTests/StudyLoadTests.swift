@@ -310,7 +310,8 @@ extension StudyLoadTests {
         let fullCounts = (full.last { $0["kind"] as? String == "export" }?["detail"] as? [String: String])?["counts"] ?? ""
         // Every raw sleep line is new to the lab; activity raw was held and stays out.
         #expect(counts?["activity"] == 0)
-        #expect(counts?["sleep"] ?? 0 > 0 && fullCounts.contains("sleep:\(counts?["sleep"] ?? -1)"), "\(String(describing: counts)) against \(fullCounts)")
+        let sleepRecords = ExportRecordCount.records(in: try ExportRecordCount.xml(inZip: dir.file("a.zip")), typePrefix: "HKCategoryTypeIdentifierSleepAnalysis")
+        #expect(counts?["sleep"] == sleepRecords && fullCounts.contains("sleep:\(sleepRecords)"), "\(String(describing: counts)) against \(fullCounts), \(sleepRecords) in the export")
     }
 
     /// Identical lines (HealthKit keeps a sample written twice as two) stay as many rows as the
