@@ -196,7 +196,7 @@ let package = Package(
             "Vault", "VaultEvents", "Importers", "ResearchBundle", "SecureMemory", "HealthModel", "Projections", "EventLog", "Envelope",
             "TestSupport", "VaultTestSupport", "ZIPFoundation", "SyntheticHealth", "CByteScan", "BinaryCoding",
         ]),
-        .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"]),
+        .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Vault", "VaultTestSupport", "TestSupport"]),
         .testTarget(name: "EnvelopeTests", dependencies: ["Envelope", "SecureMemory"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "TestSupport"]),
         .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "TestSupport", "SyntheticHealth", "Envelope", "SecureMemory", "Projections", "StudyStore", .product(name: "NIOCore", package: "swift-nio")]),

@@ -51,6 +51,8 @@ public struct HourlyAggregator {
                 return
             }
             let duration = Double(s.end - s.start)
+            let whole = s.end <= (firstHour + 1) * 3600 - offset
+            let digest = RewrittenCopies.digest(metadata: s.metadataDigest, sampleStart: s.start, sampleEnd: s.end, whole: whole)
             var cursor = s.start
             var hour = firstHour
             while cursor < s.end {
@@ -58,8 +60,7 @@ public struct HourlyAggregator {
                 let key = Key(metric: s.metric, unit: s.unit, hour: hour)
                 intervals[key, default: []].append(Interval(start: cursor, end: boundary,
                                                             value: s.value * Double(boundary - cursor) / duration, source: source,
-                                                            daysAfterOrigin: cursor == s.start ? 0 : 1, metadataDigest: s.metadataDigest,
-                                                            creation: Interval.creation(s.created, partEnd: boundary)))
+                                                            metadataDigest: digest, creation: Interval.creation(s.created, partEnd: boundary)))
                 if cursor == s.start { counts[key, default: 0] += 1 }
                 cursor = boundary
                 hour += 1

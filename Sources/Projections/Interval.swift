@@ -50,6 +50,21 @@ struct Interval: Equatable, Sendable {
 /// share one creation date count: one for a content rewritten, two for two glasses, two for two
 /// glasses rewritten.
 enum RewrittenCopies {
+    /// The digest an interval carries: the sample's metadata digest when the interval is the whole
+    /// sample; for a part of a sample split at midnight or at an hour, the digest mixed with the
+    /// sample's own span, so that parts of two different samples that happen to cover the same
+    /// stretch with the same value (22:00–02:00 and 23:00–02:00 at one rate, after midnight) are
+    /// never taken for copies of one sample. Never 0 for a part.
+    static func digest(metadata: UInt32, sampleStart: Int64, sampleEnd: Int64, whole: Bool) -> UInt32 {
+        guard !whole else { return metadata }
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for word in [UInt64(metadata), UInt64(bitPattern: sampleStart), UInt64(bitPattern: sampleEnd)] {
+            for shift in stride(from: 0, to: 64, by: 8) { hash = (hash ^ (word >> UInt64(shift) & 0xFF)) &* 0x0000_0100_0000_01B3 }
+        }
+        let folded = UInt32(truncatingIfNeeded: hash ^ (hash >> 32))
+        return folded == 0 ? 1 : folded
+    }
+
     /// `intervals` (sorted by `Interval.precedes`) without the rewritten copies; the same array
     /// when it has none.
     static func countedOnce(_ intervals: [Interval]) -> [Interval] {

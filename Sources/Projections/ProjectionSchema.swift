@@ -2,7 +2,7 @@
 /// 1970-01-01 in the sample's own UTC offset); values are in each metric's canonical unit.
 enum ProjectionSchema {
     /// Raised whenever a table changes shape or meaning; an image of another format is rebuilt.
-    static let format = 6
+    static let format = 7
 
     static let statements = """
         CREATE TABLE projection_meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;

@@ -21,7 +21,7 @@ extension ProjectionUpdate {
             try readIntervals.bind(2, key.day)
             if try readIntervals.step() { try IntervalBlob.decode(readIntervals.blob(0), into: &intervals) }
             readIntervals.reset()
-            rewrittenCopiesAdded -= RewrittenCopies.excess(intervals)
+            let rewritesBefore = RewrittenCopies.excess(intervals)
             intervals.append(contentsOf: pendingIntervals[key] ?? [])
             for removed in pendingRemovals[key] ?? [] {
                 if let at = intervals.firstIndex(of: removed) { intervals.remove(at: at) }
@@ -35,7 +35,8 @@ extension ProjectionUpdate {
                 continue
             }
             intervals.sort(by: Interval.precedes)
-            rewrittenCopiesAdded += RewrittenCopies.excess(intervals)
+            // What the day gained (a replaced copy going does not offset a rewrite coming).
+            rewrittenCopiesAdded += max(0, RewrittenCopies.excess(intervals) - rewritesBefore)
             try writeIntervals.bind(1, key.metric)
             try writeIntervals.bind(2, key.day)
             try writeIntervals.bind(3, IntervalBlob.encode(intervals))

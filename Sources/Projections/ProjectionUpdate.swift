@@ -59,8 +59,8 @@ public struct ProjectionUpdate {
         var day: Int64
         var category: HealthCategory
     }
-    /// Rewritten copies (`RewrittenCopies`) the days this update merged into hold, less those
-    /// they held before: what an import's rewrites came to.
+    /// Rewritten copies (`RewrittenCopies`) the days this update merged gained: what an import's
+    /// rewrites came to.
     public internal(set) var rewrittenCopiesAdded = 0
     var orderChanged = false
     /// The metrics of the last inputs, compared before any hashing: a frame holds one category's
@@ -285,7 +285,8 @@ public struct ProjectionUpdate {
             out.append((DayKey(metric: metric, day: part.day.dayNumber),
                         Interval(start: cursor, end: end, value: part.value, source: source,
                                  daysAfterOrigin: Int32(clamping: part.day.dayNumber - firstDay.dayNumber),
-                                 metadataDigest: s.metadataDigest, creation: Interval.creation(s.created, partEnd: end))))
+                                 metadataDigest: RewrittenCopies.digest(metadata: s.metadataDigest, sampleStart: s.start, sampleEnd: s.end, whole: false),
+                                 creation: Interval.creation(s.created, partEnd: end))))
             cursor = end
         }
         return out

@@ -30,7 +30,10 @@ extension Vault {
         // expected to take their identities out of memory. Else they are caught up now, and fed.
         let feeds = feedsReadModelsDuringImport && expectedNew * 10 / 7 < importIdentityBudgetSlots
             && !files.contains { $0.format == .companionJSON }
-        let models = feeds ? try? projections() : nil
+        // The read models are caught up first either way, so that what they gain after the commit
+        // (the rewrites they count) is this import's alone.
+        let caughtUpBefore = feedsReadModelsDuringImport ? try? projections() : nil
+        let models = feeds ? caughtUpBefore : nil
         importFedReadModels = false
         let session = try startImportSession(expectingNew: expectedNew)
         session.revisionBudget = importRevisionBudget
@@ -77,6 +80,9 @@ extension Vault {
             // samples are in the log, and the read models, still at their old position, catch up
             // from it (`refreshProjections`).
             if committed == nil { throw error }
+            // The feed was abandoned (or the read models failed) after the commit: they catch up
+            // from the log now, which counts this import's rewrites.
+            if let caughtUp = try? projections() { report.rewrites = caughtUp.rewritesInLastUpdate }
         }
         return report
     }

@@ -225,13 +225,13 @@ import Testing
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         #expect(connected == 0)
-        let opened = Date()
+        let clock = ContinuousClock(), opened = clock.now
         var watch = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
         #expect(poll(&watch, 1, 60_000) == 1, "the idle connection was not closed within 60 s")
         var byte: UInt8 = 0
         #expect(recv(socket, &byte, 1, 0) <= 0)
-        let held = Date().timeIntervalSince(opened)
-        #expect(held >= 0.9 && held < 30, "closed after \(held) s")
+        let held = opened.duration(to: clock.now)
+        #expect(held >= .milliseconds(900) && held < .seconds(30), "closed after \(held)")
         close(socket)
         served.stop()
         // Only the accepted posts are kept.
@@ -259,7 +259,9 @@ import Testing
         let refusedRecords = try client.post("/companion/health", token: token, json: tooMany)
         #expect(refusedRecords.status == 413, "\(refusedRecords.status)")
         let padded = #"{"metric":"STEPS","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 09:00","value":38}],"pad":""# + String(repeating: "x", count: 8 << 20) + #""}"#
-        let refusedBody = try served.client(pin: cert).post("/companion/health", token: token, json: padded)
+        let second = try served.client(pin: cert)
+        defer { second.close() }
+        let refusedBody = try second.post("/companion/health", token: token, json: padded)
         #expect(refusedBody.status == 413, "\(refusedBody.status)")
         client.close()
         let taken = try served.client(pin: cert)

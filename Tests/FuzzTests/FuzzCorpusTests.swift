@@ -1,6 +1,9 @@
 import Foundation
 import FuzzTargets
+import TestSupport
 import Testing
+import Vault
+import VaultTestSupport
 
 /// Replays the whole kept fuzz corpus (`Fuzz/corpus/TARGET/`) and every input that once broke a
 /// promise (`Fuzz/regressions/TARGET/`) through the same harnesses libFuzzer drives.
@@ -46,9 +49,18 @@ import Testing
         let root = Self.fuzzDirectory + "/regressions"
         let manifest = try String(contentsOfFile: root + "/expected.txt", encoding: .utf8)
         var expected: [String: String] = [:]
+        var figures: [String: [String: Int]] = [:]
         for line in manifest.split(separator: "\n") where !line.hasPrefix("#") {
             let parts = line.split(separator: " ", maxSplits: 1)
-            expected[String(parts[0])] = parts.count == 2 ? String(parts[1]) : ""
+            var outcome = parts.count == 2 ? String(parts[1]) : ""
+            if outcome.hasPrefix("accepted ") {
+                for pair in outcome.dropFirst("accepted ".count).split(separator: " ") {
+                    let kv = pair.split(separator: "=")
+                    figures[String(parts[0]), default: [:]][String(kv[0])] = Int(kv[1])
+                }
+                outcome = "accepted"
+            }
+            expected[String(parts[0])] = outcome
         }
         var found: [String] = []
         for target in FuzzTarget.allCases {
@@ -71,8 +83,20 @@ import Testing
                 case .refused(let message):
                     #expect(want.hasPrefix("refused: ") && message.contains(want.dropFirst("refused: ".count)), "\(input): refused (\(message)), expected \(want)")
                 }
+                if let want = figures[input] { try Self.checkFigures(of: root + "/" + input, target: target, want, input) }
             }
         }
+    }
+
+    /// Imports one regression input alone into a new vault, under the name its harness gives it,
+    /// and checks what the import reports.
+    static func checkFigures(of path: String, target: FuzzTarget, _ want: [String: Int], _ input: String) throws {
+        let dir = TemporaryDirectory("regression")
+        let name = ["apple-xml": "export.xml", "apple-zip": "export.zip", "json": "samples.json", "csv": "samples.csv"][target.rawValue] ?? "input"
+        try FileManager.default.copyItem(atPath: path, toPath: dir.file(name))
+        let report = try makeVault(at: dir.file("vault"), passphrase: "regression").importFiles([dir.file(name)])
+        if let added = want["added"] { #expect(report.added == added, "\(input): added \(report.added)") }
+        if let rewrites = want["rewrites"] { #expect(report.rewrites == rewrites, "\(input): rewrites \(report.rewrites)") }
     }
 
     @Test(arguments: FuzzTarget.allCases)

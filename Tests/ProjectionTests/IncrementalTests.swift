@@ -33,9 +33,23 @@ import TestSupport
                                                            start: start, end: start + length, utcOffset: offset * 3600, value: Double(length / 60))))
             case 5 where i % 40 == 0:
                 result.append(.appleRings(AppleRings(day: day, move: 400, moveGoal: Double(300 + rng.next() % 400), exercise: 30, exerciseGoal: 30, stand: 10, standGoal: 12)))
+            case 7 where i % 3 == 0:
+                // An app's rewrite of the last sample (its content, another creation date), or a
+                // heart-rate reading with metadata.
+                if case .cumulative(var copy)? = result.last {
+                    copy.created = (copy.created ?? copy.end) + 1 + Int64(rng.next() % 5)
+                    result.append(.cumulative(copy))
+                } else {
+                    let entry = MetadataEntry(key: "HKMetadataKeyHeartRateMotionContext", value: "\(rng.next() % 3)")
+                    result.append(.annotated(.discrete(DiscreteSample(metric: Build.heartRate, unit: "count/min", start: start, utcOffset: offset * 3600,
+                                                                      value: Double(50 + rng.next() % 100))),
+                                             RecordMetadata(type: Build.heartRate, category: .heart, day: day, entries: [entry])))
+                }
             default:
+                let digest: UInt32 = [0, 0, 7, 9][Int(rng.next() % 4)]
                 result.append(.cumulative(CumulativeSample(metric: Build.steps, unit: "count", source: sources[Int(rng.next() % 3)],
-                                                           start: start, end: start + length, utcOffset: offset * 3600, value: Double(rng.next() % 2000))))
+                                                           start: start, end: start + length, utcOffset: offset * 3600, value: Double(rng.next() % 2000),
+                                                           metadataDigest: digest, created: rng.next() % 2 == 0 ? nil : start + length + 60)))
             }
         }
         return result
@@ -72,6 +86,13 @@ import TestSupport
             }
         }
         #expect(firstDifference(try Self.everything(pieces), try Self.everything(whole)) == nil)
+        // Every table as verify compares them (record_metadata among them).
+        let a = try pieces.canonicalContents(), b = try whole.canonicalContents()
+        #expect(a.keys.sorted() == b.keys.sorted())
+        for table in a.keys.sorted() {
+            let same = a[table] == b[table]
+            #expect(same, "table \(table) differs")
+        }
         #expect(try pieces.position == [UInt8((round - 1) % 256)])
     }
 

@@ -47,7 +47,36 @@ import Testing
         #expect(models.rewritesInLastUpdate == 2)
     }
 
-    @Test func distinctMetadataOrNoCreationDateAmongEqualsKeepsSamplesApart() throws {
+    /// Parts of two different samples of one source that cover the same stretch at the same rate
+    /// (after midnight, or in an hour both cover whole) are not copies of one sample: both count.
+    @Test func partsOfDifferentSamplesCoveringTheSameStretchBothCount() throws {
+        let models = try ReadModels()
+        let ten = Build.instant(d0, 22), eleven = Build.instant(d0, 23)
+        // 22:00–02:00 at one a minute, and 23:00–02:00 at one a minute, created apart.
+        try models.feed([.cumulative(CumulativeSample(metric: Self.energy, unit: "kcal", source: Self.app, start: ten, end: ten + 4 * 3600,
+                                                      utcOffset: 0, value: 240, created: ten + 5 * 3600)),
+                         .cumulative(CumulativeSample(metric: Self.energy, unit: "kcal", source: Self.app, start: eleven, end: eleven + 3 * 3600,
+                                                      utcOffset: 0, value: 180, created: ten + 5 * 3600 + 1))])
+        let next = LocalDay(dayNumber: d0.dayNumber + 1)
+        #expect(try models.dayTotals(Self.energy) == [d0.description: 120 + 60, next.description: 120 + 120])
+        #expect(models.rewritesInLastUpdate == 0)
+        // By the hour (hourly bundles): 06:00–09:00 and 07:00–09:00 at one a minute, both count
+        // in 08:00–09:00.
+        var hourly = HourlyAggregator { _ in 0 }
+        let six = Build.instant(d0, 6), seven = Build.instant(d0, 7)
+        hourly.add(.cumulative(CumulativeSample(metric: Self.energy, unit: "kcal", source: Self.app, start: six, end: six + 3 * 3600,
+                                                utcOffset: 0, value: 180, created: six + 4 * 3600)))
+        hourly.add(.cumulative(CumulativeSample(metric: Self.energy, unit: "kcal", source: Self.app, start: seven, end: seven + 2 * 3600,
+                                                utcOffset: 0, value: 120, created: six + 4 * 3600 + 1)))
+        #expect(hourly.rows().map(\.value) == [60, 120, 120])
+        // The same sample rewritten across midnight still counts once on each day.
+        try models.feed([.cumulative(CumulativeSample(metric: Self.energy, unit: "kcal", source: Self.app, start: ten, end: ten + 4 * 3600,
+                                                      utcOffset: 0, value: 240, created: ten + 6 * 3600))], position: [2])
+        #expect(try models.dayTotals(Self.energy) == [d0.description: 180, next.description: 240])
+        #expect(models.rewritesInLastUpdate == 1)
+    }
+
+    @Test func distinctMetadataAmongEqualsKeepsSamplesApart() throws {
         let models = try ReadModels()
         // Two foods of equal energy at the same time differ in metadata: both count.
         try models.feed([Self.copy(createdAfter: 0, digest: MetadataDigest.of([MetadataEntry(key: "HKFoodType", value: "Apple")])),
@@ -88,6 +117,7 @@ import Testing
     @Test func theStoredDayKeepsDigestAndCreationThroughItsEncoding() throws {
         let intervals = [Interval(start: 100, end: 1000, value: 42.5, source: 3, metadataDigest: 0xDEAD_BEEF, creation: -7),
                          Interval(start: 100, end: 1000, value: 42.5, source: 3, creation: Int32.max),
+                         Interval(start: 100, end: 1000, value: 42.5, source: 3, metadataDigest: UInt32.max, creation: Int32.min + 1),
                          Interval(start: 2000, end: 2000, value: 1, source: 1, daysAfterOrigin: 2)]
         var decoded: [Interval] = []
         try IntervalBlob.decode(IntervalBlob.encode(intervals), into: &decoded)

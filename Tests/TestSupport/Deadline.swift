@@ -7,8 +7,8 @@ public enum Deadline {
     /// false is returned.
     @discardableResult
     public static func wait(for process: Process, seconds: Double) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < end { usleep(5_000) }
+        let clock = ContinuousClock(), end = clock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
+        while process.isRunning && clock.now < end { usleep(5_000) }
         guard process.isRunning else { return true }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -18,8 +18,8 @@ public enum Deadline {
     /// Opens the FIFO at `path` for writing once a reader has it open (a blocking open would wait
     /// for ever if the reader died first), trying for at most `seconds`; nil when no reader came.
     public static func openFIFOForWriting(_ path: String, seconds: Double) -> FileHandle? {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
+        let clock = ContinuousClock(), end = clock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
+        while clock.now < end {
             let fd = open(path, O_WRONLY | O_NONBLOCK)
             if fd >= 0 {
                 // Back to blocking writes: the reader is there.

@@ -96,4 +96,36 @@ import VaultTestSupport
         let raw = try shared.export([.activity], from: nil, to: nil).lines(.activity)
         #expect(raw.filter { $0["type"] as? String == Self.energy }.count == 18)
     }
+
+    /// `record_metadata` follows what the vault holds: a re-posted value (Health Auto Export's
+    /// upsert) takes the replaced reading's entries off, an erase takes its month's off, and a
+    /// rebuild from the log gives the same rows.
+    @Test func metadataRowsFollowReplacementsAndErasure() throws {
+        let t = try ImportTestVault()
+        func post(_ min: Int, _ avg: Double, _ max: Int) -> String {
+            t.write("hr-\(min).json", """
+                {"data":{"metrics":[{"name":"heart_rate","units":"count/min","data":[{"date":"2024-03-05 08:00:00 +0100","Min":\(min),"Avg":\(avg),"Max":\(max)}]}]}}
+                """)
+        }
+        func rows() throws -> [String] {
+            try t.vault.query("SELECT key, value, date, records FROM metadata_by_day ORDER BY key, value").rows.map { row in
+                row.map { value -> String in
+                    switch value {
+                    case .text(let s): s
+                    case .integer(let n): "\(n)"
+                    default: "?"
+                    }
+                }.joined(separator: " ")
+            }
+        }
+        _ = try t.vault.importFiles([post(52, 63.5, 88)], timeZone: Self.utc)
+        #expect(try rows() == ["Max 88 2024-03-05 1", "Min 52 2024-03-05 1"])
+        let replaced = try t.vault.importFiles([post(50, 60, 90)], timeZone: Self.utc)
+        #expect(replaced.replaced == 1)
+        #expect(try rows() == ["Max 90 2024-03-05 1", "Min 50 2024-03-05 1"])
+        try t.vault.rebuildProjections()
+        #expect(try rows() == ["Max 90 2024-03-05 1", "Min 50 2024-03-05 1"])
+        _ = try t.vault.erase(categories: [.heart], from: LocalMonth(year: 2024, month: 3), to: LocalMonth(year: 2024, month: 3))
+        #expect(try rows() == [])
+    }
 }
