@@ -11,12 +11,14 @@ import Testing
         let vault: String
         let pass: String
         let zip: String
+        /// The generator's own figures per local day number.
+        let truth: [Int64: SyntheticExport.DayTruth]
 
         init(days: Int = 10) throws {
             vault = dir.path + "/vault"
             pass = dir.passphraseFile("pass", "projection test passphrase")
             zip = dir.path + "/export.zip"
-            try SyntheticExport.writeZip(to: zip, options: .init(days: days, firstDay: (2024, 3, 27), tripStart: 2))
+            truth = try SyntheticExport.writeZip(to: zip, options: .init(days: days, firstDay: (2024, 3, 27), tripStart: 2)).days
         }
 
         func args(_ command: [String]) -> [String] { command + ["--vault", vault, "--passphrase-file", pass] }
@@ -36,6 +38,19 @@ import Testing
         #expect(rings.map { $0["date"] as? String } == ["2024-03-28", "2024-03-29", "2024-03-30"])
         for key in ["move", "moveGoal", "exercise", "exerciseGoal", "stand", "standGoal", "appleMove", "appleExercise", "appleStand"] {
             #expect(rings.allSatisfy { $0[key] is NSNumber }, "\(key)")
+        }
+        // The figures the generator wrote for those days, as the Health app shows them (its kcal
+        // within half of one, as VaultProjectionTests has them: it adds a run's energy unrounded,
+        // the export holds each sample's to the thousandth).
+        let dayFormat = ISO8601DateFormatter()
+        dayFormat.formatOptions = [.withFullDate]
+        for ring in rings {
+            let date = ring["date"] as! String
+            let truth = try #require(s.truth[Int64(dayFormat.date(from: date)!.timeIntervalSince1970 / 86_400)], "\(date)")
+            #expect(abs((ring["move"] as! NSNumber).doubleValue - truth.activeEnergy) <= 0.5, "\(date) move")
+            #expect((ring["exercise"] as! NSNumber).doubleValue == Double(truth.exerciseMinutes), "\(date) exercise")
+            #expect((ring["stand"] as! NSNumber).intValue == truth.standHours, "\(date) stand")
+            #expect((ring["moveGoal"] as! NSNumber).doubleValue == Double(truth.moveGoal), "\(date) move goal")
         }
 
         let weeks = try #require(try json(cli.run(s.args(["summary", "steps", "--by", "week", "--json"]))) as? [[String: Any]])
