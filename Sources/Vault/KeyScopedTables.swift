@@ -46,8 +46,7 @@ final class KeyScopedTables {
                 } else {
                     // An unknown version or kind may be a newer build's definition: continuing the
                     // tables past it could assign ids twice, so it is refused as a full decode would.
-                    guard bytes.count >= 2, bytes[0] == EventCoding.version, bytes[1] < 0x80,
-                          EventCoding.Kind(rawValue: UInt64(bytes[1])) != nil else {
+                    guard EncodedEvent(bytes).knownKind != nil else {
                         throw UndecodableEvent(index: index, reason: "unknown encoding version or event kind (written by a newer build?)")
                     }
                     try visit(index, bytes, lookup)

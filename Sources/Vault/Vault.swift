@@ -222,18 +222,11 @@ public final class Vault {
         let decoder = EventDecoder()
         try log.readAuditFrames { frame in
             try frame.forEachEvent { index, bytes in
-                guard bytes.count >= 2 && Self.auditKinds.contains(bytes[1]) else { return }
+                guard EncodedEvent(bytes).isAudit else { return }
                 if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
             }
         }
     }
-
-    /// Kinds of audit events (all below 128, so one varint byte). They use no interned strings.
-    static let auditKinds: Set<UInt8> = Set([
-        EventCoding.Kind.vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
-        .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased,
-        .companionPaired, .companionRevoked, .trackerDefined, .tailCut,
-    ].map { UInt8($0.rawValue) })
 
     /// Calls `body` with every event of the log, in order.
     public func forEachEvent(_ body: (UInt64, VaultEvent) throws -> Void) throws {
@@ -294,9 +287,7 @@ public final class Vault {
     /// Whether encoded event bytes are a string or source definition.
     static func isDefinitionBytes(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { isDefinition($0) } }
 
-    static func isDefinition(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytes.count >= 2 && (bytes[1] == EventCoding.Kind.defineString.rawValue || bytes[1] == EventCoding.Kind.defineSource.rawValue)
-    }
+    static func isDefinition(_ bytes: UnsafeRawBufferPointer) -> Bool { EncodedEvent(bytes).isDefinition }
 
     /// What a writer does after the log opened: finish an erasure a crash interrupted, and record
     /// in the audit trail a torn tail the log cut (after keeping its bytes aside), so that no cut

@@ -119,6 +119,16 @@ package enum EventIdentity {
         bytes[1] == UInt8(EventCoding.Kind.genericRecordWithResource.rawValue) ? UInt8(EventCoding.Kind.genericRecord.rawValue) : bytes[1]
     }
 
+    /// Calls `body` with an identity's bytes as identities are compared: a kind-24 record's under
+    /// kind 12 (`identityKind`), every other as it is.
+    package static func withComparedIdentity<T>(_ identity: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let kind = identityKind(of: identity)
+        guard kind != identity[1] else { return try body(identity) }
+        var normalized = Array(identity)
+        normalized[1] = kind
+        return try normalized.withUnsafeBytes(body)
+    }
+
     /// Where a kind-24 record's attributes end (its resource follows).
     private static func attributesEnd(of bytes: UnsafeRawBufferPointer) -> Int? {
         var r = EventReader(bytes, index: 0)

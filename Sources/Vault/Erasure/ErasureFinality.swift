@@ -20,7 +20,7 @@ extension Vault {
         var erasures: [ErasureRecord] = []
         for frame in auditFrames {
             frame.forEachEvent { index, bytes in
-                guard bytes.count >= 2, bytes[1] == UInt8(EventCoding.Kind.erased.rawValue),
+                guard EncodedEvent(bytes).isKind(.erased),
                       case .erased(let record)? = try? decoder.decode(bytes, index: index) else { return }
                 erasures.append(record)
             }

@@ -203,11 +203,7 @@ final class ImportSession: ImportSink {
 
     /// The hash of an event's identifying bytes, under the kind they are compared as.
     private static func identityHash(_ identity: UnsafeRawBufferPointer, _ hasher: IdentityHasher) -> UInt64 {
-        let kind = EventIdentity.identityKind(of: identity)
-        guard kind != identity[1] else { return hasher.hash(identity) }
-        var normalized = Array(identity)
-        normalized[1] = kind
-        return normalized.withUnsafeBytes { hasher.hash($0) }
+        EventIdentity.withComparedIdentity(identity) { hasher.hash($0) }
     }
 
     /// The legacy-scheme hash of a sample or correlation (nil for other kinds): a category
