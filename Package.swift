@@ -79,7 +79,7 @@ let package = Package(
         // The XML tokenizer's attribute-value scan, sixteen bytes a step (SSE2; docs/benchmarks.md).
         .target(name: "CByteScan"),
         // SQLite read models, on disk through CPageCipher. Takes its own small input types, never Vault's.
-        .target(name: "Projections", dependencies: ["CSQLite", "CPageCipher", "HealthModel", "SecureMemory"]),
+        .target(name: "Projections", dependencies: ["BinaryCoding", "CSQLite", "CPageCipher", "HealthModel", "SecureMemory"]),
         // Public-key envelopes for bundles: signing, sealed boxes, chunked stream encryption.
         .target(name: "Envelope", dependencies: ["CSodium", "SecureMemory"]),
         // The persisted vocabulary: every event the log holds and its binary codec, names spelled

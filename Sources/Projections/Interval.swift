@@ -1,3 +1,5 @@
+import BinaryCoding
+
 /// A cumulative sample's part inside one local day: [start, end) in seconds since 1970 (UTC),
 /// its value pro-rated to that part, the source that recorded it, and how many days after the
 /// sample's first day this part's day is (0 but for the later parts of a sample across midnight),
@@ -57,11 +59,9 @@ enum RewrittenCopies {
     /// never taken for copies of one sample. Never 0 for a part.
     static func digest(metadata: UInt32, sampleStart: Int64, sampleEnd: Int64, whole: Bool) -> UInt32 {
         guard !whole else { return metadata }
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for word in [UInt64(metadata), UInt64(bitPattern: sampleStart), UInt64(bitPattern: sampleEnd)] {
-            for shift in stride(from: 0, to: 64, by: 8) { hash = (hash ^ (word >> UInt64(shift) & 0xFF)) &* 0x0000_0100_0000_01B3 }
-        }
-        let folded = UInt32(truncatingIfNeeded: hash ^ (hash >> 32))
+        var hash = FNV1a()
+        for word in [UInt64(metadata), UInt64(bitPattern: sampleStart), UInt64(bitPattern: sampleEnd)] { hash.add(littleEndian: word) }
+        let folded = UInt32(truncatingIfNeeded: hash.value ^ (hash.value >> 32))
         return folded == 0 ? 1 : folded
     }
 

@@ -1,3 +1,4 @@
+import BinaryCoding
 import EventLog
 import VaultEvents
 
@@ -145,17 +146,5 @@ struct RevisionTable {
     mutating func dropPending() {
         pending = [:]
         pendingOrder = []
-    }
-}
-
-/// FNV-1a, 64 bits: a stable hash of bytes (the same in every process, unlike `Hasher`).
-enum FNV1a {
-    static func hash<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return hash
     }
 }

@@ -96,7 +96,7 @@ struct ProjectionFeed {
     mutating func sampleInput(type: String, start: HealthTimestamp, end: HealthTimestamp, value sampleValue: SampleValue,
                               source: SourceKey, metadata: [MetadataEntry], created: HealthTimestamp?) -> ProjectionInput? {
         let input = figureInput(type: type, start: start, end: end, value: sampleValue, source: source,
-                                metadataDigest: metadata.isEmpty ? 0 : MetadataDigest.of(metadata), created: created)
+                                metadataDigest: MetadataDigest.of(metadata), created: created)
         return Self.annotating(input, type: type, category: HealthCategory.of(type: type), start: start, metadata: metadata)
     }
 

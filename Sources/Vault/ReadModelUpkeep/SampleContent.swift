@@ -1,3 +1,4 @@
+import BinaryCoding
 import HealthModel
 import VaultEvents
 
