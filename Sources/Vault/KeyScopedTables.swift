@@ -41,7 +41,7 @@ final class KeyScopedTables {
         let lookup: (UInt64) -> String? = { decoder.string(id: $0) }
         try readFrames(of: keyID) { frame in
             try frame.forEachEvent { index, bytes in
-                if Vault.isDefinition(bytes) {
+                if EncodedEvent(bytes).isDefinition {
                     _ = try decoder.decode(bytes, index: index)
                 } else {
                     // An unknown version or kind may be a newer build's definition: continuing the
@@ -63,7 +63,7 @@ final class KeyScopedTables {
     func forEachEvent(of keyID: UInt32, _ visit: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {
         try readFrames(of: keyID) { frame in
             try frame.forEachEvent { index, bytes in
-                if !Vault.isDefinition(bytes) { try visit(index, bytes) }
+                if !EncodedEvent(bytes).isDefinition { try visit(index, bytes) }
             }
         }
     }
@@ -121,7 +121,7 @@ final class KeyScopedTables {
         let decoder = EventDecoder()
         try log.readFrames(try frames().filter { $0.keyID == keyID && $0.sequence <= end.sequence }) { frame in
             try frame.forEachEvent { index, bytes in
-                if Vault.isDefinition(bytes) { _ = try decoder.decode(bytes, index: index) }
+                if EncodedEvent(bytes).isDefinition { _ = try decoder.decode(bytes, index: index) }
             }
         }
         return decoder

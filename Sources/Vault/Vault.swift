@@ -284,11 +284,6 @@ public final class Vault {
         return reader.position
     }
 
-    /// Whether encoded event bytes are a string or source definition.
-    static func isDefinitionBytes(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { isDefinition($0) } }
-
-    static func isDefinition(_ bytes: UnsafeRawBufferPointer) -> Bool { EncodedEvent(bytes).isDefinition }
-
     /// What a writer does after the log opened: finish an erasure a crash interrupted, and record
     /// in the audit trail a torn tail the log cut (after keeping its bytes aside), so that no cut
     /// is silent.

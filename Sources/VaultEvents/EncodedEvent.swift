@@ -9,8 +9,9 @@ package struct EncodedEvent {
         self.bytes = bytes
     }
 
-    /// The kind byte, nil for bytes too short to hold one.
-    private var kindByte: UInt8? { bytes.count >= 2 ? bytes[1] : nil }
+    /// The kind the kind byte names, whatever the version byte (the decoder that follows checks
+    /// it); nil for bytes too short to hold one or a kind this build does not know.
+    private var namedKind: EventCoding.Kind? { bytes.count >= 2 ? EventCoding.Kind(rawValue: UInt64(bytes[1])) : nil }
 
     /// The kind, nil unless the bytes are this encoding's version and a kind it knows: what a newer
     /// build wrote is nil, and must not be skipped as if it were understood.
@@ -20,18 +21,12 @@ package struct EncodedEvent {
     }
 
     /// Whether the kind byte is `kind`'s (the version is checked by the decoder that follows).
-    package func isKind(_ kind: EventCoding.Kind) -> Bool { kindByte == UInt8(kind.rawValue) }
+    package func isKind(_ kind: EventCoding.Kind) -> Bool { namedKind == kind }
 
     /// A string or source definition, which a data key's table learns from.
-    package var isDefinition: Bool { isKind(.defineString) || isKind(.defineSource) }
+    package var isDefinition: Bool { namedKind?.role == .definition }
 
     /// An audit event (imports, goals, recipients, consents, exports, erasures, passphrase
     /// changes, ...): none interns strings, so each decodes on its own.
-    package var isAudit: Bool { kindByte.map { Self.auditKinds.contains($0) } ?? false }
-
-    private static let auditKinds: Set<UInt8> = Set([
-        EventCoding.Kind.vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
-        .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased,
-        .companionPaired, .companionRevoked, .trackerDefined, .tailCut,
-    ].map { UInt8($0.rawValue) })
+    package var isAudit: Bool { namedKind?.role == .audit }
 }

@@ -53,6 +53,29 @@ package enum EventCoding {
         case trackerEntry = 29
         /// A torn tail cut off the log: date, offset, length, digest, the file it was kept in.
         case tailCut = 30
+
+        /// What events of a kind are, one switch for every reader of event bytes (a new kind must
+        /// say which it is): definitions a key's tables learn from, the audit trail, a statement
+        /// about another event, or the person's data (deduplicated by content, erased by month).
+        package enum Role {
+            case definition, audit, supersession, data
+        }
+
+        package var role: Role {
+            switch self {
+            case .defineString, .defineSource:
+                .definition
+            case .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet, .recipientAdded, .consentGranted,
+                 .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased, .companionPaired, .companionRevoked,
+                 .trackerDefined, .tailCut:
+                .audit
+            case .sampleSuperseded:
+                .supersession
+            case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .correlationWhole, .genericRecord,
+                 .electrocardiogram, .genericRecordWithResource, .trackerEntry:
+                .data
+            }
+        }
     }
 
     /// The bits of a sample's extras field (after its value).

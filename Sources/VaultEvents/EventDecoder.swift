@@ -292,7 +292,6 @@ package final class EventDecoder {
         return extras
     }
 
-
     private func sample(_ r: inout EventReader) throws -> HealthSample {
         let valueKind = try r.varint()
         let type = try string(&r), source = try self.source(&r)
@@ -336,10 +335,10 @@ package final class EventDecoder {
     }
 
     /// The head of a sample event with its creation date and metadata, its beats checked as
-    /// `decode` checks them but not built, and its source as an id; nil for any other event (`decode` reads those, and
-    /// learns the definitions). A rebuild reads a year's samples this way: building each sample
-    /// whole, its metadata and its source's seven strings, cost more than the read models' work
-    /// (docs/benchmarks.md).
+    /// `decode` checks them but not built, and its source as an id; nil for any other event
+    /// (`decode` reads those, and learns the definitions). A rebuild reads a year's samples this
+    /// way: building each sample whole, its source's seven strings among it, cost more than the
+    /// read models' work (docs/benchmarks.md).
     package func sampleHead(_ bytes: UnsafeRawBufferPointer, index: UInt64) throws -> SampleHead? {
         guard bytes.count >= 2, bytes[0] == EventCoding.version, bytes[1] == UInt8(EventCoding.Kind.sample.rawValue) else { return nil }
         var r = EventReader(bytes, index: index)

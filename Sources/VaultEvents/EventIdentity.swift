@@ -96,26 +96,16 @@ package enum EventIdentity {
         bytes[1] == UInt8(EventCoding.Kind.correlationWhole.rawValue) ? UInt8(EventCoding.Kind.correlation.rawValue) : bytes[1]
     }
 
+    /// The kind of a data event (a supersession is a statement about another event, not a
+    /// record: never deduplicated); nil for any other bytes.
     private static func dataKind(_ bytes: UnsafeRawBufferPointer) -> EventCoding.Kind? {
-        guard bytes.count >= 2, bytes[0] == EventCoding.version, bytes[1] < 0x80,
-              let kind = EventCoding.Kind(rawValue: UInt64(bytes[1])) else { return nil }
-        switch kind {
-        case .defineString, .defineSource, .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet,
-             .recipientAdded, .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased,
-             .companionPaired, .companionRevoked, .trackerDefined, .tailCut:
-            return nil
-        case .sampleSuperseded:
-            // A statement about another event, not a record: never deduplicated.
-            return nil
-        case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .correlationWhole, .genericRecord,
-             .electrocardiogram, .genericRecordWithResource, .trackerEntry:
-            return kind
-        }
+        guard let kind = EncodedEvent(bytes).knownKind, kind.role == .data else { return nil }
+        return kind
     }
 
     /// The kind byte identities are compared under: a record with a resource (kind 24) is the
     /// same record as one without it (kind 12), the resource being out of its identity.
-    package static func identityKind(of bytes: UnsafeRawBufferPointer) -> UInt8 {
+    private static func identityKind(of bytes: UnsafeRawBufferPointer) -> UInt8 {
         bytes[1] == UInt8(EventCoding.Kind.genericRecordWithResource.rawValue) ? UInt8(EventCoding.Kind.genericRecord.rawValue) : bytes[1]
     }
 

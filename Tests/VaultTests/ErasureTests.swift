@@ -75,7 +75,7 @@ import VaultTestSupport
         // Everything the erased keys sealed, and the samples among it (the rest are the
         // definitions of the names those samples brought in, erased with them).
         let erasedEntries = erasedIDs.reduce(0) { $0 + (before[$1]?.count ?? 0) }
-        let erasedEvents = erasedIDs.reduce(0) { $0 + (before[$1]?.filter { !Vault.isDefinitionBytes($0) }.count ?? 0) }
+        let erasedEvents = erasedIDs.reduce(0) { $0 + (before[$1]?.filter { !$0.withUnsafeBytes { EncodedEvent($0).isDefinition } }.count ?? 0) }
         #expect(erasedEvents == heartBefore && erasedEntries > erasedEvents)
 
         let summary = try w.vault.erase(categories: [.heart], from: Self.february, to: Self.march, now: Date(timeIntervalSince1970: 1_800_000_000))

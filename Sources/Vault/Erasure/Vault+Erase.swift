@@ -43,7 +43,7 @@ extension Vault {
         // The data events each key seals (definitions aside), counted while they can be read.
         var counts: [UInt32: Int] = [:]
         try log.readFrames(try log.frameSummaries().filter { ids.contains($0.keyID) }) { frame in
-            frame.forEachEvent { _, bytes in if !Self.isDefinition(bytes) { counts[frame.keyID, default: 0] += 1 } }
+            frame.forEachEvent { _, bytes in if !EncodedEvent(bytes).isDefinition { counts[frame.keyID, default: 0] += 1 } }
         }
         let count = counts.values.reduce(0, +)
         let eraseID = RandomBytes.make(8)
