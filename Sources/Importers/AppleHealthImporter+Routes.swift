@@ -88,8 +88,9 @@ extension AppleHealthImporter {
 
     /// The one warning for route files that were missing (`place` says where they were looked
     /// for) and for references outside the export's route folder.
-    func warnAboutRoutes(missing: Int, outside: Int, place: String) {
+    func warnAboutRoutes(missing: Int, outside: Int, unreferenced: Int, place: String) {
         if missing > 0 { sink.warn("\(missing) route file(s) named by workouts are missing \(place)") }
         if outside > 0 { sink.warn("\(outside) route reference(s) outside workout-routes/ ignored (only files of the export are read)") }
+        if unreferenced > 0 { sink.warn("\(unreferenced) route file(s) no workout names kept as routes of their own") }
     }
 }

@@ -24,6 +24,11 @@ struct AppleHealthImporter {
         var sharedFile = false
         /// A route file of the export no workout names: kept, placed at its first point.
         var unreferenced = false
+
+        /// The reference of such a file (its workout's start is its first point's, once read).
+        static func unreferenced(path: String) -> RouteReference {
+            RouteReference(workoutStart: HealthTimestamp(seconds: 0, utcOffset: 0), path: path, unreferenced: true)
+        }
     }
 
     // MARK: Zip
@@ -121,15 +126,14 @@ struct AppleHealthImporter {
         let routeFolder = Self.join(exportBase, "/workout-routes/")
         let unreferenced = entries.filter { $0.path.hasPrefix(routeFolder) && $0.path.lowercased().hasSuffix(".gpx") && !named.contains($0.path) }
         for entry in unreferenced {
-            located.found.append((RouteReference(workoutStart: HealthTimestamp(seconds: 0, utcOffset: 0), path: entry.path, unreferenced: true), entry))
+            located.found.append((.unreferenced(path: entry.path), entry))
         }
         let reader = RouteReader(zipPath: path, files: located.found.map { ($0.file, "\(path):\($0.file.path)") })
         defer { reader.close() }
         for (route, entry) in located.found {
             try emitRoute(route, label: entry.path, name: "\(path):\(entry.path)", reader.nextRoute())
         }
-        warnAboutRoutes(missing: located.missing, outside: located.outside, place: "from the zip")
-        if !unreferenced.isEmpty { sink.warn("\(unreferenced.count) route file(s) no workout names kept as routes of their own") }
+        warnAboutRoutes(missing: located.missing, outside: located.outside, unreferenced: unreferenced.count, place: "from the zip")
     }
 
     /// Inflates an entry beside the export XML (a route, an ECG, a clinical resource) in chunks,
@@ -212,8 +216,7 @@ struct AppleHealthImporter {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
             for name in names where name.lowercased().hasSuffix(".gpx") && !named.contains(folder + "/" + name)
                 && !Self.passesThroughLink(folder + "/" + name, below: routeDirectory) {
-                located.found.append((RouteReference(workoutStart: HealthTimestamp(seconds: 0, utcOffset: 0), path: "/workout-routes/" + name,
-                                                     unreferenced: true), folder + "/" + name))
+                located.found.append((.unreferenced(path: "/workout-routes/" + name), folder + "/" + name))
                 unreferenced += 1
             }
         }
@@ -226,8 +229,7 @@ struct AppleHealthImporter {
                 try Self.readChunks(handle, feed)
             }
         }
-        if unreferenced > 0 { sink.warn("\(unreferenced) route file(s) no workout names kept as routes of their own") }
-        warnAboutRoutes(missing: located.missing, outside: located.outside, place: place)
+        warnAboutRoutes(missing: located.missing, outside: located.outside, unreferenced: unreferenced, place: place)
     }
 
     /// Whether `path`, or a folder between `base` and it, is a symbolic link (`lstat`).

@@ -210,8 +210,10 @@ public struct ProjectionUpdate {
         case .withdrawn(let w):
             try withdraw(w)
         case .annotated(let inner, let metadata):
+            // The inner input counts toward the flush; its metadata is tallied beside it.
             try add(inner)
             tally(metadata, by: 1)
+            return
         case .workout(let w):
             let day = LocalDay(instant: w.start, utcOffset: w.utcOffset)
             try count(RecordedItem(type: w.type, category: .workouts, day: day))

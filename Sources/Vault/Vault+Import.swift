@@ -47,9 +47,7 @@ extension Vault {
         }
         guard let models else {
             try withRollback(of: session, importAll)
-            // Caught up now, to count the rewrites; a failure here is the next command's to
-            // repair (the import is committed), and `refreshProjections` reports it.
-            if feedsReadModelsDuringImport, let caughtUp = try? projections() { report.rewrites = caughtUp.rewritesInLastUpdate }
+            if feedsReadModelsDuringImport { report.rewrites = rewritesCaughtUp() }
             return report
         }
         do {
@@ -80,24 +78,29 @@ extension Vault {
             // samples are in the log, and the read models, still at their old position, catch up
             // from it (`refreshProjections`).
             if committed == nil { throw error }
-            // The feed was abandoned (or the read models failed) after the commit: they catch up
-            // from the log now, which counts this import's rewrites.
-            if let caughtUp = try? projections() { report.rewrites = caughtUp.rewritesInLastUpdate }
+            // The feed was abandoned (or the read models failed) after the commit.
+            report.rewrites = rewritesCaughtUp()
         }
         return report
+    }
+
+    /// Catches the read models up with the import just committed and returns the rewrites that
+    /// brought (they were caught up before it, so these are the import's). A failure is the next
+    /// command's to repair (the import is committed; `refreshProjections` reports it): 0 then.
+    private func rewritesCaughtUp() -> Int {
+        (try? projections())?.rewritesInLastUpdate ?? 0
     }
 
     /// `files` with its companion posts reordered among their own places, oldest first by
     /// modification time (stable on a tie).
     static func postsOldestFirst(_ files: [(path: String, format: ImportFormat)]) -> [(path: String, format: ImportFormat)] {
         let places = files.indices.filter { files[$0].format == .companionJSON }
+        // Each file's time read once, not at every comparison.
         func modified(_ path: String) -> Date {
             ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date) ?? .distantPast
         }
-        let posts = places.map { files[$0] }.enumerated().sorted { a, b in
-            let (ma, mb) = (modified(a.element.path), modified(b.element.path))
-            return ma != mb ? ma < mb : a.offset < b.offset
-        }.map(\.element)
+        let times = places.map { modified(files[$0].path) }
+        let posts = places.indices.sorted { a, b in times[a] != times[b] ? times[a] < times[b] : a < b }.map { files[places[$0]] }
         var ordered = files
         for (place, post) in zip(places, posts) { ordered[place] = post }
         return ordered

@@ -24,9 +24,8 @@ import Testing
     @Test func summaryTakesTheNamesImportTakesAndSaysWhatAWorkoutIs() throws {
         let v = try CLIVault()
         let run = v.run
-        let csv = v.file("daily.csv")
         // Daily totals, as apps and spreadsheets write them.
-        try Data("Date,Step Count (count),Active Energy (kJ)\n2024-03-05,8000,418.4\n2024-03-06,9500,\n".utf8).write(to: URL(fileURLWithPath: csv))
+        let csv = try v.write("daily.csv", "Date,Step Count (count),Active Energy (kJ)\n2024-03-05,8000,418.4\n2024-03-06,9500,\n")
         let imported = try run(["import", csv, "--json"])
         #expect(imported.status == 0, "\(imported.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(imported.stdout.utf8)) as? [String: Any])
@@ -38,9 +37,7 @@ import Testing
         }
         let energy = try #require(try JSONSerialization.jsonObject(with: Data(try run(["summary", "active_energy", "--json"]).stdout.utf8)) as? [[String: Any]])
         #expect(energy.map { "\($0["period"]!)=\($0["value"]!)" } == ["2024-03-05=100"])
-        let workout = v.file("run.json")
-        try Data(#"{"data":{"workouts":[{"name":"Running","start":"2024-03-05 07:00:00 +0000","end":"2024-03-05 07:30:00 +0000","duration":1800}]}}"#.utf8)
-            .write(to: URL(fileURLWithPath: workout))
+        let workout = try v.write("run.json", #"{"data":{"workouts":[{"name":"Running","start":"2024-03-05 07:00:00 +0000","end":"2024-03-05 07:30:00 +0000","duration":1800}]}}"#)
         #expect(try run(["import", workout]).status == 0)
         let running = try run(["summary", "running"])
         #expect(running.status != 0 && running.stderr.contains("'running' is a workout activity: `vaultctl workouts` shows workouts by type"), "\(running.stderr)")
@@ -49,9 +46,7 @@ import Testing
     @Test func anECGWithAnUnreadableDateIsNamedAsAnECG() throws {
         let v = try CLIVault()
         let run = v.run
-        let ecg = v.file("ecg_2024-05-01.csv")
-        try Data("Name,Jane\nDate of Birth,\"Jan 1, 1980\"\nRecorded Date,yesterday at noon\nClassification,Sinus Rhythm\nSample Rate,512 hertz\nLead,Lead I\nUnit,µV\n\n-93.456\n-94.1\n".utf8)
-            .write(to: URL(fileURLWithPath: ecg))
+        let ecg = try v.write("ecg_2024-05-01.csv", "Name,Jane\nDate of Birth,\"Jan 1, 1980\"\nRecorded Date,yesterday at noon\nClassification,Sinus Rhythm\nSample Rate,512 hertz\nLead,Lead I\nUnit,µV\n\n-93.456\n-94.1\n")
         let result = try run(["import", ecg])
         #expect(result.status != 0 && result.stderr.contains("ECG recording") && !result.stderr.contains("CSV header must name"), "\(result.stderr)")
         #expect(!result.stderr.contains("Jane"))
@@ -64,9 +59,7 @@ import Testing
     @Test func assumedGoalsAreSaid() throws {
         let v = try CLIVault()
         let run = v.run
-        let csv = v.file("energy.csv")
-        try Data("type,start,end,value,unit,source\nactive-energy,2024-03-05T08:00:00Z,2024-03-05T09:00:00Z,250,kcal,Phone\n".utf8)
-            .write(to: URL(fileURLWithPath: csv))
+        let csv = try v.write("energy.csv", "type,start,end,value,unit,source\nactive-energy,2024-03-05T08:00:00Z,2024-03-05T09:00:00Z,250,kcal,Phone\n")
         #expect(try run(["import", csv]).status == 0)
         let rings = try run(["rings"])
         #expect(rings.status == 0 && rings.stderr.contains("no ring goal was ever set (nor in Apple's summaries): 400 kcal, 30 min and 12 h are assumed"),

@@ -16,7 +16,7 @@ import Testing
         // file, not a pipe, so that a Chromium that hangs is killed at the deadline, not waited for.
         let scratch = TemporaryDirectory("chromium")
         let outPath = scratch.file("stdout")
-        FileManager.default.createFile(atPath: outPath, contents: nil)
+        try #require(FileManager.default.createFile(atPath: outPath, contents: nil))
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)

@@ -31,4 +31,11 @@ final class CLIVault {
 
     /// The path of `name` in the temporary directory.
     func file(_ name: String) -> String { dir.file(name) }
+
+    /// Writes `text` to `name` in the temporary directory; returns its path.
+    func write(_ name: String, _ text: String) throws -> String {
+        let path = dir.file(name)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
 }
