@@ -108,14 +108,19 @@ public final class ReadModels {
         }
     }
 
-    /// Reads every page of the file (`PRAGMA quick_check`), so that each one is authenticated:
-    /// throws the damage a page that fails (one of another file or time put in, a flipped bit)
-    /// causes, or a description of what SQLite's check found wrong.
-    public func checkEveryPage() throws {
+    /// Reads every page of the file, so that each one is authenticated, the free ones too: SQLite's
+    /// backup API copies every page into memory (`PRAGMA quick_check` reads only the pages in use:
+    /// an old block put over a free page went unnamed), then `quick_check` checks the structure.
+    /// Throws the damage a page that fails (one of another file or time put in, a flipped bit)
+    /// causes, or a description of what SQLite's check found wrong; returns the copy in memory.
+    @discardableResult
+    public func checkEveryPage() throws -> ReadModels {
+        let copy = try inMemoryCopy()
         let check = try db.prepare("PRAGMA quick_check")
         var findings: [String] = []
         while try check.step() { findings.append(check.text(0) ?? "") }
         guard findings == ["ok"] else { throw ProjectionError.sqlite(code: 11, message: findings.prefix(3).joined(separator: "; ")) }
+        return copy
     }
 
     /// A copy of these read models in memory (SQLite's backup API), to catch up and compare

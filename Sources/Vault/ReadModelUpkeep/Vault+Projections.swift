@@ -32,10 +32,10 @@ extension Vault {
     func readModelProblem() -> String? {
         let path = projectionsPath
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let file: ReadModels
+        let file: ReadModels, copy: ReadModels
         do {
             file = try ReadModels(path: path, key: projectionKey)
-            try file.checkEveryPage()
+            copy = try file.checkEveryPage()
         } catch {
             return "\(path): the read models do not authenticate (\(error)): a block of another file or time was put in, or the file is damaged; "
                 + "the next command rebuilds them from the log"
@@ -45,7 +45,7 @@ extension Vault {
             // the file up after this view of the log was taken (the next verify sees it).
             guard let bytes = try file.position else { return nil }
             if let stored = LogPosition(encoded: bytes), stored.sequence > log.committed.sequence { return nil }
-            let current = bytes == log.committed.encoded ? file : try file.inMemoryCopy()
+            let current = bytes == log.committed.encoded ? file : copy
             if current !== file { _ = try catchUp(current) }
             let rebuilt = try ReadModels()
             try rebuild(rebuilt)
