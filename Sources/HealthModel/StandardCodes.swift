@@ -35,6 +35,8 @@ public enum StandardCodes {
         case "degC": return "Cel"
         case "degF": return "[degF]"
         case "mmHg": return "mm[Hg]"
+        // A set's repetitions: a count, with UCUM's annotation saying of what.
+        case "reps": return "{repetitions}"
         default: return unit
         }
     }

@@ -25,6 +25,8 @@ public enum ProjectionInput: Sendable {
     case workout(WorkoutItem)
     /// A sleep-analysis sample, for `sleep` (and counted for `types`).
     case sleep(SleepSegment)
+    /// A set of an exercise, for `stats` (and counted for `types` as `practice`).
+    case practice(PracticeItem)
     /// A quantity sample replaced by a re-posted value: what it brought goes, and its event is
     /// remembered so that exports skip it. Boxed: inline, its two optional samples made every
     /// input twice a cumulative sample's size, and an import moves half a million of them.
@@ -207,4 +209,29 @@ public struct Withdrawal: Sendable {
         self.discrete = discrete
         self.metadata = metadata
     }
+}
+
+/// One set of an exercise: when (its local day), which exercise, what it works, repetitions and
+/// seconds (nil when not given).
+public struct PracticeItem: Sendable, Equatable {
+    public var day: LocalDay
+    public var at: Int64
+    public var exercise: String
+    public var bodyParts: [BodyPart]
+    public var motion: Motion
+    public var repetitions: Int
+    public var seconds: Int?
+
+    public init(day: LocalDay, at: Int64, exercise: String, bodyParts: [BodyPart], motion: Motion, repetitions: Int, seconds: Int?) {
+        self.day = day
+        self.at = at
+        self.exercise = exercise
+        self.bodyParts = bodyParts
+        self.motion = motion
+        self.repetitions = repetitions
+        self.seconds = seconds
+    }
+
+    /// The type `types` counts sets under.
+    public static let type = "practice"
 }

@@ -2,7 +2,7 @@
 /// 1970-01-01 in the sample's own UTC offset); values are in each metric's canonical unit.
 enum ProjectionSchema {
     /// Raised whenever a table changes shape or meaning; an image of another format is rebuilt.
-    static let format = 7
+    static let format = 8
 
     static let statements = """
         CREATE TABLE projection_meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -39,6 +39,10 @@ enum ProjectionSchema {
             day INTEGER NOT NULL, start INTEGER NOT NULL, type TEXT NOT NULL, minutes REAL NOT NULL,
             energy REAL, distance REAL);
         CREATE INDEX workouts_by_day ON workouts(day);
+        CREATE TABLE practices(
+            day INTEGER NOT NULL, at INTEGER NOT NULL, exercise TEXT NOT NULL, body_parts TEXT NOT NULL, motion TEXT NOT NULL,
+            repetitions INTEGER NOT NULL, seconds INTEGER);
+        CREATE INDEX practices_by_day ON practices(day);
         CREATE TABLE superseded(
             content_hash INTEGER NOT NULL, category TEXT NOT NULL, day INTEGER NOT NULL, count INTEGER NOT NULL,
             PRIMARY KEY(content_hash, category, day)) WITHOUT ROWID;

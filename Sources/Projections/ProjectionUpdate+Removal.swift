@@ -157,7 +157,9 @@ extension ProjectionUpdate {
             while try removed.step() { sources.uncount(Int32(removed.int64(0))) }
             try deleteRows(of: "sleep_segments", where: "start_day", from: first, to: last)
         }
-        if erased.category == .workouts { try deleteRows(of: "workouts", where: "day", from: first, to: last) }
+        if erased.category == .workouts {
+            for table in ["workouts", "practices"] { try deleteRows(of: table, where: "day", from: first, to: last) }
+        }
         for table in ["superseded", "record_metadata"] {
             let forget = try db.prepare("DELETE FROM \(table) WHERE category = ? AND day BETWEEN ? AND ?")
             try forget.bind(1, erased.category.rawValue)

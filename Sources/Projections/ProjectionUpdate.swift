@@ -48,6 +48,7 @@ public struct ProjectionUpdate {
     static let openRunLimit = 8
     var insertSleep: SQLiteStatement?
     var insertWorkout: SQLiteStatement?
+    var insertPractice: SQLiteStatement?
     var pendingCount = 0
     /// Metadata entries counted (or counted off) since the last flush.
     var pendingMetadata: [MetadataKey: Int64] = [:]
@@ -227,6 +228,22 @@ public struct ProjectionUpdate {
             try insert.bind(4, w.minutes)
             try insert.bind(5, w.energy)
             try insert.bind(6, w.distance)
+            try insert.run()
+        case .practice(let p):
+            try count(RecordedItem(type: PracticeItem.type, category: .workouts, day: p.day))
+            if insertPractice == nil {
+                insertPractice = try db.prepare("""
+                    INSERT INTO practices(day, at, exercise, body_parts, motion, repetitions, seconds) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """)
+            }
+            let insert = insertPractice!
+            try insert.bind(1, p.day.dayNumber)
+            try insert.bind(2, p.at)
+            try insert.bind(3, p.exercise)
+            try insert.bind(4, p.bodyParts.map(\.rawValue).joined(separator: ","))
+            try insert.bind(5, p.motion.rawValue)
+            try insert.bind(6, Int64(p.repetitions))
+            try insert.bind(7, p.seconds.map { Double($0) })
             try insert.run()
         }
         pendingCount += 1

@@ -13,6 +13,7 @@ extension ReportFigures {
         var nightStages: [LocalDay: [String: Double]] = [:]
         var workoutDays: [(day: LocalDay, type: String, count: Int, minutes: Double)] = []
         var trackerDays: [String: [LocalDay: Bool?]] = [:]
+        var trainingItems: [TrainingItem] = []
         var lastDay: LocalDay?
         for line in lines {
             guard let value = line.value, let day = LocalDay(parsing: line.period) else { continue }
@@ -23,6 +24,15 @@ extension ReportFigures {
                 nightStages[day, default: [:]][String(line.metric.dropFirst(6))] = value
             } else if line.metric.hasPrefix("workout:") {
                 workoutDays.append((day, String(line.metric.dropFirst(8)), line.samples, value))
+                trainingItems.append(TrainingItem(day: day, workoutType: String(line.metric.dropFirst(8)), count: line.samples, minutes: value))
+            } else if line.metric.hasPrefix("exercise:"), line.unit == "reps" {
+                // A daily line names the exercise, not what it works: the catalogue's own say it,
+                // a person's own count as unspecified.
+                let name = String(line.metric.dropFirst(9))
+                let known = ExerciseCatalog.seeded.first { $0.name == name }
+                trainingItems.append(TrainingItem(day: day, sets: line.samples, repetitions: Int(value), minutes: 0,
+                                                  bodyParts: known?.bodyParts.map(\.rawValue) ?? [],
+                                                  motion: known?.motion.rawValue ?? TrainingPeriod.unknown))
             } else if line.unit == "level" {
                 trackerDays[line.metric, default: [:]][day] = .some(nil)
             } else {
@@ -66,6 +76,10 @@ extension ReportFigures {
                 totals[w.type, default: (0, 0)].minutes += w.minutes
             }
             return totals.sorted { $0.key < $1.key }.map { ($0.key, $0.value.count, $0.value.minutes) }
+        }
+        let items = trainingItems
+        training = { period, from, to in
+            TrainingTally.periods(items.filter { $0.day >= from && $0.day <= to }, by: period, rangeEnd: to, weight: .count)
         }
         trackers = { _ in
             trackerDays.sorted { $0.key < $1.key }.map { TrackerStrip(name: $0.key, levels: "levels as logged", days: $0.value, streak: nil) }

@@ -6,7 +6,7 @@ import Vault
 /// `vaultctl report`: one self-contained HTML file (inline CSS and SVG, no script, nothing
 /// fetched): rings per day as Apple draws them, month calendars of rings, streaks, trends (90
 /// days against 365), weekly, two-weekly and monthly charts, sleep per night, workouts by type,
-/// trackers. Every number comes from a vault query or a bundle's daily lines
+/// training shares per body part and motion, trackers. Every number comes from a vault query or a bundle's daily lines
 /// (`ReportFigures`); the report only lays them out (the template is `ReportTemplate.html`,
 /// rendered with swift-mustache).
 public enum HealthReport {
@@ -61,6 +61,7 @@ public enum HealthReport {
         context["charts"] = try charts(figures, from: first, to: last)
         context["sleep"] = try sleep(figures, from: first, to: last)
         context["workouts"] = try workouts(figures, from: first, to: last)
+        context["training"] = try TrainingPanels.context(figures, from: first, to: last)
         // A person logs habits after their last import: their strips run to the last entry when
         // that is later than the range (never to the day the report is made).
         context["trackers"] = try trackers(figures, to: to ?? (trackersToToday ? max(last, figures.lastTrackerDay ?? last) : last))

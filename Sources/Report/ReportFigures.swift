@@ -16,6 +16,8 @@ struct ReportFigures {
     var nights: (_ from: LocalDay, _ to: LocalDay) throws -> [NightFigures]
     /// Workouts inside the range per activity type (HealthKit's name).
     var workouts: (_ from: LocalDay, _ to: LocalDay) throws -> [(type: String, count: Int, minutes: Double)]
+    /// Sets and workouts per period with their shares per body part and motion (`stats`).
+    var training: (_ period: SummaryPeriod, _ from: LocalDay, _ to: LocalDay) throws -> [TrainingPeriod]
     /// Each tracker's days up to a day.
     var trackers: (_ to: LocalDay) throws -> [TrackerStrip]
     /// The last day any tracker has an entry for (a person logs habits after their last import).
@@ -65,6 +67,7 @@ extension ReportFigures {
         workouts = { from, to in
             try vault.workouts(by: .month, from: from, to: to).map { ($0.type, $0.count, $0.minutes) }
         }
+        training = { period, from, to in try vault.trainingStats(by: period, from: from, to: to) }
         goalsKnown = try vault.goalsKnown()
         lastTrackerDay = try vault.trackers().compactMap { try vault.trackerDays(name: $0.name).last?.day }.max()
         trackers = { to in

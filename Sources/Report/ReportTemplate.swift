@@ -72,6 +72,15 @@ enum ReportTemplate {
     {{{workouts.svg}}}
     <table class="workouts">{{#workouts.rows}}<tr><td>{{{type}}}</td><td>{{count}}</td><td>{{hours}} h</td></tr>{{/workouts.rows}}</table>
 
+    <h2>Training: shares per body part and motion</h2>
+    {{#training.latest}}<p>Last two weeks ({{period}}): {{sets}} sets, {{reps}} repetitions, {{workouts}} workouts, {{minutes}} min<br>
+    <span class="muted">body parts: {{parts}}; motion: {{motions}}</span></p>{{/training.latest}}
+    {{^training.latest}}<p class="empty">no sets or workouts in this range</p>{{/training.latest}}
+    <p class="muted legend">{{{training.partLegend}}}</p>
+    <div class="panels">{{#training.panels}}<div><div class="muted">{{period}}, body parts</div>{{{bodyParts}}}</div>{{/training.panels}}</div>
+    <p class="muted legend">{{{training.motionLegend}}}</p>
+    <div class="panels">{{#training.panels}}<div><div class="muted">{{period}}, motion</div>{{{motion}}}</div>{{/training.panels}}</div>
+
     <h2>Trackers</h2>
     {{#trackers}}
     <h3>{{{name}}} <span class="muted">({{{levels}}}){{#trackerStreak}}; current streak {{current}} days, longest {{longest}}{{/trackerStreak}}</span></h3>

@@ -19,6 +19,8 @@
 @_exported import struct VaultEvents.TrackerDefinition
 @_exported import struct VaultEvents.TrackerLevel
 @_exported import struct VaultEvents.TrackerEntry
+@_exported import struct VaultEvents.ExerciseDefinition
+@_exported import struct VaultEvents.PracticeEntry
 
 // What an import reports (Importers).
 @_exported import struct Importers.ImportReport
@@ -54,6 +56,10 @@
 @_exported import struct Projections.HeldTypeRow
 @_exported import struct Projections.WorkoutRow
 @_exported import struct Projections.SleepNight
+@_exported import struct Projections.TrainingPeriod
+@_exported import struct Projections.TrainingItem
+@_exported import enum Projections.TrainingTally
+@_exported import enum Projections.TrainingShareWeight
 @_exported import struct Projections.Streak
 @_exported import struct Projections.Streaks
 @_exported import struct Projections.GoalChange

@@ -48,6 +48,10 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownTracker(name: String)
     /// A tracker definition or entry that cannot be taken.
     case invalidTracker(reason: String)
+    /// No exercise of this name in the catalogue or among the person's own.
+    case unknownExercise(name: String)
+    /// An exercise definition or set that cannot be taken.
+    case invalidExercise(reason: String)
     /// A consent category that is not in the spec's list.
     case unknownCategory(name: String)
     /// A grant with a data period that ends before it starts, or other bad terms.
@@ -102,6 +106,10 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownTracker(let name):
             "no tracker named '\(name)' (see `vaultctl tracker list`)"
         case .invalidTracker(let reason):
+            reason
+        case .unknownExercise(let name):
+            "no exercise is named '\(name)' (see `vaultctl exercise list`, or add it with `vaultctl exercise add`)"
+        case .invalidExercise(let reason):
             reason
         case .unknownCategory(let name):
             "unknown category '\(name)'; categories: \(HealthCategory.allCases.map(\.rawValue).joined(separator: ", "))"

@@ -53,6 +53,10 @@ package enum EventCoding {
         case trackerEntry = 29
         /// A torn tail cut off the log: date, offset, length, digest, the file it was kept in.
         case tailCut = 30
+        /// An exercise defined: date, name, body parts, motion.
+        case exerciseDefined = 31
+        /// A set practised: exercise name, body parts, motion, repetitions, seconds, timestamp.
+        case practiceLogged = 32
 
         /// What events of a kind are, one switch for every reader of event bytes (a new kind must
         /// say which it is): definitions a key's tables learn from, the audit trail, a statement
@@ -67,12 +71,12 @@ package enum EventCoding {
                 .definition
             case .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet, .recipientAdded, .consentGranted,
                  .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased, .companionPaired, .companionRevoked,
-                 .trackerDefined, .tailCut:
+                 .trackerDefined, .tailCut, .exerciseDefined:
                 .audit
             case .sampleSuperseded:
                 .supersession
             case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .correlationWhole, .genericRecord,
-                 .electrocardiogram, .genericRecordWithResource, .trackerEntry:
+                 .electrocardiogram, .genericRecordWithResource, .trackerEntry, .practiceLogged:
                 .data
             }
         }

@@ -130,6 +130,15 @@ package final class EventDecoder {
             let day = LocalDay(dayNumber: dayNumber)
             guard let category = PersistedNames.category(named: try r.string()) else { throw r.fail("unknown consent category") }
             event = .trackerEntry(TrackerEntry(tracker: tracker, level: level, value: value, at: at, day: day, category: category))
+        case .exerciseDefined:
+            let at = try r.date()
+            event = .exerciseDefined(ExerciseDefinition(at: at, exercise: try Self.exercise(&r)))
+        case .practiceLogged:
+            let exercise = try Self.exercise(&r)
+            let repetitions = try r.varint(), seconds = try r.varint()
+            guard repetitions <= UInt64(Int32.max), seconds <= UInt64(Int32.max) else { throw r.fail("practice figures out of range") }
+            event = .practiceLogged(PracticeEntry(exercise: exercise, repetitions: Int(repetitions), seconds: seconds == 0 ? nil : Int(seconds) - 1,
+                                                  at: try r.timestamp()))
         case .sampleSuperseded:
             let index = try r.varint()
             event = .sampleSuperseded(SampleSupersession(replacedIndex: index, replaced: try sample(&r)))
@@ -429,3 +438,17 @@ package final class EventDecoder {
     }
 }
 
+
+extension EventDecoder {
+    /// An exercise as `EventEncoder.exercise` wrote it; unknown body parts or motions are damage.
+    static func exercise(_ r: inout EventReader) throws -> Exercise {
+        let name = try r.string()
+        var parts: [BodyPart] = []
+        for _ in 0..<(try r.count(limit: 64)) {
+            guard let part = BodyPart(rawValue: try r.string()) else { throw r.fail("unknown body part") }
+            parts.append(part)
+        }
+        guard let motion = Motion(rawValue: try r.string()) else { throw r.fail("unknown motion") }
+        return Exercise(name: name, bodyParts: parts, motion: motion)
+    }
+}

@@ -234,6 +234,19 @@ package final class EventEncoder {
             w.signed(e.day.dayNumber)
             w.string(PersistedNames.name(of: e.category))
             return w
+        case .exerciseDefined(let d):
+            var w = EventWriter(kind: .exerciseDefined)
+            w.date(d.at)
+            Self.exercise(d.exercise, into: &w)
+            return w
+        case .practiceLogged(let p):
+            var w = EventWriter(kind: .practiceLogged)
+            Self.exercise(p.exercise, into: &w)
+            w.varint(p.repetitions)
+            // Seconds plus one; 0 when no duration was given.
+            w.varint(p.seconds.map { $0 + 1 } ?? 0)
+            w.timestamp(p.at)
+            return w
         case .sampleSuperseded(let s):
             var w = EventWriter(kind: .sampleSuperseded)
             w.varint(s.replacedIndex)
@@ -516,5 +529,15 @@ package final class EventEncoder {
             previous = (p.time, lat, lon, previous.alt)
         }
         return w
+    }
+}
+
+extension EventEncoder {
+    /// An exercise as both training kinds write it: name, body parts (their names), motion.
+    static func exercise(_ e: Exercise, into w: inout EventWriter) {
+        w.string(e.name)
+        w.varint(e.bodyParts.count)
+        for part in e.bodyParts { w.string(part.rawValue) }
+        w.string(e.motion.rawValue)
     }
 }

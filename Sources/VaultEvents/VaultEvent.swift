@@ -56,6 +56,10 @@ public enum VaultEvent: Equatable, Sendable {
     case trackerEntry(TrackerEntry)
     /// A writer cut a torn tail off the log, after keeping its bytes aside.
     case tailCut(TailCutRecord)
+    /// An exercise was defined (or defined again).
+    case exerciseDefined(ExerciseDefinition)
+    /// A set practised (a data event, under `workouts` and its day's month).
+    case practiceLogged(PracticeEntry)
 
     /// The kind name used in the audit trail (`history --json`).
     public var kind: String {
@@ -75,8 +79,9 @@ public enum VaultEvent: Equatable, Sendable {
         case .companionPaired: "companion-pair"
         case .companionRevoked: "companion-revoke"
         case .trackerDefined: "tracker"
+        case .exerciseDefined: "exercise"
         case .tailCut: "tail-cut"
-        case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .genericRecord, .electrocardiogram, .sampleSuperseded, .trackerEntry: "data"
+        case .sample, .workout, .route, .activitySummary, .characteristics, .correlation, .genericRecord, .electrocardiogram, .sampleSuperseded, .trackerEntry, .practiceLogged: "data"
         }
     }
 
@@ -98,6 +103,7 @@ public enum VaultEvent: Equatable, Sendable {
         case .companionPaired(let p): p.at
         case .companionRevoked(let r): r.at
         case .trackerDefined(let t): t.at
+        case .exerciseDefined(let d): d.at
         case .tailCut(let c): c.at
         default: nil
         }

@@ -167,23 +167,40 @@ extension Vaultctl {
                 return "added \(report.added), duplicates \(report.duplicates), erased \(report.erased)"
             }
             try step("companion pair + serve: a phone posts over TLS (certificate pinned), then posts an hour again with a new value") {
-                try companionRoundTrip(directory: directory, passphrase: second)
+                // The day after the imported data, so the report's year holds both.
+                try companionRoundTrip(directory: directory, passphrase: second, day: LocalDay(dayNumber: lastDay.dayNumber + 1).description)
             }
             try step("tracker NoAlc (steady=0, easy=4, wild=6; the day starts at 04:00): an entry at 01:30 counts for the day before") {
                 let vault = try Vault.open(at: directory, passphrase: second, mode: .readWrite)
                 let levels = [("steady", 0), ("easy", 4), ("wild", 6)].map { TrackerLevel(name: $0.0, value: DecimalValue(mantissa: Int64($0.1), scale: 0)) }
                 _ = try vault.addTracker(name: "NoAlc", levels: levels, success: ["steady"], dayStartsMinutes: 4 * 60)
                 let zone = TimeZone(identifier: "Europe/Berlin")!
-                for (at, level) in [("2030-01-10 21:00", "steady"), ("2030-01-11 21:00", "steady"), ("2030-01-13 01:30", "wild"),
-                                    ("2030-01-13 21:00", "steady"), ("2030-01-14 20:00", "steady")] {
+                // The last five days of the imported data.
+                func date(_ back: Int64) -> String { LocalDay(dayNumber: lastDay.dayNumber - back).description }
+                for (at, level) in [(date(4) + " 21:00", "steady"), (date(3) + " 21:00", "steady"), (date(1) + " 01:30", "wild"),
+                                    (date(1) + " 21:00", "steady"), (date(0) + " 20:00", "steady")] {
                     try vault.track(name: "NoAlc", level: level, at: LocalTime.parse(Substring(at), timeZone: zone)!)
                 }
                 let days = try vault.trackerDays(name: "NoAlc").map { "\($0.day) \($0.level)" }.joined(separator: ", ")
                 let streak = try vault.trackerStreak(name: "NoAlc")
                 return days + "\nstreak: current \(streak.current), longest \(streak.longest)"
             }
+            try step("training (SoFit): sets of push-ups, squats and a plank beside the imported runs; two-week shares per body part and motion") {
+                let vault = try Vault.open(at: directory, passphrase: second, mode: .readWrite)
+                let zone = TimeZone(identifier: "Europe/Berlin")!
+                for back in [0, 2, 4] {
+                    let date = LocalDay(dayNumber: lastDay.dayNumber - Int64(back)).description
+                    try vault.practice(name: "push-ups", repetitions: 20, seconds: 90, at: LocalTime.parse(Substring(date + " 07:30"), timeZone: zone)!)
+                    try vault.practice(name: "squats", repetitions: 25, seconds: 120, at: LocalTime.parse(Substring(date + " 07:35"), timeZone: zone)!)
+                    try vault.practice(name: "plank", repetitions: 1, seconds: 60, at: LocalTime.parse(Substring(date + " 07:40"), timeZone: zone)!)
+                }
+                return try vault.trainingStats(by: .twoWeeks).suffix(2).map { period in
+                    "\(period.period): \(period.sets) sets, \(period.repetitions) reps, \(period.workouts) workouts, \(Rings.number(period.minutes)) min"
+                        + "\n      body parts: " + Stats.percentages(period.bodyParts) + "\n      motion: " + Stats.percentages(period.motion)
+                }.joined(separator: "\n    ")
+            }
             let report = directory + "-report.html"
-            try step("report: one self-contained HTML file (rings, calendars, streaks, trends, charts, sleep, workouts, trackers)") {
+            try step("report: one self-contained HTML file (rings, calendars, streaks, trends, charts, sleep, workouts, training, trackers)") {
                 let vault = try Vault.open(at: directory, passphrase: second)
                 try? FileManager.default.removeItem(atPath: report)
                 let html = try HealthReport.render(vault: vault).html
@@ -223,7 +240,7 @@ extension Vaultctl {
         /// Pairs an app, serves the vault on a free loopback port in this process, posts as the
         /// phone would (a batch, then one hour again with another value), reads the day's steps
         /// and stops the server.
-        private func companionRoundTrip(directory: String, passphrase: Passphrase) throws -> String {
+        private func companionRoundTrip(directory: String, passphrase: Passphrase, day: String) throws -> String {
             let (token, certificate): (String, String) = try {
                 let vault = try Vault.open(at: directory, passphrase: passphrase, mode: .readWrite)
                 let certificate = try ServerCertificate.loadOrCreate(in: vault)
@@ -246,7 +263,6 @@ extension Vaultctl {
             guard listening.wait(timeout: .now() + 30) == .success else { return "the server did not start" }
             let client = try CompanionClient(host: "127.0.0.1", port: port.value, pinnedSHA256: certificate)
             defer { client.close() }
-            let day = "2030-01-15"
             let batch = #"{"metric":"STEPS","data":[{"timeRange":"\#(day) 08:00/\#(day) 09:00","value":38},{"timeRange":"\#(day) 09:00/\#(day) 10:00","value":400}]}"#
             let again = #"{"metric":"STEPS","data":[{"timeRange":"\#(day) 08:00/\#(day) 09:00","value":52}]}"#
             let first = try client.post("/companion/health", token: token, json: batch)

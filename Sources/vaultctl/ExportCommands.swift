@@ -140,6 +140,9 @@ extension Vaultctl {
             case .trackerDefined(let t):
                 ["tracker": t.name, "levels": t.levels.map { "\($0.name)=\($0.value)" }.joined(separator: ","), "success": t.success.joined(separator: ","),
                  "dayStarts": String(format: "%02d:%02d", t.dayStartsMinutes / 60, t.dayStartsMinutes % 60), "category": t.category.rawValue]
+            case .exerciseDefined(let d):
+                ["exercise": d.exercise.name, "bodyParts": d.exercise.bodyParts.map(\.rawValue).joined(separator: ","),
+                 "motion": d.exercise.motion.rawValue]
             default: [:]
             }
         }

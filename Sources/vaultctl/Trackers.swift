@@ -111,19 +111,21 @@ extension Vaultctl {
         @Option(help: ArgumentHelp("When, in local time (TZ).", valueName: "YYYY-MM-DD HH:MM")) var at: String?
 
         func execute() throws {
-            let when: HealthTimestamp
-            if let at {
-                guard let parsed = LocalTime.parse(Substring(at), timeZone: .current) else {
-                    throw ValidationError("--at takes a local time as \"YYYY-MM-DD HH:MM\", not '\(at)'")
-                }
-                when = parsed
-            } else {
-                let now = Date()
-                when = HealthTimestamp(seconds: Int64(now.timeIntervalSince1970.rounded(.down)), utcOffset: Int32(TimeZone.current.secondsFromGMT(for: now)))
-            }
             let opened = try vault.openForWriting()
-            let entry = try opened.track(name: name, level: level, at: when)
+            let entry = try opened.track(name: name, level: level, at: try Self.instant(at))
             Console.print("\(entry.tracker): \(entry.level) on \(entry.day)")
+        }
+
+        /// `--at`'s local time (in TZ), with the offset in force then; now when not given.
+        static func instant(_ at: String?) throws -> HealthTimestamp {
+            guard let at else {
+                let now = Date()
+                return HealthTimestamp(seconds: Int64(now.timeIntervalSince1970.rounded(.down)), utcOffset: Int32(TimeZone.current.secondsFromGMT(for: now)))
+            }
+            guard let parsed = LocalTime.parse(Substring(at), timeZone: .current) else {
+                throw ValidationError("--at takes a local time as \"YYYY-MM-DD HH:MM\", not '\(at)'")
+            }
+            return parsed
         }
     }
 }

@@ -262,6 +262,10 @@ import Testing
         for (day, level) in [("2021-06-27", "steady"), ("2021-06-29", "steady"), ("2021-06-30", "wild"), ("2021-07-02", "steady")] {
             #expect(try run(["track", "NoAlc", level, "--at", day + " 21:00"]).status == 0)
         }
+        // Sets in the last two weeks (2021-06-15 to 2021-06-28): two of push-ups, one of squats.
+        for (exercise, at) in [("push-ups", "2021-06-20 07:00"), ("push-ups", "2021-06-27 07:00"), ("squats", "2021-06-28 23:50")] {
+            #expect(try run(["practice", exercise, "--reps", "10", "--at", at]).status == 0)
+        }
         let html = vault.file("report.html")
         let made = try run(["report", "--out", html])
         #expect(made.status == 0, "\(made.stderr)")
@@ -285,11 +289,42 @@ import Testing
         #expect(Self.rects(workouts).count == 1)
         let trends = try #require(Self.section(dom, "Trends"))
         #expect(trends.contains("steps a day"))
+        try Self.checkTraining(dom, truth: truth)
         // The strip's 60 days end on 2021-07-02: three successes (green), one other level (orange).
         let trackers = try #require(Self.section(dom, "Trackers"))
         #expect(trackers.components(separatedBy: ##"fill="#92e82a""##).count - 1 == 3)
         #expect(trackers.components(separatedBy: ##"fill="#ff8a65""##).count - 1 == 1)
         #expect(trackers.contains("<title>2021-07-02</title></rect></svg>"))
+    }
+
+    /// The training section: the last two weeks' figures, and the last bar of the two-weekly
+    /// body-part and motion panels, stacked to the full height in the shares the three sets and
+    /// the generator's runs (legs, endurance) give.
+    static func checkTraining(_ dom: String, truth: SyntheticExport.Summary) throws {
+        let training = try #require(section(dom, "Training"))
+        let runs = (0..<14).reduce(0) { $0 + (truth.days[dayNumber(2021, 6, 15) + Int64($1)]?.workouts ?? 0) }
+        #expect(runs > 0)
+        #expect(training.contains("Last two weeks (2021-06-15..2021-06-28): 3 sets, 30 repetitions, \(runs) workouts"), "\(runs) runs")
+        func lastBar(_ panel: String) throws -> [Double] {
+            let start = try #require(training.range(of: panel + "</div>"), "no panel \(panel)")
+            let svg = training[start.upperBound...]
+            let chart = String(svg[..<(svg.range(of: "</svg>")?.upperBound ?? svg.endIndex)])
+            let rects = rects(chart)
+            let last = try #require(rects.map(\.x).max())
+            return rects.filter { $0.x == last }.map(\.height)
+        }
+        // 116 px is a whole bar (160 less the margins): chest and arms half a push-up set each, legs the squats and the runs.
+        let items = Double(3 + runs)
+        let parts = try lastBar("Two-weekly, body parts")
+        let expectedParts = [1 / items, 1 / items, Double(1 + runs) / items].map { $0 * 116 }
+        #expect(parts.count == 3 && zip(parts, expectedParts).allSatisfy { abs($0 - $1) < 0.01 }, "\(parts) against \(expectedParts)")
+        let motion = try lastBar("Two-weekly, motion")
+        let expectedMotion = [3 / items, Double(runs) / items].map { $0 * 116 }
+        #expect(motion.count == 2 && zip(motion, expectedMotion).allSatisfy { abs($0 - $1) < 0.01 }, "\(motion) against \(expectedMotion)")
+        // Weekly and monthly panels too, one bar a period with a run or a set.
+        for panel in ["Weekly, body parts", "Monthly, body parts", "Weekly, motion", "Monthly, motion"] {
+            #expect(training.contains(panel + "</div><svg"), "\(panel) is not drawn")
+        }
     }
 
     /// The chart panels and month calendars of a report's DOM against the generator's truth for

@@ -55,6 +55,7 @@ struct SinceLast {
             case .sample(let s): touch(s.category, s.start, s.end, index)
             case .workout(let w): touch(.workouts, w.start, w.end, index)
             case .trackerEntry(let entry): touched[entry.category, default: [:]][entry.day] = index
+            case .practiceLogged(let entry): touched[.workouts, default: [:]][entry.day] = index
             case .goalSet(let goal): goals.append((index, goal.from))
             // Apple's summaries carry goals forward from their day on, like a goal set.
             case .activitySummary(let summary): goals.append((index, LocalDay(dayNumber: summary.day)))

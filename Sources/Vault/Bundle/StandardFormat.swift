@@ -117,7 +117,9 @@ public enum StandardFormat: String, CaseIterable, Sendable {
         if aggregate, let period = line["period"] as? String {
             body["effective_time_frame"] = ["time_interval": ["start_date_time": period.count == 10 ? period + "T00:00:00" : period + ":00:00",
                                                               "duration": ["value": 1, "unit": period.count == 10 ? "d" : "h"]]]
-            body["descriptive_statistic"] = AggregationStyle.of(type: name) == .cumulative ? "sum" : "average"
+            // A day's minutes of workouts or sleep stages and a day's repetitions are sums too.
+            let summed = AggregationStyle.of(type: name) == .cumulative || ["workout:", "exercise:", "sleep:"].contains { name.hasPrefix($0) }
+            body["descriptive_statistic"] = summed ? "sum" : "average"
         } else if let start = line["start"] as? String, let end = line["end"] as? String {
             body["effective_time_frame"] = start == end ? ["date_time": start] : ["time_interval": ["start_date_time": start, "end_date_time": end]]
         }

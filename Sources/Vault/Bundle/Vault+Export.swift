@@ -174,6 +174,16 @@ extension Vault {
                 files[.workouts]!.raw(category: "workouts", type: w.activityType, start: clip.start, end: clip.end,
                                       value: duration.map { .decimal($0) } ?? .none,
                                       unit: duration == nil ? nil : "min", clipped: clip.clipped, fields: SourceFields.fields(of: w.source, metadata: w.metadata))
+            case .practiceLogged(let p):
+                guard let grant = inForce[.workouts], grant.granularity == .raw, grant.covers(day: p.day) else { return }
+                let end = HealthTimestamp(seconds: p.at.seconds + Int64(p.seconds ?? 0), utcOffset: p.at.utcOffset)
+                if let since, since.heldRaw(.workouts, start: p.at, end: end, index: index) { return }
+                var fields: [(String, BundleLines.Field)] = [("exercise", .text(p.exercise.name)),
+                                                              ("bodyParts", .text(p.exercise.bodyParts.map(\.rawValue).joined(separator: ","))),
+                                                              ("motion", .text(p.exercise.motion.rawValue))]
+                if let seconds = p.seconds { fields.append(("minutes", .number(Double(seconds) / 60))) }
+                files[.workouts]!.raw(category: "workouts", type: "practice", start: p.at, end: end, value: .decimal(DecimalValue(mantissa: Int64(p.repetitions), scale: 0)),
+                                      unit: "reps", clipped: false, fields: fields)
             case .trackerEntry(let entry):
                 guard let grant = inForce[entry.category], grant.covers(day: entry.day) else { return }
                 if grant.granularity == .raw {
@@ -283,6 +293,15 @@ extension Vault {
                 if let since, let day = LocalDay(parsing: row.period), since.heldAggregate(.workouts, .daily, day: day) { continue }
                 files[.workouts]!.aggregate(category: "workouts", metric: "workout:" + row.type, period: row.period, value: row.minutes,
                                             unit: "min", min: nil, max: nil, samples: row.count)
+            }
+        }
+        // Sets of exercises: each day's repetitions per exercise (`samples` the sets), for daily and
+        // hourly grants alike (a set's unit is the day, as a tracker's).
+        if let grant = inForce[.workouts], grant.granularity != .raw {
+            for row in try models.practiceDays(from: grant.from, to: grant.to) where !erased.contains(.workouts, day: row.day) {
+                if let since, since.heldAggregate(.workouts, grant.granularity, day: row.day) { continue }
+                files[.workouts]!.aggregate(category: "workouts", metric: "exercise:" + row.exercise, period: row.day.description,
+                                            value: Double(row.repetitions), unit: "reps", min: nil, max: nil, samples: row.sets)
             }
         }
     }

@@ -48,9 +48,10 @@ struct DataLabel: Hashable, Comparable, CustomStringConvertible {
         case .electrocardiogram(let e): DataLabel(category: .heart, month: month(of: e.recorded))
         case .sampleSuperseded(let s): DataLabel(category: s.replaced.category, month: month(of: s.replaced.start))
         case .trackerEntry(let e): DataLabel(category: e.category, month: LocalMonth(e.day))
+        case .practiceLogged(let p): DataLabel(category: .workouts, month: LocalMonth(p.day))
         case .vaultCreated, .passphraseChanged, .importRecorded, .goalSet, .sourceOrderSet, .recipientAdded,
              .consentGranted, .consentRevoked, .exportPerformed, .identityRecorded, .masterKeyRotated, .erased,
-             .companionPaired, .companionRevoked, .trackerDefined, .tailCut:
+             .companionPaired, .companionRevoked, .trackerDefined, .tailCut, .exerciseDefined:
             nil
         }
     }

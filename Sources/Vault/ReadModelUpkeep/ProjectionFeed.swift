@@ -39,6 +39,9 @@ struct ProjectionFeed {
             return .withdrawn(withdrawal)
         case .workout(let w):
             return Self.annotating(.workout(Self.item(w)), type: w.activityType, category: .workouts, start: w.start, metadata: w.metadata)
+        case .practiceLogged(let p):
+            return .practice(PracticeItem(day: p.day, at: p.at.seconds, exercise: p.exercise.name, bodyParts: p.exercise.bodyParts,
+                                          motion: p.exercise.motion, repetitions: p.repetitions, seconds: p.seconds))
         case .route(let r):
             return .recorded(RecordedItem(type: Self.routeType, category: .location, day: Self.day(r.workoutStart)))
         case .characteristics:
