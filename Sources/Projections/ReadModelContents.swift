@@ -22,7 +22,7 @@ extension ReadModels {
             FROM sleep_segments g JOIN sources s ON s.id = g.source_id ORDER BY 1, 2, 4, 6, 7, 8
             """),
         ("workouts", "SELECT day, start, type, round(minutes, 6), round(energy, 6), round(distance, 6) FROM workouts ORDER BY 1, 2, 3, 4"),
-        ("practices", "SELECT day, at, exercise, body_parts, motion, repetitions, seconds FROM practices ORDER BY 1, 2, 3, 6, 7"),
+        ("practices", "SELECT day, at, exercise, body_parts, motion, repetitions, seconds FROM practices ORDER BY 1, 2, 3, 4, 5, 6, 7"),
         ("sources", "SELECT name, device_class, samples FROM sources ORDER BY 1, 2"),
         ("source_order", "SELECT o.position, s.name, s.device_class FROM source_order o JOIN sources s ON s.id = o.source_id ORDER BY 1"),
         ("goal_changes", "SELECT ring, value, from_day FROM goal_changes ORDER BY 3, 1, 2"),

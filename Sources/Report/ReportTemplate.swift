@@ -75,7 +75,7 @@ enum ReportTemplate {
     <h2>Training: shares per body part and motion</h2>
     {{#training.latest}}<p>Last two weeks ({{period}}): {{sets}} sets, {{reps}} repetitions, {{workouts}} workouts, {{minutes}} min<br>
     <span class="muted">body parts: {{parts}}; motion: {{motions}}</span></p>{{/training.latest}}
-    {{^training.latest}}<p class="empty">no sets or workouts in this range</p>{{/training.latest}}
+    {{^training.latest}}<p class="empty">no sets or workouts in the last two weeks</p>{{/training.latest}}
     <p class="muted legend">{{{training.partLegend}}}</p>
     <div class="panels">{{#training.panels}}<div><div class="muted">{{period}}, body parts</div>{{{bodyParts}}}</div>{{/training.panels}}</div>
     <p class="muted legend">{{{training.motionLegend}}}</p>

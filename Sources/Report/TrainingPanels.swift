@@ -19,7 +19,8 @@ enum TrainingPanels {
         var latest: TrainingPeriod?
         for (label, period) in periods {
             let rows = try figures.training(period, from, to)
-            if period == .twoWeeks { latest = rows.last }
+            // The two weeks ending on the report's last day, when they hold a set or a workout.
+            if period == .twoWeeks, let last = rows.last, last.period.hasSuffix(to.description) { latest = last }
             panels.append(["period": label,
                            "bodyParts": BarChart.svg(stacks(rows, \.bodyParts, colors: partColors, period: period), unit: "%"),
                            "motion": BarChart.svg(stacks(rows, \.motion, colors: motionColors, period: period), unit: "%")])

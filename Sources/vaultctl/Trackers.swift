@@ -111,8 +111,8 @@ extension Vaultctl {
         @Option(help: ArgumentHelp("When, in local time (TZ).", valueName: "YYYY-MM-DD HH:MM")) var at: String?
 
         func execute() throws {
-            let opened = try vault.openForWriting()
-            let entry = try opened.track(name: name, level: level, at: try Self.instant(at))
+            let when = try Self.instant(at)
+            let entry = try vault.openForWriting().track(name: name, level: level, at: when)
             Console.print("\(entry.tracker): \(entry.level) on \(entry.day)")
         }
 

@@ -73,7 +73,8 @@ extension Vaultctl {
                 guard minutes.isFinite, minutes > 0, minutes <= 1440 else { throw ValidationError("--duration takes minutes above 0, at most a day") }
                 return max(1, Int((minutes * 60).rounded()))
             }
-            let entry = try vault.openForWriting().practice(name: name, repetitions: reps, seconds: seconds, at: try Track.instant(at))
+            let when = try Track.instant(at)
+            let entry = try vault.openForWriting().practice(name: name, repetitions: reps, seconds: seconds, at: when)
             let time = entry.seconds.map { " in \(BundleNumber.text(Double($0) / 60)) min" } ?? ""
             Console.print("\(entry.exercise.name): \(entry.repetitions) reps\(time) on \(entry.day)")
         }

@@ -56,7 +56,16 @@ import VaultTestSupport
     @Test func eventsRoundTripThroughTheirEncoding() throws {
         let date = Date(timeIntervalSince1970: 1_732_320_000.123)
         let encoder = EventEncoder()
-        for event in [VaultEvent.vaultCreated(at: date, kdf: "moderate"), .passphraseChanged(at: Date(timeIntervalSince1970: -86_400.5))] {
+        let pushUps = Exercise(name: "push-ups", bodyParts: [.chest, .arms], motion: .strength)
+        let set = HealthTimestamp(seconds: 1_710_111_300, utcOffset: -25_200)
+        let events: [VaultEvent] = [
+            .vaultCreated(at: date, kdf: "moderate"), .passphraseChanged(at: Date(timeIntervalSince1970: -86_400.5)),
+            .exerciseDefined(ExerciseDefinition(at: date, exercise: Exercise(name: "Wall sit", bodyParts: [.legs, .fullBody], motion: .mobility))),
+            .practiceLogged(PracticeEntry(exercise: pushUps, repetitions: 20, seconds: 90, at: set)),
+            .practiceLogged(PracticeEntry(exercise: pushUps, repetitions: 0, seconds: 0, at: set)),
+            .practiceLogged(PracticeEntry(exercise: pushUps, repetitions: 12, seconds: nil, at: set)),
+        ]
+        for event in events {
             let (bytes, _) = encoder.encode(event)
             let decoded = try bytes.withUnsafeBytes { try EventDecoder().decode($0, index: 0) }
             #expect(decoded == event)

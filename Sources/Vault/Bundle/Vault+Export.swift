@@ -175,15 +175,18 @@ extension Vault {
                                       value: duration.map { .decimal($0) } ?? .none,
                                       unit: duration == nil ? nil : "min", clipped: clip.clipped, fields: SourceFields.fields(of: w.source, metadata: w.metadata))
             case .practiceLogged(let p):
-                guard let grant = inForce[.workouts], grant.granularity == .raw, grant.covers(day: p.day) else { return }
                 let end = HealthTimestamp(seconds: p.at.seconds + Int64(p.seconds ?? 0), utcOffset: p.at.utcOffset)
+                // A set running past the period (23:55 on its last day, ten minutes) is cut at its edge.
+                guard let grant = inForce[.workouts], grant.granularity == .raw,
+                      let clip = PeriodClip(start: p.at, end: end, from: grant.from, to: erased.lastDay(of: .workouts, startingAt: p.at, before: grant.to))
+                else { return }
                 if let since, since.heldRaw(.workouts, start: p.at, end: end, index: index) { return }
                 var fields: [(String, BundleLines.Field)] = [("exercise", .text(p.exercise.name)),
                                                               ("bodyParts", .text(p.exercise.bodyParts.map(\.rawValue).joined(separator: ","))),
                                                               ("motion", .text(p.exercise.motion.rawValue))]
                 if let seconds = p.seconds { fields.append(("minutes", .number(Double(seconds) / 60))) }
-                files[.workouts]!.raw(category: "workouts", type: "practice", start: p.at, end: end, value: .decimal(DecimalValue(mantissa: Int64(p.repetitions), scale: 0)),
-                                      unit: "reps", clipped: false, fields: fields)
+                files[.workouts]!.raw(category: "workouts", type: "practice", start: clip.start, end: clip.end,
+                                      value: .decimal(DecimalValue(mantissa: Int64(p.repetitions), scale: 0)), unit: "reps", clipped: clip.clipped, fields: fields)
             case .trackerEntry(let entry):
                 guard let grant = inForce[entry.category], grant.covers(day: entry.day) else { return }
                 if grant.granularity == .raw {
