@@ -68,7 +68,7 @@ extension FileSystem {
     /// Replaces the file at `path` with `contents` so that a crash at any point leaves either the
     /// old or the new contents: write a temporary file, fsync it, rename it over the old one,
     /// fsync the directory.
-    func replaceAtomically(_ path: String, with contents: [UInt8]) throws {
+    public func replaceAtomically(_ path: String, with contents: [UInt8]) throws {
         let temporary = path + ".tmp"
         try remove(temporary)
         let file = try open(temporary, mode: .createNew)
@@ -80,7 +80,7 @@ extension FileSystem {
 
     /// Reads a small file (at most `limit` bytes of it, so a huge or sparse file cannot force a
     /// huge allocation), or `nil` when it does not exist.
-    func readFileIfPresent(_ path: String, limit: Int) throws -> [UInt8]? {
+    public func readFileIfPresent(_ path: String, limit: Int) throws -> [UInt8]? {
         guard exists(path) else { return nil }
         return try open(path, mode: .readOnly).readBytes(at: 0, count: limit)
     }

@@ -17,7 +17,8 @@ extension Vault {
     static let rekeyCommitted = "rekey.ready"
     /// What a committed rekey moves into place, in this order: the keyslot last, so that until
     /// it moves the old passphrase and key still open whatever has not moved yet.
-    static let rekeyFiles = ["events.log", "keys.sealed", "events.head", identityFileName, serverCredentialsFileName, "keyslot"]
+    static let rekeyFiles = ["events.log", "keys.sealed", "events.head", identityFileName, serverCredentialsFileName, BackupRegistry.fileName,
+                             "keyslot"]
     /// What a re-key replaced besides the master key: everything an old keyslot opened that
     /// would still act for the vault.
     public struct RekeyOutcome: Sendable, Equatable {
@@ -70,6 +71,9 @@ extension Vault {
         try newLog.commit(&transaction)
 
         try sealIdentity(identity, to: staging + "/" + identityFileName, log: newLog, masterKey: newKey, fileSystem: fileSystem)
+        // The backups' list, sealed again: the next run to each rewrites it whole (its log is not this one).
+        let backups = try BackupRegistry.read(in: directory, vaultID: vaultID, masterKey: vault.masterKey, fileSystem: fileSystem)
+        if !backups.entries.isEmpty { try backups.write(in: staging, log: newLog, masterKey: newKey, fileSystem: fileSystem) }
         // The server's certificate and key are not carried over (`moveCommitted` removes them).
         let current = try Keyslot.read(from: keyslotPath(in: directory), fileSystem: fileSystem)
         let keyslot = try Keyslot.seal(masterKey: newKey, vaultID: vaultID, passphrase: new, kdf: kdf ?? current.kdf)

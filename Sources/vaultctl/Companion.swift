@@ -89,6 +89,8 @@ extension Vaultctl {
         @Option(help: ArgumentHelp("Address and port to listen on (port 0: any free port).", valueName: "HOST:PORT"))
         var listen = "127.0.0.1:8765"
         @Flag(help: "Plain HTTP, only on a loopback address.") var noTLS = false
+        @Option(help: ArgumentHelp("Back up every commit to this directory within 5 seconds (`vaultctl backup DEST`).", valueName: "DEST"))
+        var backup: String?
 
         func validate() throws {
             guard let (host, _) = NetworkAddress.split(listen) else { throw ValidationError("--listen takes HOST:PORT, not '\(listen)'") }
@@ -101,6 +103,9 @@ extension Vaultctl {
             var server = CompanionServer(host: host, port: port, tls: !noTLS)
             server.limits = try CompanionServer.Limits.fromEnvironment()
             let directory = vault.directory
+            let shipper = try backup.map { try BackupShipper(directory: directory, passphrase: passphrase, destination: $0) }
+            shipper?.start()
+            defer { shipper?.stop() }
             let done = DispatchSemaphore(value: 0)
             let failure = FailureBox()
             Task {

@@ -208,6 +208,37 @@ extension Vaultctl {
                 try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: report)
                 return "wrote \(report) (\(html.utf8.count) bytes); open it in any browser, offline"
             }
+            let backupDirectory = directory + "-backup", restoredDirectory = directory + "-restored"
+            defer {
+                for path in [backupDirectory, restoredDirectory] where !keep { try? FileManager.default.removeItem(atPath: path) }
+            }
+            try step("backup: the vault's ciphertext copied to a backup directory (a USB disk, a NAS), nothing readable") {
+                let run = try Vault.open(at: directory, passphrase: second).backup(to: backupDirectory)
+                return "\(run.position) events, \(run.bytesWritten) bytes to \(backupDirectory)"
+            }
+            let nightsBefore = try Vault.open(at: directory, passphrase: second).sleep()
+            let sleepMonths = nightsBefore.map { LocalMonth($0.night) }
+            try step("erase the first month of sleep: the backup holds its key until its next run") {
+                let vault = try Vault.open(at: directory, passphrase: second, mode: .readWrite)
+                guard let month = sleepMonths.first else { return "no sleep data" }
+                let erased = try vault.erase(categories: [.sleep], from: month, to: month)
+                let holding = try vault.backupDestinations().filter(\.holdsErasedKeys).map(\.destination)
+                return "\(erased.samplesErased) events of sleep in \(month) erased; backups still holding its key: \(holding.joined(separator: ", "))"
+            }
+            try step("backup again: only the new frames are copied, and the erasure reaches the backup") {
+                let run = try Vault.open(at: directory, passphrase: second).backup(to: backupDirectory)
+                return "\(run.bytesWritten) bytes written, \(run.erasuresApplied) erased month key(s) destroyed in the backup"
+            }
+            try step("restore into a new directory: it answers like the original and holds nothing erased") {
+                let report = try Vault.restore(from: backupDirectory, to: restoredDirectory, passphrase: second)
+                let original = try Vault.open(at: directory, passphrase: second), restored = try Vault.open(at: restoredDirectory, passphrase: second)
+                let same = try original.summary(metric: "steps", by: .month).map(\.value) == restored.summary(metric: "steps", by: .month).map(\.value)
+                    && original.heldTypes().map(\.count) == restored.heldTypes().map(\.count)
+                    && original.sleep().map(\.asleep) == restored.sleep().map(\.asleep)
+                let nights = try restored.sleep()
+                return "verified: \(report.events) events; steps, types and sleep \(same ? "the same as the original's" : "DIFFERENT from the original's"); "
+                    + "\(nights.count) of \(nightsBefore.count) nights left (a night that began in the month before keeps that part)"
+            }
             try step("audit trail (vaultctl history)") {
                 let events = try Vault.open(at: directory, passphrase: second).history()
                 return events.map { "#\($0.index) \($0.event.kind)" }.joined(separator: "; ")

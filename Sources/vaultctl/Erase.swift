@@ -35,6 +35,8 @@ extension Vaultctl {
             var categories: [String]
             var months: [String]
             var samplesErased: Int
+            /// Backups that still hold the erased months' keys until their next `backup` run.
+            var backupsHoldingErasedKeys: [String]
         }
 
         func validate() throws {
@@ -48,9 +50,16 @@ extension Vaultctl {
             let wanted = try HealthCategory.parseList(categories)
             let opened = try vault.openForWriting()
             let summary = try opened.erase(categories: wanted, from: from.flatMap(LocalMonth.init(parsing:)), to: to.flatMap(LocalMonth.init(parsing:)))
+            let holding = try opened.backupDestinations().filter(\.holdsErasedKeys).map(\.destination)
             if json {
-                try Console.json(Output(categories: summary.categories, months: summary.months, samplesErased: summary.samplesErased))
+                try Console.json(Output(categories: summary.categories, months: summary.months, samplesErased: summary.samplesErased,
+                                        backupsHoldingErasedKeys: holding))
                 return
+            }
+            defer {
+                for destination in holding {
+                    Console.note("the backup at \(destination) still holds the erased months' keys until its next `vaultctl backup \(destination)`")
+                }
             }
             if summary.samplesErased == 0 && summary.months.isEmpty {
                 Console.print("nothing to erase: the vault holds no \(categories) data in that range")

@@ -47,14 +47,14 @@ final class ServedVault: @unchecked Sendable {
 
     /// Starts `serve` (with `HEALTHVAULT_SERVE_LIMITS=limits` when given) and waits for the line
     /// naming its URL.
-    func start(tls: Bool = true, limits: String? = nil, logLevel: String? = nil) throws {
+    func start(tls: Bool = true, limits: String? = nil, logLevel: String? = nil, arguments: [String] = []) throws {
         let out = Pipe()
         var cli = self.cli
         if let limits { cli.environment["HEALTHVAULT_SERVE_LIMITS"] = limits }
         if let logLevel { cli.environment["LOG_LEVEL"] = logLevel }
         let errors = Pipe()
         serverErrors = PipeDrain(errors.fileHandleForReading)
-        let process = try cli.start(["serve", "--vault", vault, "--passphrase-file", passFile, "--listen", "127.0.0.1:0"] + (tls ? [] : ["--no-tls"]),
+        let process = try cli.start(["serve", "--vault", vault, "--passphrase-file", passFile, "--listen", "127.0.0.1:0"] + (tls ? [] : ["--no-tls"]) + arguments,
                                     stdout: out, stderr: errors)
         var text = ""
         let deadline = Date().addingTimeInterval(60)

@@ -4,10 +4,11 @@ import SecureMemory
 import SyntheticHealth
 import Testing
 
-/// `vaultctl import`, `grant`, `export`, `passwd` (with and without `--rekey`), `rebuild`, `erase` and `bundle open` SIGKILLed at random
+/// `vaultctl import`, `grant`, `export`, `passwd` (with and without `--rekey`), `rebuild`, `erase`, `backup` and `bundle open` SIGKILLed at random
 /// moments. After every kill: `verify` passes, whatever a command acknowledged (exit 0 before the
 /// kill) is there, and nothing half-written is visible: the read models after a killed `rebuild`
-/// equal a finished one's, and an opened bundle's folder is complete or absent. At the end, the
+/// equal a finished one's, an opened bundle's folder is complete or absent, and the backup
+/// verifies (the previous run's, or the killed one's if it committed) and restores. At the end, the
 /// vault's figures equal a clean run's.
 ///
 /// CI runs `HEALTHVAULT_KILLS` (default 50) kills; `make killloop` runs 300.
@@ -36,7 +37,7 @@ import Testing
         }
     }
 
-    enum Operation: CaseIterable { case importA, importB, grant, export, bundleOpen, passwd, rebuild, erase }
+    enum Operation: CaseIterable { case importA, importB, grant, export, bundleOpen, passwd, rebuild, erase, backup }
 
     @Test func randomKillsNeverLoseAcknowledgedWorkOrShowHalfWrittenState() throws {
         let kills = Int(ProcessInfo.processInfo.environment["HEALTHVAULT_KILLS"] ?? "") ?? 50
@@ -49,7 +50,7 @@ import Testing
         var rng = seed.generator
         var killed = 0, acknowledged = 0, exportsAcknowledged: [String] = []
         var openedBundle: (path: String, files: [String: Data])?  // the last whole bundle, and what it opens to
-        var opensChecked = 0, rebuildsChecked = 0, erasesChecked = 0
+        var opensChecked = 0, rebuildsChecked = 0, erasesChecked = 0, backupsChecked = 0
         var round = 0
         while killed < kills {
             round += 1
@@ -66,6 +67,7 @@ import Testing
             case .rebuild: command = s.args(["rebuild"])
             // Sleep: no figure the final comparison reads, and re-imports refuse it once erased.
             case .erase: command = s.args(["erase", "--categories", "sleep", "--yes", "--json"])
+            case .backup: command = s.args(["backup", s.dir.path + "/backup", "--json"])
             case .bundleOpen:
                 guard let openedBundle else { continue }
                 command = ["bundle", "open", openedBundle.path, "--key", s.dir.path + "/lab.key", "--out", s.dir.path + "/open-\(round)", "--any-sender"]
@@ -131,6 +133,21 @@ import Testing
                 }
                 rebuildsChecked += 1
             }
+            if operation == .backup, FileManager.default.fileExists(atPath: s.dir.path + "/backup/CURRENT") {
+                // The backup verifies and restores, under the passphrase of its last run (passwd may have changed it since).
+                let restored = s.dir.path + "/restored-\(round)"
+                var restore = try cli.run(s.args(["restore", s.dir.path + "/backup", "--to", restored]))
+                if restore.status != 0, restore.stderr.contains("wrong passphrase") {
+                    restore = try cli.run(s.args(["restore", s.dir.path + "/backup", "--to", restored], passphrase: 1 - s.current))
+                }
+                #expect(restore.status == 0, "round \(round), \(seed): \(restore.stderr)")
+                if finished, let done = try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] {
+                    // An acknowledged run's position is what the backup restores to (nothing wrote since).
+                    #expect(restore.stdout.contains("restored \(done["position"] as? Int ?? -1) events"), "round \(round), \(seed): \(restore.stdout)")
+                }
+                try? FileManager.default.removeItem(atPath: restored)
+                backupsChecked += 1
+            }
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: s.vault).filter { $0.contains(".tmp") }
             #expect(leftovers.allSatisfy { $0.contains(".tmp.") || $0.hasSuffix(".tmp") }, "round \(round), \(seed): \(leftovers)")
         }
@@ -153,8 +170,8 @@ import Testing
         let history = try JSONSerialization.jsonObject(with: Data(try cli.run(s.args(["history", "--json"])).stdout.utf8)) as! [[String: Any]]
         let recorded = history.compactMap { ($0["detail"] as? [String: String])?["bundleHash"] }
         #expect(Set(exportsAcknowledged).isSubset(of: Set(recorded)))
-        #expect(opensChecked > 0 && rebuildsChecked > 0)
-        print("kill loop: \(killed) kills, \(acknowledged) commands finished before their kill, \(exportsAcknowledged.count) acknowledged exports checked, \(opensChecked) opened bundle folders and \(rebuildsChecked) killed rebuilds compared, \(erasesChecked) acknowledged erases checked")
+        #expect(opensChecked > 0 && rebuildsChecked > 0 && backupsChecked > 0)
+        print("kill loop: \(killed) kills, \(acknowledged) commands finished before their kill, \(exportsAcknowledged.count) acknowledged exports checked, \(opensChecked) opened bundle folders and \(rebuildsChecked) killed rebuilds compared, \(erasesChecked) acknowledged erases checked, \(backupsChecked) backups restored")
     }
 
     /// Every file under `directory` (relative path to bytes).

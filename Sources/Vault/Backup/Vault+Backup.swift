@@ -1,0 +1,204 @@
+import EventLog
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one `backup` run did.
+public struct BackupRun: Sendable, Equatable {
+    public var destination: String
+    /// The events the backup holds (the vault's committed event count when the run read it).
+    public var position: UInt64
+    /// Bytes written to the destination by this run (log bytes and the small files).
+    public var bytesWritten: UInt64
+    /// Data keys the previous backup held that an erasure has destroyed since: this run removed
+    /// them from the destination.
+    public var erasuresApplied: Int
+    /// Whether the log was copied whole (a first run, or one after a re-key rewrote the log).
+    public var copiedWhole: Bool
+}
+
+/// A destination the vault has backed up to (`backup list`).
+public struct BackupDestinationRow: Sendable, Equatable {
+    public var destination: String
+    public var lastRun: Date
+    public var position: UInt64
+    public var bytes: UInt64
+    /// Whether the backup still holds keys of months erased since its last run.
+    public var holdsErasedKeys: Bool
+}
+
+extension Vault {
+    /// Copies the vault's committed state into `destination` (docs/backup.md): the first run copies
+    /// the log whole, later ones the frames after the backup's position, and the small files into
+    /// a new state that one rename commits. Only ciphertext leaves; nothing of the vault is locked.
+    @discardableResult
+    public func backup(to destination: String, now: Date = Date()) throws -> BackupRun {
+        let path = Self.absolute(destination)
+        let vaultPath = Self.absolute(directory)
+        guard path != vaultPath, !path.hasPrefix(vaultPath + "/"), !vaultPath.hasPrefix(path + "/") else {
+            throw BackupError.insideVault(path: path)
+        }
+        let dest = BackupDestination(path: path, fileSystem: fileSystem)
+        if try !dest.check(vaultID: log.vaultID) {
+            // Made only inside a folder that exists: an unplugged disk's mount point is not written to.
+            guard fileSystem.exists(directoryName(of: path)) else {
+                throw BackupError.cannotWrite(path: path, reason: "its folder \(directoryName(of: path)) does not exist: is the disk mounted?")
+            }
+            try Self.writing(path) {
+                if !fileSystem.exists(path) { try fileSystem.createDirectory(path) }
+                try fileSystem.replaceAtomically(dest.file(BackupDestination.markerName), with: BackupDestination.marker(vaultID: log.vaultID))
+            }
+        }
+        let lock = try Self.writing(path) { try fileSystem.open(dest.file(BackupDestination.lockName), mode: .createIfMissing) }
+        guard try lock.tryLockExclusive() else { throw BackupError.busy(path: path) }
+        defer { try? lock.unlock() }
+
+        let source = try committedSnapshot()
+        let previous = try dest.current()
+        let previousFiles = try previous.map { try dest.stateContents($0) }
+        // The log goes on where the backup's ended when its last frame is the vault's, byte for byte
+        // (the frame's chain hash covers every frame before it); else it is copied whole.
+        var from: UInt64 = 0
+        var logNumber = (previous?.logNumber ?? 0) + 1
+        if let previous, let head = previousFiles?["events.head"],
+           let (position, lastFrame) = try? EventLog.headPosition(of: head, masterKey: masterKey, path: dest.stateFile(previous, "events.head")),
+           position.offset <= source.log.position.offset, fileSystem.exists(dest.file(previous.logName)) {
+            let backupLog = try fileSystem.open(dest.file(previous.logName), mode: .readOnly)
+            let count = Int(position.offset - lastFrame)
+            if try backupLog.size() >= position.offset,
+               try backupLog.readBytes(at: lastFrame, count: count) == source.log.log.readBytes(at: lastFrame, count: count) {
+                from = position.offset
+                logNumber = previous.logNumber
+            }
+        }
+        let state = BackupDestination.State(number: (previous?.number ?? 0) + 1, logNumber: logNumber)
+        var written: UInt64 = 0
+        var committed = false
+        let target = dest.file(state.logName)
+        do {
+            try Self.writing(path) {
+                if from == 0, fileSystem.exists(target) { try fileSystem.remove(target) }
+                let out = try fileSystem.open(target, mode: .createIfMissing)
+                // Bytes past the backup's position are an unfinished run's.
+                try out.truncate(to: from)
+                written += try Self.copy(from: source.log.log, range: from..<source.log.position.offset, to: out)
+                try out.sync()
+                if from == 0 { try fileSystem.syncDirectory(path) }
+                try dest.writeState(state, files: source.files)
+                written += source.files.values.reduce(0) { $0 + UInt64($1.count) }
+                // The commit point: a run killed before this leaves the previous backup as it was.
+                try fileSystem.replaceAtomically(dest.file(BackupDestination.currentName), with: Array(state.line.utf8))
+                committed = true
+                written += UInt64(state.line.utf8.count)
+                try dest.removeLeftovers(keeping: state)
+            }
+        } catch where !committed {
+            // A failed run (a full or read-only disk) takes back what it wrote, where it still can;
+            // what it cannot is past the backup's position and removed by the next run.
+            try? dest.removeState(dest.file(state.stateDirectory), zeroingKeyTable: false)
+            if from == 0 { try? fileSystem.remove(target) } else { try? fileSystem.open(target, mode: .readWrite).truncate(to: from) }
+            try? fileSystem.remove(dest.file(BackupDestination.currentName) + ".tmp")
+            throw error
+        }
+        let liveNow = Set(source.log.liveLabels)
+        let erasures = try updateRegistry(path: path) { registry in
+            let before = registry.entries.first { $0.path == path }?.liveLabels
+                ?? (previousFiles?["keys.sealed"]).flatMap { try? EventLog.liveLabels(ofKeyTable: $0, vaultID: log.vaultID, masterKey: masterKey, path: path) }
+                ?? []
+            registry.entries.removeAll { $0.path == path }
+            registry.entries.append(BackupRegistry.Entry(path: path, lastRun: Int64((now.timeIntervalSince1970 * 1000).rounded()),
+                                                         eventCount: source.log.position.eventCount, offset: source.log.position.offset,
+                                                         bytes: (try? dest.size()) ?? 0, liveLabels: source.log.liveLabels))
+            return before.filter { !liveNow.contains($0) }.count
+        }
+        return BackupRun(destination: path, position: source.log.position.eventCount, bytesWritten: written, erasuresApplied: erasures,
+                         copiedWhole: from == 0)
+    }
+
+    /// Every destination backed up to, with whether it still holds keys of months erased since.
+    public func backupDestinations() throws -> [BackupDestinationRow] {
+        let registry = try BackupRegistry.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
+        let live = Set(log.dataKeys.filter { $0.erasedAt == nil }.map(\.label))
+        return registry.entries.sorted { $0.path < $1.path }.map { entry in
+            BackupDestinationRow(destination: entry.path, lastRun: Date(timeIntervalSince1970: Double(entry.lastRun) / 1000),
+                                 position: entry.eventCount, bytes: entry.bytes, holdsErasedKeys: entry.liveLabels.contains { !live.contains($0) })
+        }
+    }
+
+    /// The files a backup takes, consistent with one another: the log's committed state and the
+    /// keyslot, identity and server credentials of the same moment (a re-key, which moves them
+    /// all, makes it read again).
+    private func committedSnapshot() throws -> (log: CommittedFiles, files: [String: [UInt8]]) {
+        let names = [BackupDestination.stateFiles.filter { !["events.head", "keys.sealed"].contains($0) }].flatMap { $0 }
+        var lastProblem: Error = BackupError.damaged(path: directory, reason: "changed while it was read")
+        for attempt in 0..<20 {
+            if attempt > 0 { usleep(50_000) }
+            func smallFiles() throws -> [String: [UInt8]] {
+                var files: [String: [UInt8]] = [:]
+                for name in names { files[name] = try fileSystem.readFileIfPresent(directory + "/" + name, limit: 64 << 20) }
+                return files
+            }
+            do {
+                let before = try smallFiles()
+                let committed = try EventLog.committedFiles(in: directory, masterKey: masterKey, fileSystem: fileSystem)
+                let after = try smallFiles()
+                let head = try fileSystem.readFileIfPresent(directory + "/events.head", limit: 4096)
+                guard before == after, head == committed.head, !fileSystem.exists(directory + "/" + Self.rekeyCommitted) else { continue }
+                var files = after
+                files["events.head"] = committed.head
+                files["keys.sealed"] = committed.keyTable
+                return (committed, files)
+            } catch {
+                lastProblem = error
+            }
+        }
+        throw lastProblem
+    }
+
+    /// Reads, changes and writes the list of destinations under its own lock (backups to two
+    /// destinations may run at once).
+    private func updateRegistry<T>(path: String, _ change: (inout BackupRegistry) throws -> T) throws -> T {
+        let lock = try fileSystem.open(directory + "/" + BackupRegistry.fileName + ".lock", mode: .createIfMissing)
+        var locked = false
+        for _ in 0..<400 where !locked {
+            locked = try lock.tryLockExclusive()
+            if !locked { usleep(5_000) }
+        }
+        guard locked else { throw BackupError.busy(path: directory + "/" + BackupRegistry.fileName) }
+        defer { try? lock.unlock() }
+        var registry = try BackupRegistry.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
+        let result = try change(&registry)
+        try registry.write(in: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
+        return result
+    }
+
+    /// Copies `range` of `source` to the same offsets of `target`, a few MiB at a time.
+    static func copy(from source: any StorageFile, range: Range<UInt64>, to target: any StorageFile) throws -> UInt64 {
+        var offset = range.lowerBound
+        let chunk = 4 << 20
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        while offset < range.upperBound {
+            let want = Int(min(UInt64(chunk), range.upperBound - offset))
+            let got = try buffer.withUnsafeMutableBytes { try source.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<want])) }
+            guard got == want else { throw BackupError.damaged(path: "events.log", reason: "ended before its head record's position") }
+            try buffer.withUnsafeBytes { try target.write(at: offset, UnsafeRawBufferPointer(rebasing: $0[..<want])) }
+            offset += UInt64(want)
+        }
+        return range.upperBound - range.lowerBound
+    }
+
+    /// Runs `body`, naming the destination in what a failed write says (a full disk, a read-only
+    /// or unplugged one).
+    static func writing<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch EventLogError.io(let operation, let file, let errno) {
+            throw BackupError.cannotWrite(path: path, reason: "\(operation) \(file): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    static func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+}

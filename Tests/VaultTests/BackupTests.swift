@@ -1,0 +1,291 @@
+import Foundation
+@testable import EventLog
+@testable import HealthModel
+import SyntheticHealth
+import Testing
+@testable import Vault
+import VaultTestSupport
+
+/// Backups (issue 37): a restore equals the original at the backup's position; a later run copies
+/// only the new frames; an erasure reaches the backup at its next run, tried the way an attacker
+/// with the backup and the passphrase would; a run that fails at any step, or on a full or
+/// read-only disk, leaves the previous backup whole.
+@Suite struct BackupTests {
+    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+
+    /// The vault's answers that a restore must repeat, as text.
+    static func answers(_ vault: Vault) throws -> [String] {
+        var out = try vault.heldTypes().map { "\($0.type) \($0.count) \($0.first?.description ?? "-") \($0.last?.description ?? "-")" }
+        out += try vault.summary(metric: "steps", by: .day).map { "steps \($0.period) \($0.value)" }
+        out += try vault.summary(metric: "heart-rate", by: .week).map { "hr \($0.period) \($0.value) \($0.min ?? -1) \($0.max ?? -1)" }
+        out += try vault.rings().map { "\($0.day) \($0.move) \($0.exercise) \($0.stand)" }
+        out += try vault.consentLedger().recipients.keys.sorted()
+        out += try vault.history().map { "\($0.index) \($0.event.kind)" }
+        out += try vault.trainingStats(by: .month).map { "\($0.period) \($0.sets) \($0.workouts)" }
+        return out
+    }
+
+    @Test func aRestoreOfAGeneratedYearAnswersAsTheOriginal() throws {
+        let t = try ImportTestVault()
+        let zip = t.dir.path + "/export.zip"
+        try SyntheticExport.writeZip(to: zip, options: .init(days: 365, firstDay: (2023, 1, 1), tripStart: 100))
+        _ = try t.vault.importFiles([zip])
+        try t.vault.practice(name: "push-ups", repetitions: 20, seconds: 60, at: LocalTime.parse("2023-06-01 08:00", timeZone: Self.berlin)!)
+        try RecipientKeyFiles.generate(prefix: t.dir.path + "/lab")
+        try t.vault.addRecipient(name: "lab", publicKeyFile: t.dir.path + "/lab.pub")
+        let destination = t.dir.path + "/backup"
+        let run = try t.vault.backup(to: destination)
+        #expect(run.copiedWhole && run.position == t.vault.log.committed.eventCount)
+        let restored = t.dir.path + "/restored"
+        let report = try Vault.restore(from: destination, to: restored, passphrase: passphrase("p"))
+        #expect(report.isOK && report.events == run.position, "\(report.problems)")
+        let copy = try Vault.open(at: restored, passphrase: passphrase("p"))
+        #expect(try Self.answers(copy) == Self.answers(t.vault))
+        // A restore refuses a directory with something in it, and says so.
+        #expect(throws: BackupError.targetNotEmpty(path: restored)) {
+            try Vault.restore(from: destination, to: restored, passphrase: passphrase("p"))
+        }
+    }
+
+    @Test func aLaterRunCopiesOnlyTheNewFramesAndTheSmallFiles() throws {
+        let t = try ImportTestVault()
+        let zip = t.dir.path + "/export.zip"
+        try SyntheticExport.writeZip(to: zip, options: .init(days: 30, firstDay: (2024, 1, 1), tripStart: 100))
+        _ = try t.vault.importFiles([zip])
+        let destination = t.dir.path + "/backup"
+        try t.vault.backup(to: destination)
+        let before = t.vault.log.committed.offset
+        try t.vault.practice(name: "squats", repetitions: 15, seconds: nil, at: LocalTime.parse("2024-01-20 08:00", timeZone: Self.berlin)!)
+        let newFrames = t.vault.log.committed.offset - before
+        let small = try ["keyslot", "events.head", "keys.sealed", "identity.sealed"].reduce(UInt64(0)) {
+            $0 + (try FileManager.default.attributesOfItem(atPath: t.path + "/" + $1)[.size] as! UInt64)
+        }
+        let run = try t.vault.backup(to: destination)
+        #expect(!run.copiedWhole)
+        #expect(run.bytesWritten <= 2 * newFrames + small + 64, "\(run.bytesWritten) bytes for \(newFrames) bytes of frames and \(small) of small files")
+        // The backup's log is the vault's, byte for byte, to the position.
+        let current = try #require(try BackupDestination(path: destination, fileSystem: POSIXFileSystem()).current())
+        let copied = try Data(contentsOf: URL(fileURLWithPath: destination + "/" + current.logName))
+        let original = try Data(contentsOf: URL(fileURLWithPath: t.path + "/events.log")).prefix(Int(t.vault.log.committed.offset))
+        #expect(copied == original)
+        #expect(try Vault.verifyBackup(at: destination, passphrase: passphrase("p")).isOK)
+    }
+
+    /// After an erase and a run, every frame of the backup whose key was destroyed is tried with
+    /// every key the backup holds (its key table's live keys and the audit key) and none opens;
+    /// no file of the backup holds the key table of before; the rest of the log is byte-identical.
+    @Test func anErasureReachesTheBackupAtItsNextRun() throws {
+        let t = try ImportTestVault()
+        let zip = t.dir.path + "/export.zip"
+        try SyntheticExport.writeZip(to: zip, options: .init(days: 60, firstDay: (2024, 1, 1), tripStart: 100))
+        _ = try t.vault.importFiles([zip])
+        let destination = t.dir.path + "/backup"
+        try t.vault.backup(to: destination)
+        let dest = BackupDestination(path: destination, fileSystem: POSIXFileSystem())
+        let oldTable = try Data(contentsOf: URL(fileURLWithPath: destination + "/" + (try #require(try dest.current())).stateDirectory + "/keys.sealed"))
+        let january = DataLabel(category: .heart, month: LocalMonth(year: 2024, month: 1)).bytes
+        #expect(try EventLog.liveLabels(ofKeyTable: Array(oldTable), vaultID: t.vault.log.vaultID, masterKey: t.vault.masterKey, path: "old").contains(january))
+
+        _ = try t.vault.erase(categories: [.heart], from: LocalMonth(year: 2024, month: 1), to: LocalMonth(year: 2024, month: 1))
+        #expect(try t.vault.backupDestinations().map(\.holdsErasedKeys) == [true])
+        let run = try t.vault.backup(to: destination)
+        #expect(run.erasuresApplied == 1 && !run.copiedWhole)
+        #expect(try t.vault.backupDestinations().map(\.holdsErasedKeys) == [false])
+
+        // No file of the backup holds the old table's bytes (nor its start: the zeroed copy is gone).
+        let current = try #require(try dest.current())
+        for name in try FileManager.default.subpathsOfDirectory(atPath: destination) {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: destination + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: destination + "/" + name))
+            #expect(bytes.range(of: oldTable.subdata(in: 64..<min(oldTable.count, 256))) == nil, "\(name) holds the old key table")
+        }
+        // Every erased frame tried with every key the backup holds.
+        let tableBytes = Array(try Data(contentsOf: URL(fileURLWithPath: destination + "/" + current.stateDirectory + "/keys.sealed")))
+        let keyring = LogKeyring(masterKey: t.vault.masterKey)
+        let table = try KeyTable.open(tableBytes, vaultID: t.vault.log.vaultID, tableKey: keyring.tableKey, path: "backup")
+        let keys = table.entries.compactMap(\.key) + [keyring.frameKeys[LogFormat.auditKeyID]!]
+        let erasedIDs = Set(table.entries.filter { $0.key == nil }.map(\.id))
+        #expect(!erasedIDs.isEmpty && !table.entries.contains { $0.key != nil && $0.label == january })
+        let log = try POSIXFileSystem().open(destination + "/" + current.logName, mode: .readOnly)
+        let reader = FrameReader(file: log, path: "backup", vaultID: t.vault.log.vaultID, keyring: keyring)
+        var offset = UInt64(LogFormat.fileHeaderSize), tried = 0
+        let size = try log.size()
+        while offset < size, case .success(let located) = try reader.readHeader(at: offset, fileSize: size) {
+            if erasedIDs.contains(located.header.keyID) {
+                let payload = try log.readBytes(at: offset + UInt64(LogFormat.frameHeaderSize), count: Int(located.header.payloadLength))
+                var output = [UInt8](repeating: 0, count: payload.count - LogFormat.tagSize)
+                for key in keys {
+                    let opened = payload.withUnsafeBytes { ciphertext in
+                        located.bytes.withUnsafeBytes { header in
+                            located.header.nonce.withUnsafeBytes { nonce in
+                                output.withUnsafeMutableBytes { out in
+                                    FrameCipher.open(ciphertext, header: UnsafeRawBufferPointer(rebasing: header.prefix(LogFormat.frameHeaderAuthenticatedSize)),
+                                                     nonce: nonce, key: key, into: out)
+                                }
+                            }
+                        }
+                    }
+                    #expect(!opened, "an erased frame at \(offset) opened with a key the backup holds")
+                    tried += 1
+                }
+            }
+            offset = located.end
+        }
+        #expect(offset == t.vault.log.committed.offset && tried > 0)
+        // The rest is the vault's log, byte for byte; the backup, opened, holds no January heart rate.
+        let copied = try Data(contentsOf: URL(fileURLWithPath: destination + "/" + current.logName))
+        #expect(copied == (try Data(contentsOf: URL(fileURLWithPath: t.path + "/events.log"))).prefix(Int(t.vault.log.committed.offset)))
+        let restored = t.dir.path + "/restored"
+        try Vault.restore(from: destination, to: restored, passphrase: passphrase("p"))
+        let months = try Vault.open(at: restored, passphrase: passphrase("p")).summary(metric: "heart-rate", by: .month).map(\.period)
+        #expect(months == ["2024-02"])
+    }
+
+    /// After `passwd --rekey` the list of destinations is still known (sealed again), and the next
+    /// run rewrites the backup whole under the new key: the old log file goes, the new passphrase
+    /// opens it, the old one no longer does.
+    @Test func aRekeyedVaultIsBackedUpWholeAtTheNextRun() throws {
+        let dir = TemporaryDirectory("backup-rekey")
+        let path = dir.path + "/v", destination = dir.path + "/backup"
+        do {
+            // The writer's lock goes with this handle, before the re-key takes it.
+            let vault = try makeVault(at: path, passphrase: "p")
+            try vault.practice(name: "squats", repetitions: 10, seconds: nil, at: LocalTime.parse("2024-01-10 08:00", timeZone: Self.berlin)!)
+            try vault.backup(to: destination)
+        }
+        try Vault.rekey(at: path, from: passphrase("p"), to: passphrase("q"), kdf: KDFPreset.interactive.parameters)
+        let vault = try Vault.open(at: path, passphrase: passphrase("q"))
+        #expect(try vault.backupDestinations().map(\.destination) == [destination])
+        let run = try vault.backup(to: destination)
+        #expect(run.copiedWhole)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: destination).filter { $0.hasPrefix("events-") } == ["events-2.log"])
+        #expect(try Vault.verifyBackup(at: destination, passphrase: passphrase("q")).events == vault.log.committed.eventCount)
+        #expect(throws: EventLogError.wrongPassphrase) { try Vault.verifyBackup(at: destination, passphrase: passphrase("p")) }
+    }
+
+    /// The run crashed at every one of its steps: the previous backup verifies and restores to
+    /// its own position, and the next run completes.
+    @Test func aRunCrashedAtAnyStepLeavesThePreviousBackupWhole() throws {
+        let t = try ImportTestVault()
+        try t.vault.practice(name: "squats", repetitions: 10, seconds: nil, at: LocalTime.parse("2024-01-10 08:00", timeZone: Self.berlin)!)
+        let destination = t.dir.path + "/backup"
+        try t.vault.backup(to: destination)
+        let first = t.vault.log.committed.eventCount
+        try t.vault.practice(name: "squats", repetitions: 12, seconds: nil, at: LocalTime.parse("2024-01-11 08:00", timeZone: Self.berlin)!)
+        var step = 0, crashes = 0
+        while true {
+            let faults = FaultInjectingFileSystem(failAt: step)
+            do {
+                try Vault.open(at: t.path, passphrase: passphrase("p"), fileSystem: faults).backup(to: destination)
+                break
+            } catch {
+                crashes += 1
+            }
+            let report = try Vault.verifyBackup(at: destination, passphrase: passphrase("p"))
+            #expect(report.isOK, "crash at step \(step) (\(faults.journal.last ?? "")): \(report.problems)")
+            // Before the commit point the previous backup, after it the new one: nothing between.
+            #expect(report.events == first || report.events == t.vault.log.committed.eventCount, "crash at step \(step)")
+            step += 1
+        }
+        #expect(crashes > 10)
+        #expect(try Vault.verifyBackup(at: destination, passphrase: passphrase("p")).events == t.vault.log.committed.eventCount)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: destination).filter { $0.hasPrefix("state-") || $0.hasSuffix(".tmp") }
+        #expect(leftovers.count == 1, "\(leftovers)")
+    }
+
+    /// A full disk and a read-only one: one error naming the destination and saying the previous
+    /// backup stands, and the backup's files as they were.
+    @Test func aFullOrReadOnlyDestinationChangesNothing() throws {
+        let t = try ImportTestVault()
+        try t.vault.practice(name: "squats", repetitions: 10, seconds: nil, at: LocalTime.parse("2024-01-10 08:00", timeZone: Self.berlin)!)
+        let destination = t.dir.path + "/backup"
+        try t.vault.backup(to: destination)
+        try t.vault.practice(name: "squats", repetitions: 12, seconds: nil, at: LocalTime.parse("2024-01-11 08:00", timeZone: Self.berlin)!)
+        func files() throws -> [String: Data] {
+            var out: [String: Data] = [:]
+            for name in try FileManager.default.subpathsOfDirectory(atPath: destination) where name != BackupDestination.lockName {
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: destination + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue {
+                    out[name] = try Data(contentsOf: URL(fileURLWithPath: destination + "/" + name))
+                }
+            }
+            return out
+        }
+        let before = try files()
+        for (errno, limit) in [(ENOSPC, 100), (EROFS, 0)] {
+            let full = RefusingFileSystem(under: destination, errno: errno, afterBytes: limit)
+            let vault = try Vault.open(at: t.path, passphrase: passphrase("p"), fileSystem: full)
+            let error = #expect(throws: BackupError.self) { try vault.backup(to: destination) }
+            let text = error.map { "\($0)" } ?? ""
+            #expect(text.hasPrefix("cannot write the backup to \(destination) (") && text.contains(String(cString: strerror(errno)))
+                    && text.hasSuffix("the previous backup there is unchanged and the next run resumes"), "\(text)")
+            #expect(try files() == before, "errno \(errno)")
+        }
+        #expect(try Vault.verifyBackup(at: destination, passphrase: passphrase("p")).isOK)
+    }
+}
+
+/// A file system whose writes under one directory fail with `errno` once `afterBytes` bytes were
+/// written there (ENOSPC: a disk that fills up; EROFS with 0: one mounted read-only, where
+/// creating, renaming and removing fail too).
+final class RefusingFileSystem: FileSystem, @unchecked Sendable {
+    let base = POSIXFileSystem()
+    let prefix: String
+    let errno: Int32
+    let limit: Int
+    private var written = 0
+    private let lock = NSLock()
+
+    init(under directory: String, errno: Int32, afterBytes: Int) {
+        prefix = directory
+        self.errno = errno
+        limit = afterBytes
+    }
+
+    func inside(_ path: String) -> Bool { path == prefix || path.hasPrefix(prefix + "/") }
+    func refuse(_ operation: String, _ path: String, bytes: Int = 0) throws {
+        guard inside(path) else { return }
+        try lock.withLock {
+            if errno == EROFS || written + bytes > limit { throw EventLogError.io(operation: operation, path: path, errno: errno) }
+            written += bytes
+        }
+    }
+
+    func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
+        if mode != .readOnly, errno == EROFS, inside(path), !path.hasSuffix(BackupDestination.lockName) { try refuse("open", path) }
+        let file = try base.open(path, mode: mode)
+        return inside(path) ? Refusing(file: file, path: path, owner: self) : file
+    }
+    func rename(_ source: String, to destination: String) throws { try refuse("rename", destination); try base.rename(source, to: destination) }
+    func link(_ source: String, to destination: String) throws { try refuse("link", destination); try base.link(source, to: destination) }
+    func remove(_ path: String) throws { if exists(path) { try refuse("unlink", path) }; try base.remove(path) }
+    func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
+    func createDirectory(_ path: String) throws { try refuse("mkdir", path); try base.createDirectory(path) }
+    func removeDirectory(_ path: String) throws { if exists(path) { try refuse("rmdir", path) }; try base.removeDirectory(path) }
+    func exists(_ path: String) -> Bool { base.exists(path) }
+    func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
+
+    final class Refusing: StorageFile {
+        let file: any StorageFile
+        let path: String
+        let owner: RefusingFileSystem
+        init(file: any StorageFile, path: String, owner: RefusingFileSystem) {
+            (self.file, self.path, self.owner) = (file, path, owner)
+        }
+        func size() throws -> UInt64 { try file.size() }
+        func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int { try file.read(at: offset, into: buffer) }
+        func write(at offset: UInt64, _ bytes: UnsafeRawBufferPointer) throws {
+            try owner.refuse("write", path, bytes: bytes.count)
+            try file.write(at: offset, bytes)
+        }
+        func sync() throws { try file.sync() }
+        func fullSync() throws { try file.fullSync() }
+        func truncate(to size: UInt64) throws {
+            if try size < file.size() || owner.errno == EROFS { try owner.refuse("truncate", path) }
+            try file.truncate(to: size)
+        }
+        func tryLockExclusive() throws -> Bool { try file.tryLockExclusive() }
+        func unlock() throws { try file.unlock() }
+    }
+}

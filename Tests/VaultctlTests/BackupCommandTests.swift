@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// The backup commands as the contract fixes them (round 3, "Backup and restore"), run as a
+/// person runs them; and what a person meets when the destination is wrong or was tampered with.
+@Suite(.timeLimit(.minutes(10))) struct BackupCommandTests {
+    func object(_ result: CLIRunner.Result) throws -> Any {
+        #expect(result.status == 0, "\(result.stderr)")
+        return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+    }
+
+    @Test func backupListVerifyRestoreAndEraseSayWhatTheContractSays() throws {
+        var cli = CLIRunner()
+        cli.environment["TZ"] = "Europe/Berlin"
+        let vault = try CLIVault(cli: cli)
+        let run = vault.run
+        for (day, reps) in [("2024-01-10", 10), ("2024-02-10", 12)] {
+            #expect(try run(["practice", "squats", "--reps", "\(reps)", "--at", day + " 08:00"]).status == 0)
+        }
+        let destination = vault.file("usb/healthvault")
+        try FileManager.default.createDirectory(atPath: vault.file("usb"), withIntermediateDirectories: true)
+        let first = try #require(try object(run(["backup", destination, "--json"])) as? [String: Any])
+        #expect(Set(first.keys) == ["destination", "position", "bytesWritten", "erasuresApplied"])
+        #expect(first["destination"] as? String == destination && first["erasuresApplied"] as? Int == 0)
+        let list = try #require(try object(run(["backup", "list", "--json"])) as? [[String: Any]])
+        #expect(list.count == 1 && Set(list[0].keys) == ["destination", "lastRun", "position", "bytes", "holdsErasedKeys"])
+        #expect(list[0]["position"] as? Int == first["position"] as? Int && list[0]["holdsErasedKeys"] as? Bool == false)
+
+        // The erase names the backup that still holds January's key, until its next run.
+        let erase = try run(["erase", "--categories", "workouts", "--from", "2024-01", "--to", "2024-01", "--yes"])
+        #expect(erase.status == 0 && erase.stderr.contains("the backup at \(destination) still holds the erased months' keys"), "\(erase.stderr)")
+        #expect((try object(run(["backup", "list", "--json"])) as? [[String: Any]])?.first?["holdsErasedKeys"] as? Bool == true)
+        let second = try #require(try object(run(["backup", destination, "--json"])) as? [String: Any])
+        #expect(second["erasuresApplied"] as? Int == 1)
+        #expect((try object(run(["backup", "list", "--json"])) as? [[String: Any]])?.first?["holdsErasedKeys"] as? Bool == false)
+
+        let verified = try run(["backup", "verify", destination])
+        #expect(verified.status == 0 && verified.stdout.hasPrefix("ok: "), "\(verified.stdout)\(verified.stderr)")
+        let restored = vault.file("restored")
+        let restore = try run(["restore", destination, "--to", restored])
+        #expect(restore.status == 0 && restore.stdout.hasPrefix("restored \(second["position"] as? Int ?? -1) events into \(restored)"), "\(restore.stdout)")
+        let stats = try cli.run(["stats", "--by", "month", "--json", "--vault", restored, "--passphrase-file", vault.passphraseFile])
+        #expect((try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [[String: Any]])?.map { $0["period"] as? String } == ["2024-02"])
+
+        // Refusals, each one line naming the place.
+        let again = try run(["restore", destination, "--to", restored])
+        #expect(again.status != 0 && again.stderr.contains("\(restored) is not empty; restore into a new or empty directory"), "\(again.stderr)")
+        let unplugged = try run(["backup", vault.file("not-mounted/healthvault")])
+        #expect(unplugged.status != 0 && unplugged.stderr.contains("does not exist: is the disk mounted?"), "\(unplugged.stderr)")
+        let other = vault.file("photos")
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: other + "/holiday.jpg", contents: Data([1, 2, 3])))
+        let foreign = try run(["backup", other])
+        #expect(foreign.status != 0 && foreign.stderr.contains("holds other files and no healthvault backup"), "\(foreign.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: other) == ["holiday.jpg"])
+
+        // A byte of the backup's log flipped, the way someone with the disk would: verify names it.
+        let current = try String(contentsOfFile: destination + "/CURRENT", encoding: .utf8).split(separator: " ")[1].trimmingCharacters(in: .whitespacesAndNewlines)
+        let log = try FileHandle(forUpdating: URL(fileURLWithPath: destination + "/" + current))
+        try log.seek(toOffset: 200)
+        let byte = try #require(try log.read(upToCount: 1)).first!
+        try log.seek(toOffset: 200)
+        try log.write(contentsOf: Data([byte ^ 0x40]))
+        try log.close()
+        let damaged = try run(["backup", "verify", destination])
+        #expect(damaged.status != 0 && damaged.stdout.hasPrefix("DAMAGED: ") && damaged.stdout.contains("offset"), "\(damaged.stdout)\(damaged.stderr)")
+    }
+}
