@@ -194,6 +194,44 @@ import VaultTestSupport
         #expect(leftovers.count == 1, "\(leftovers)")
     }
 
+    /// The process dies at every step of a run and the power goes: what was not synced is undone
+    /// (every unsynced write, or a random half of them: the disk kept some out of order). An
+    /// acknowledged run survives; any other leaves the previous backup or the new one, whole.
+    @Test func aRunWithPowerLostAtEveryStepLeavesAWholeBackup() throws {
+        let seed = TestSeed()
+        var random = seed.generator
+        let t = try ImportTestVault()
+        try t.vault.practice(name: "squats", repetitions: 10, seconds: nil, at: LocalTime.parse("2024-01-10 08:00", timeZone: Self.berlin)!)
+        let destination = t.dir.path + "/backup"
+        try t.vault.backup(to: destination)
+        // Each step starts from this first backup, as it was.
+        let pristine = t.dir.path + "/backup-first"
+        try FileManager.default.copyItem(atPath: destination, toPath: pristine)
+        let first = t.vault.log.committed.eventCount
+        try t.vault.practice(name: "squats", repetitions: 12, seconds: nil, at: LocalTime.parse("2024-01-11 08:00", timeZone: Self.berlin)!)
+        let second = t.vault.log.committed.eventCount
+        var step = 0, completed = false
+        while !completed {
+            try FileManager.default.removeItem(atPath: destination)
+            try FileManager.default.copyItem(atPath: pristine, toPath: destination)
+            let disk = PowerLossFileSystem(failAt: step)
+            var acknowledged = false
+            do {
+                try Vault.open(at: t.path, passphrase: passphrase("p"), fileSystem: disk).backup(to: destination)
+                acknowledged = true
+                completed = !disk.died
+            } catch {
+                #expect(disk.died, "failed without an injected fault: \(error)")
+            }
+            try disk.losePower { _ in random.next(2) == 0 }
+            let report = try Vault.verifyBackup(at: destination, passphrase: passphrase("p"))
+            #expect(report.isOK && [first, second].contains(report.events), "power lost at step \(step), \(seed): \(report.problems)")
+            if acknowledged { #expect(report.events == second, "an acknowledged backup was undone by power loss at step \(step), \(seed)") }
+            step += 1
+        }
+        #expect(step > 10)
+    }
+
     /// A full disk and a read-only one: one error naming the destination and saying the previous
     /// backup stands, and the backup's files as they were.
     @Test func aFullOrReadOnlyDestinationChangesNothing() throws {

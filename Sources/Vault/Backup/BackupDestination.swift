@@ -120,6 +120,8 @@ struct BackupDestination {
             try handle.fullSync()
         }
         for name in try fileSystem.contentsOfDirectory(directory) { try fileSystem.remove(directory + "/" + name) }
+        // The removals durable before the folder goes (a power cut never brings back half a state).
+        try fileSystem.syncDirectory(directory)
         try fileSystem.removeDirectory(directory)
         try fileSystem.syncDirectory(path)
     }

@@ -1,0 +1,184 @@
+import ArgumentParser
+import Foundation
+import SyntheticHealth
+
+extension VaultBench {
+    /// Issue 37's targets, measured as a person runs the commands: the first `vaultctl backup`
+    /// of a vault of `days` generated days against `cp -r` of the same directory; a backup after
+    /// one companion post against `vaultctl backup list` (the same open and unlock, no copy); and
+    /// how long `serve --backup` takes to ship a commit while 16 phones post, read from outside:
+    /// the time from a head record appearing in the vault to the same bytes appearing in the
+    /// backup's current state.
+    struct BackupBench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "backup",
+            abstract: "Time `vaultctl backup` (first, after one post) against `cp -r`, and `serve --backup`'s lag under load (issue 37).")
+
+        @Option(help: "Days the vault's generated export covers.") var days = 3650
+        @Option(help: "Timed passes of the first backup and of cp -r; the median is reported.") var passes = 3
+        @Option(help: "Concurrent phones posting while `serve --backup` ships.") var clients = 16
+        @Option(help: "Seconds of load for the lag.") var seconds = 20.0
+        @Option(help: "Work directory (the export is generated once and kept there).") var work = ".build/bench"
+        @Option(help: "The vaultctl binary (default: beside this one).") var vaultctl: String?
+
+        func run() throws {
+            let cli = try VaultctlProcess(vaultctl)
+            print("vaultbench backup: a vault of \(days) generated days, --kdf interactive; destination on the same disk")
+            print("machine: \(Machine.summary)")
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            let zip = "\(work)/export-\(days)d-seed1-bundle.zip"
+            if !FileManager.default.fileExists(atPath: zip) { try SyntheticExport.writeZip(to: zip, options: .init(days: days, seed: 1)) }
+            let passphrase = "\(work)/backup-pass", vault = "\(work)/vault-backup-\(days)", dest = "\(work)/backup-dest", copy = "\(work)/backup-cp"
+            let post = "\(work)/backup-post.json"
+            func clean() { for path in [vault, dest, copy, post] { try? FileManager.default.removeItem(atPath: path) } }
+            clean()
+            defer { clean(); try? FileManager.default.removeItem(atPath: passphrase) }
+            try Data("backup bench passphrase\n".utf8).write(to: URL(fileURLWithPath: passphrase))
+            func args(_ command: [String]) -> [String] { command + ["--vault", vault, "--passphrase-file", passphrase] }
+            try cli.run(args(["init", "--kdf", "interactive"]))
+            try cli.run(args(["import", zip]))
+            // The read models are not backed up: cp -r copies what the backup copies.
+            let copied = try ["events.log", "events.head", "keys.sealed", "keyslot", "identity.sealed"].reduce(0) {
+                $0 + (((try? FileManager.default.attributesOfItem(atPath: vault + "/" + $1))?[.size] as? NSNumber)?.intValue ?? 0)
+            }
+            let directoryBytes = try FileManager.default.subpathsOfDirectory(atPath: vault).reduce(0) {
+                $0 + (((try? FileManager.default.attributesOfItem(atPath: vault + "/" + $1))?[.size] as? NSNumber)?.intValue ?? 0)
+            }
+            print("vault: \(days) days, \(directoryBytes / 1_000_000) MB in its directory (\(copied / 1_000_000) MB of them backed up; the read models are rebuilt)")
+
+            var firstTimes: [Double] = [], copyTimes: [Double] = [], copySyncTimes: [Double] = []
+            for _ in 0..<passes {
+                try? FileManager.default.removeItem(atPath: copy)
+                copyTimes.append(try time("/bin/cp", ["-r", vault, copy]))
+                try? FileManager.default.removeItem(atPath: copy)
+                copySyncTimes.append(try time("/bin/sh", ["-c", "cp -r '\(vault)' '\(copy)' && sync"]))
+                try? FileManager.default.removeItem(atPath: dest)
+                firstTimes.append(try cli.time(args(["backup", dest])))
+            }
+            let first = median(firstTimes), cp = median(copyTimes), cpSync = median(copySyncTimes)
+            print("")
+            print("first backup   \(first.formatted(2)) s (whole command, median of \(passes)); cp -r \(cp.formatted(2)) s, cp -r + sync \(cpSync.formatted(2)) s")
+            print("               ratio \((first / cp).formatted(2))x cp -r, \((first / cpSync).formatted(2))x cp -r + sync (target <= 1.5x cp -r)")
+
+            // One companion post's commit (the same path as `serve`'s: a Yappi batch of 24 minutes), then a backup.
+            try Data(ServeBench.post(index: 0, batch: 24).utf8).write(to: URL(fileURLWithPath: post))
+            let logBefore = try size(vault + "/events.log")
+            try cli.run(args(["import", post]))
+            let newFrames = try size(vault + "/events.log") - logBefore
+            let small = try ["events.head", "keys.sealed", "keyslot", "identity.sealed"].reduce(0) { $0 + (try size(vault + "/" + $1)) }
+            let start = Date()
+            let output = try cli.output(args(["backup", dest, "--json"]))
+            let incremental = Date().timeIntervalSince(start)
+            let written = ((try JSONSerialization.jsonObject(with: output) as? [String: Any])?["bytesWritten"] as? Int) ?? -1
+            var listTimes: [Double] = []
+            for _ in 0..<passes { listTimes.append(try cli.time(args(["backup", "list"]))) }
+            let list = median(listTimes)
+            print("after 1 post   \((incremental * 1000).formatted(0)) ms whole command; `backup list` (same open and unlock, no copy) \((list * 1000).formatted(0)) ms:"
+                  + " the run itself \(((incremental - list) * 1000).formatted(0)) ms (target <= 100 ms)")
+            print("               \(written) bytes written for \(newFrames) bytes of new frames and \(small) of small files: "
+                  + "\((Double(written) / Double(2 * newFrames + small)).formatted(2)) of the target's 2x frames + small files")
+
+            // serve --backup under load, its lag read from outside.
+            try? FileManager.default.removeItem(atPath: dest)
+            var tokens: [String] = [], pin = ""
+            for c in 0..<clients {
+                let paired = try cli.output(args(["companion", "pair", "backup bench phone \(c)", "--json"]))
+                let object = try JSONSerialization.jsonObject(with: paired) as? [String: String] ?? [:]
+                tokens.append(object["token"] ?? "")
+                pin = object["certSHA256"] ?? ""
+            }
+            let server = try ServerProcess(binary: cli.binary, arguments: args(["serve", "--listen", "127.0.0.1:0", "--backup", dest]))
+            defer { server.stop() }
+            let watcher = LagWatcher(vault: vault, destination: dest)
+            watcher.start()
+            let load = try LoadRun(port: server.port, pin: pin, tokens: tokens, batch: 24, seconds: seconds).run()
+            // The last commits ship too: wait up to 10 s more for them.
+            let lags = watcher.stop(after: 10)
+            let shipped = lags.count, sorted = lags.sorted()
+            func quantile(_ q: Double) -> Double { sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))] }
+            print("serve --backup \(clients) phones, \((Double(load.posts) / load.elapsed).formatted(0)) posts/s (p99 \(load.percentile(0.99).formatted(0)) ms); "
+                  + "\(shipped) of \(watcher.seen) head records seen in the vault reached the backup (the others were replaced by the next before a run)")
+            print("               lag from a head record in the vault to the same in the backup: p50 \(quantile(0.5).formatted(2)) s, p99 \(quantile(0.99).formatted(2)) s, "
+                  + "max \(quantile(1).formatted(2)) s; unshipped heads waited at most \(watcher.longestUnshipped.formatted(2)) s (target p99 <= 5 s)")
+        }
+
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+        func size(_ path: String) throws -> Int { ((try FileManager.default.attributesOfItem(atPath: path))[.size] as? NSNumber)?.intValue ?? 0 }
+
+        func time(_ executable: String, _ arguments: [String]) throws -> Double {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            let start = Date()
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw ValidationError("\(executable) \(arguments) failed") }
+            return Date().timeIntervalSince(start)
+        }
+    }
+}
+
+/// Polls the vault's head record and the backup's current head every 20 ms: each head record's
+/// bytes get the moment they were first seen in the vault, and a lag when the same bytes first
+/// appear in the backup (a backup ships the state it reads, so a head the server replaced before
+/// a run is never shipped; such heads are counted and how long they waited is said).
+final class LagWatcher: @unchecked Sendable {
+    let vault: String
+    let destination: String
+    private let lock = NSLock()
+    private var running = true
+    private var firstSeen: [[UInt8]: Date] = [:]
+    private var shipped: [[UInt8]: Double] = [:]
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(vault: String, destination: String) {
+        self.vault = vault
+        self.destination = destination
+    }
+
+    var seen: Int { lock.withLock { firstSeen.count } }
+
+    /// The longest any head waited without being shipped (it was superseded, or is still waiting).
+    var longestUnshipped: Double {
+        lock.withLock { firstSeen.filter { shipped[$0.key] == nil }.map { Date().timeIntervalSince($0.value) }.max() ?? 0 }
+    }
+
+    func start() {
+        Thread.detachNewThread { [self] in
+            while lock.withLock({ running }) {
+                poll()
+                usleep(20_000)
+            }
+            finished.signal()
+        }
+    }
+
+    /// Stops once the vault's latest head reached the backup, or after `seconds`; the lags.
+    func stop(after seconds: Double) -> [Double] {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let latest = read(vault + "/events.head")
+            if let latest, lock.withLock({ shipped[latest] != nil }) { break }
+            usleep(50_000)
+        }
+        lock.withLock { running = false }
+        finished.wait()
+        return lock.withLock { Array(shipped.values) }
+    }
+
+    private func read(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map(Array.init) }
+
+    private func poll() {
+        let now = Date()
+        if let head = read(vault + "/events.head") {
+            lock.withLock { if firstSeen[head] == nil { firstSeen[head] = now } }
+        }
+        guard let current = read(destination + "/CURRENT").map({ String(decoding: $0, as: UTF8.self) }),
+              let state = current.split(separator: " ").first,
+              let head = read(destination + "/" + state + "/events.head") else { return }
+        lock.withLock {
+            if shipped[head] == nil, let seen = firstSeen[head] { shipped[head] = now.timeIntervalSince(seen) }
+        }
+    }
+}
