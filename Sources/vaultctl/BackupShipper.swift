@@ -9,7 +9,9 @@ import Vault
 final class BackupShipper: @unchecked Sendable {
     let directory: String
     let destination: String
-    private let vault: Vault
+    private let passphrase: Passphrase
+    /// Opened again after a failed run: a `passwd --rekey` while serving replaces the master key.
+    private var vault: Vault?
     private let lock = NSLock()
     private var stopping = false
     private let finished = DispatchSemaphore(value: 0)
@@ -19,6 +21,7 @@ final class BackupShipper: @unchecked Sendable {
     init(directory: String, passphrase: Passphrase, destination: String) throws {
         self.directory = directory
         self.destination = destination
+        self.passphrase = passphrase
         vault = try Vault.open(at: directory, passphrase: passphrase)
     }
 
@@ -45,10 +48,13 @@ final class BackupShipper: @unchecked Sendable {
         let head = try? POSIXFileSystem().readFileIfPresent(directory + "/events.head", limit: 4096)
         guard let head, head != shippedHead else { return }
         do {
-            try vault.backup(to: destination)
+            let opened = try vault ?? Vault.open(at: directory, passphrase: passphrase)
+            vault = opened
+            try opened.backup(to: destination)
             shippedHead = head
             lastProblem = nil
         } catch {
+            vault = nil
             let text = "\(error)"
             if text != lastProblem { Console.note("warning: serve --backup: \(text)") }
             lastProblem = text

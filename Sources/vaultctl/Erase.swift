@@ -50,7 +50,14 @@ extension Vaultctl {
             let wanted = try HealthCategory.parseList(categories)
             let opened = try vault.openForWriting()
             let summary = try opened.erase(categories: wanted, from: from.flatMap(LocalMonth.init(parsing:)), to: to.flatMap(LocalMonth.init(parsing:)))
-            let holding = try opened.backupDestinations().filter(\.holdsErasedKeys).map(\.destination)
+            // The erasure is done; a list of backups that cannot be read is said, not a failure.
+            let holding: [String]
+            do {
+                holding = try opened.backupDestinations().filter(\.holdsErasedKeys).map(\.destination)
+            } catch {
+                holding = []
+                Console.note("warning: the list of backups could not be read (\(error)); run `vaultctl backup` to each backup to apply the erasure there")
+            }
             if json {
                 try Console.json(Output(categories: summary.categories, months: summary.months, samplesErased: summary.samplesErased,
                                         backupsHoldingErasedKeys: holding))

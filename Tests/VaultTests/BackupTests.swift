@@ -232,6 +232,37 @@ import VaultTestSupport
         #expect(step > 10)
     }
 
+    /// What a person meets around a backup: a first run killed before its marker was in place is
+    /// taken up again; a backup of a later state than the vault's (the vault put back from an older
+    /// copy) is refused, not overwritten; a destination backed up to before that is gone (a disk
+    /// not mounted) is refused, not made anew on the internal disk.
+    @Test func aKilledFirstRunResumesAndALaterOrMissingBackupIsRefused() throws {
+        let t = try ImportTestVault()
+        try t.vault.practice(name: "squats", repetitions: 10, seconds: nil, at: LocalTime.parse("2024-01-10 08:00", timeZone: Self.berlin)!)
+        let destination = t.dir.path + "/backup"
+        try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: destination + "/HEALTHVAULT-BACKUP.tmp", contents: Data([0x48])))
+        #expect(FileManager.default.createFile(atPath: destination + "/backup.lock", contents: nil))
+        try t.vault.backup(to: destination)
+        #expect(!FileManager.default.fileExists(atPath: destination + "/HEALTHVAULT-BACKUP.tmp"))
+
+        let older = t.dir.path + "/older"
+        try FileManager.default.copyItem(atPath: t.path, toPath: older)
+        try t.vault.practice(name: "squats", repetitions: 12, seconds: nil, at: LocalTime.parse("2024-01-11 08:00", timeZone: Self.berlin)!)
+        try t.vault.backup(to: destination)
+        let before = try FileManager.default.subpathsOfDirectory(atPath: destination).sorted()
+        let later = t.vault.log.committed.eventCount
+        #expect(throws: BackupError.backupAhead(path: destination, backup: later, vault: later - 1)) {
+            try Vault.open(at: older, passphrase: passphrase("p")).backup(to: destination)
+        }
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: destination).sorted() == before)
+        #expect(try Vault.verifyBackup(at: destination, passphrase: passphrase("p")).events == later)
+
+        try FileManager.default.moveItem(atPath: destination, toPath: t.dir.path + "/unplugged")
+        #expect(throws: BackupError.backupMissing(path: destination)) { try t.vault.backup(to: destination) }
+        #expect(!FileManager.default.fileExists(atPath: destination))
+    }
+
     /// A full disk and a read-only one: one error naming the destination and saying the previous
     /// backup stands, and the backup's files as they were.
     @Test func aFullOrReadOnlyDestinationChangesNothing() throws {

@@ -61,7 +61,10 @@ struct BackupDestination {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
         guard isDirectory.boolValue else { throw BackupError.notADirectory(path: path) }
         guard let marker = try fileSystem.readFileIfPresent(file(Self.markerName), limit: 64) else {
-            let names = try fileSystem.contentsOfDirectory(path).filter { $0 != "lost+found" && !$0.hasPrefix(".") }
+            // A first run killed before its marker was in place leaves the marker's temporary file
+            // and the lock: the folder is still the backup's to make.
+            let ours = [Self.markerName + ".tmp", Self.lockName, "lost+found"]
+            let names = try fileSystem.contentsOfDirectory(path).filter { !ours.contains($0) && !$0.hasPrefix(".") }
             guard names.isEmpty else { throw BackupError.notABackup(path: path) }
             return false
         }
@@ -175,6 +178,10 @@ public enum BackupError: Error, Equatable, Sendable, CustomStringConvertible {
     case insideVault(path: String)
     /// A write to the destination failed (full, read-only, unplugged); the previous backup stands.
     case cannotWrite(path: String, reason: String)
+    /// The destination holds more events than the vault: a later state than the vault's.
+    case backupAhead(path: String, backup: UInt64, vault: UInt64)
+    /// A destination backed up to before holds no backup now (an unmounted disk's folder).
+    case backupMissing(path: String)
 
     public var description: String {
         switch self {
@@ -187,6 +194,11 @@ public enum BackupError: Error, Equatable, Sendable, CustomStringConvertible {
         case .targetNotEmpty(let path): "\(path) is not empty; restore into a new or empty directory"
         case .noBackup(let path): "no healthvault backup at \(path) (no run has completed there)"
         case .insideVault(let path): "\(path) is the vault's own directory or holds it; back up to another disk or folder"
+        case .backupAhead(let path, let backup, let vault):
+            "the backup at \(path) holds \(backup) events, the vault \(vault): it is of a later state (was the vault restored from an older copy?); "
+                + "nothing was written; move that backup aside to back up this vault there"
+        case .backupMissing(let path):
+            "\(path) was backed up to before and is gone: is the disk mounted? (to start a new backup there, create the folder first)"
         case .cannotWrite(let path, let reason):
             "cannot write the backup to \(path) (\(reason)); the previous backup there is unchanged and the next run resumes"
         }

@@ -41,12 +41,19 @@ extension Vault {
         }
         let dest = BackupDestination(path: path, fileSystem: fileSystem)
         if try !dest.check(vaultID: log.vaultID) {
+            // A destination backed up to before that holds no backup now: most likely the disk is
+            // not mounted and this is its empty mount point's folder on the internal disk.
+            let known = try BackupRegistry.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
+            if !fileSystem.exists(path), known.entries.contains(where: { $0.path == path }) { throw BackupError.backupMissing(path: path) }
             // Made only inside a folder that exists: an unplugged disk's mount point is not written to.
             guard fileSystem.exists(directoryName(of: path)) else {
                 throw BackupError.cannotWrite(path: path, reason: "its folder \(directoryName(of: path)) does not exist: is the disk mounted?")
             }
             try Self.writing(path) {
-                if !fileSystem.exists(path) { try fileSystem.createDirectory(path) }
+                if !fileSystem.exists(path) {
+                    try fileSystem.createDirectory(path)
+                    try fileSystem.syncDirectory(directoryName(of: path))
+                }
                 try fileSystem.replaceAtomically(dest.file(BackupDestination.markerName), with: BackupDestination.marker(vaultID: log.vaultID))
             }
         }
@@ -61,8 +68,16 @@ extension Vault {
         // (the frame's chain hash covers every frame before it); else it is copied whole.
         var from: UInt64 = 0
         var logNumber = (previous?.logNumber ?? 0) + 1
-        if let previous, let head = previousFiles?["events.head"],
-           let (position, lastFrame) = try? EventLog.headPosition(of: head, masterKey: masterKey, path: dest.stateFile(previous, "events.head")),
+        let previousHead = previous.flatMap { state in
+            previousFiles?["events.head"].flatMap { try? EventLog.headPosition(of: $0, masterKey: masterKey, path: dest.stateFile(state, "events.head")) }
+        }
+        // Under one master key a vault's events only grow: a backup that holds more than the vault
+        // is of a later state (the vault was restored from an older copy, or rolled back). It is
+        // not overwritten by the older one.
+        if let previousHead, previousHead.position.eventCount > source.log.position.eventCount {
+            throw BackupError.backupAhead(path: path, backup: previousHead.position.eventCount, vault: source.log.position.eventCount)
+        }
+        if let previous, let (position, lastFrame) = previousHead,
            position.offset <= source.log.position.offset, fileSystem.exists(dest.file(previous.logName)) {
             let backupLog = try fileSystem.open(dest.file(previous.logName), mode: .readOnly)
             let count = Int(position.offset - lastFrame)
@@ -87,16 +102,22 @@ extension Vault {
                 if from == 0 { try fileSystem.syncDirectory(path) }
                 try dest.writeState(state, files: source.files)
                 written += source.files.values.reduce(0) { $0 + UInt64($1.count) }
-                // The commit point: a run killed before this leaves the previous backup as it was.
-                try fileSystem.replaceAtomically(dest.file(BackupDestination.currentName), with: Array(state.line.utf8))
+                // The commit point, the rename: a run killed before it leaves the previous backup as it was.
+                let current = dest.file(BackupDestination.currentName)
+                try fileSystem.remove(current + ".tmp")
+                let file = try fileSystem.open(current + ".tmp", mode: .createNew)
+                try Array(state.line.utf8).withUnsafeBytes { try file.write(at: 0, $0) }
+                try file.fullSync()
+                try fileSystem.rename(current + ".tmp", to: current)
                 committed = true
+                try fileSystem.syncDirectory(path)
                 written += UInt64(state.line.utf8.count)
                 try dest.removeLeftovers(keeping: state)
             }
         } catch where !committed {
             // A failed run (a full or read-only disk) takes back what it wrote, where it still can;
             // what it cannot is past the backup's position and removed by the next run.
-            try? dest.removeState(dest.file(state.stateDirectory), zeroingKeyTable: false)
+            try? dest.removeState(dest.file(state.stateDirectory))
             if from == 0 { try? fileSystem.remove(target) } else { try? fileSystem.open(target, mode: .readWrite).truncate(to: from) }
             try? fileSystem.remove(dest.file(BackupDestination.currentName) + ".tmp")
             throw error
