@@ -17,11 +17,22 @@ public struct CommittedFiles {
     /// Where the last committed frame starts (0 when there is none).
     public var lastFrameOffset: UInt64
     public var vaultID: [UInt8]
-    /// The labels of `keyTable`'s live data keys (those an erasure destroyed are not among them).
-    public var liveLabels: [[UInt8]]
+    /// `keyTable`'s live data keys (those an erasure destroyed are not among them), by id and label.
+    public var liveKeys: [LiveKey]
     /// The log file as it was when the head was read; its first `position.offset` bytes are the
     /// committed frames.
     public var log: any StorageFile
+}
+
+/// A data key that is live in a key table: its id (never reused) and label (`heart/2024-03`).
+public struct LiveKey: Equatable, Sendable {
+    public var id: UInt32
+    public var label: [UInt8]
+
+    public init(id: UInt32, label: [UInt8]) {
+        self.id = id
+        self.label = label
+    }
 }
 
 extension EventLog {
@@ -45,7 +56,7 @@ extension EventLog {
                     throw EventLogError.headRecordInvalid(path: names.head, reason: "belongs to another vault")
                 }
                 var table: [UInt8]?
-                var live: [[UInt8]] = []
+                var live: [LiveKey] = []
                 if header.version >= 2 {
                     guard let bytes = try fileSystem.readFileIfPresent(names.keys, limit: KeyTable.maximumSize + 1),
                           bytes.count <= KeyTable.maximumSize else {
@@ -55,7 +66,7 @@ extension EventLog {
                         throw EventLogError.keyTableInvalid(path: names.keys, reason: "not the one the head record names")
                     }
                     let opened = try KeyTable.open(bytes, vaultID: header.vaultID, tableKey: keyring.tableKey, path: names.keys)
-                    live = opened.entries.compactMap { $0.key == nil ? nil : $0.label }
+                    live = opened.entries.compactMap { $0.key == nil ? nil : LiveKey(id: $0.id, label: $0.label) }
                     table = bytes
                 }
                 // The head read again: unchanged, the table and the log handle belong to it.
@@ -64,7 +75,7 @@ extension EventLog {
                     throw EventLogError.headRecordInvalid(path: names.head, reason: "replaced while it was read")
                 }
                 return CommittedFiles(head: headBytes, keyTable: table, position: head.committed, lastFrameOffset: head.lastFrameOffset,
-                                      vaultID: head.vaultID, liveLabels: live, log: log)
+                                      vaultID: head.vaultID, liveKeys: live, log: log)
             } catch {
                 lastProblem = error
             }
@@ -79,9 +90,9 @@ extension EventLog {
         return (head.committed, head.lastFrameOffset)
     }
 
-    /// The labels of the live data keys of a key table's bytes (a backup's), opened with the master key.
-    public static func liveLabels(ofKeyTable bytes: [UInt8], vaultID: [UInt8], masterKey: SecretKey, path: String) throws -> [[UInt8]] {
+    /// The live data keys of a key table's bytes (a backup's), opened with the master key.
+    public static func liveKeys(ofKeyTable bytes: [UInt8], vaultID: [UInt8], masterKey: SecretKey, path: String) throws -> [LiveKey] {
         let table = try KeyTable.open(bytes, vaultID: vaultID, tableKey: LogKeyring(masterKey: masterKey).tableKey, path: path)
-        return table.entries.compactMap { $0.key == nil ? nil : $0.label }
+        return table.entries.compactMap { $0.key == nil ? nil : LiveKey(id: $0.id, label: $0.label) }
     }
 }

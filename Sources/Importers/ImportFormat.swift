@@ -10,6 +10,8 @@ public enum ImportFormat: String, Sendable {
     case ecgCSV = "apple-health-ecg"
     /// A GPX track alone, from any app (an export's route file, a watch's or a phone's).
     case gpx = "gpx"
+    /// A FIT file of a Garmin, Wahoo or Coros device (docs/fit.md).
+    case fit = "fit"
 
     /// The format of the file at `path`, from its first bytes and, for CSV, its name.
     public static func detect(_ path: String) throws -> ImportFormat {
@@ -30,6 +32,8 @@ public enum ImportFormat: String, Sendable {
     /// errors, and a name ending `.csv` says CSV.
     public static func detect(head: [UInt8], name path: String) throws -> ImportFormat {
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .appleHealthZip }
+        // FIT: a 12- or 14-byte header with ".FIT" at bytes 8 to 11.
+        if head.count >= 12, head[0] == 12 || head[0] == 14, head[8...11].elementsEqual(Array(".FIT".utf8)) { return .fit }
         if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) {
             throw ImportError.notAnExport(path: path, reason: "UTF-16 text; Apple Health exports are UTF-8")
         }

@@ -53,12 +53,14 @@ public enum ImportError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Every entry of the file was refused: nothing of it could be kept (`reasons`: the import's
     /// warnings, which name each reason and where it was first met).
     case nothingImportable(path: String, rejected: Int, reasons: [String])
+    /// A FIT file whose bytes do not hold together (its CRC, a record cut short): refused whole.
+    case damagedFIT(path: String, offset: Int, reason: String)
 
     /// The file (and entry inside a zip) the error is about.
     public var path: String {
         switch self {
         case .unreadable(let path, _), .notWellFormed(let path, _, _), .notAnExport(let path, _), .unsupportedFormat(let path),
-             .nothingImportable(let path, _, _): path
+             .nothingImportable(let path, _, _), .damagedFIT(let path, _, _): path
         }
     }
 
@@ -68,6 +70,8 @@ public enum ImportError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notWellFormed(let path, let location, let message): "\(path):\(location): \(message); nothing was imported"
         case .notAnExport(let path, let reason): "\(path): not an Apple Health export: \(reason)"
         case .unsupportedFormat(let path): "\(path): unknown format (expected an Apple Health export.zip or export.xml, companion JSON or CSV)"
+        case .damagedFIT(let path, let offset, let reason):
+            "\(path): byte \(offset): \(reason); the FIT file was refused whole (a FIT file is taken only when its CRC checks out)"
         case .nothingImportable(let path, let rejected, let reasons):
             "\(path): every one of its \(rejected) entries was refused, so nothing of the import was kept: " + reasons.joined(separator: "; ")
         }

@@ -100,6 +100,7 @@ public enum Importer {
             case .csv: try CSVImporter(sink: sink, timeZone: timeZone, progress: progress).importCSV(input)
             case .ecgCSV: try ECGReader.importECG(input, into: sink)
             case .gpx: try AppleHealthImporter(sink: sink, progress: progress).importGPX(input)
+            case .fit: try FITImporter(sink: sink, timeZone: timeZone).importFIT(input)
             }
         }
     }

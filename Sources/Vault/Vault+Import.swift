@@ -13,6 +13,7 @@ extension Vault {
     ///   counted as `erased` otherwise).
     public func importFiles(_ paths: [String], timeZone: TimeZone = .current, allowErased: Bool = false,
                             progress: @escaping (String, Int64, Int64) -> Void = { _, _, _ in }) throws -> ImportReport {
+        let paths = try paths.flatMap { try Self.deviceFolderFiles($0) ?? [$0] }
         // Companion posts replace what the same source posted for the same time: read oldest
         // first (by the file's modification time), so the newest value is the one kept whatever
         // order they were named in; other files keep the order given.
@@ -156,5 +157,27 @@ extension Vault {
     func startImportSession(expectingNew: Int = 0) throws -> ImportSession {
         try ImportSession(log: log, tables: tables, expected: expectingNew,
                           scratchDirectory: directory, memoryBudgetSlots: importIdentityBudgetSlots)
+    }
+}
+
+extension Vault {
+    /// The FIT folders a device shows when plugged in (`GARMIN/Activity`, `Monitor`, `Sleep`,
+    /// `Weight`, any case).
+    static let deviceFolders = ["activity", "monitor", "sleep", "weight"]
+
+    /// The `.fit` files of a device's folder (`vaultctl import /media/GARMIN/GARMIN`), in its
+    /// subfolders' and names' order; nil for a path that is not a directory holding one of them.
+    static func deviceFolderFiles(_ path: String) throws -> [String]? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
+        let folders = try FileManager.default.contentsOfDirectory(atPath: path).filter { deviceFolders.contains($0.lowercased()) }.sorted()
+        guard !folders.isEmpty else { return nil }
+        var files: [String] = []
+        for folder in folders {
+            let names = try FileManager.default.contentsOfDirectory(atPath: path + "/" + folder).filter { $0.lowercased().hasSuffix(".fit") }
+            files += names.sorted().map { path + "/" + folder + "/" + $0 }
+        }
+        guard !files.isEmpty else { throw ImportError.unreadable(path: path, reason: "a device folder without a .fit file in \(folders.joined(separator: ", "))") }
+        return files
     }
 }

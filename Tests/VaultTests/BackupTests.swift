@@ -84,7 +84,7 @@ import VaultTestSupport
         let dest = BackupDestination(path: destination, fileSystem: POSIXFileSystem())
         let oldTable = try Data(contentsOf: URL(fileURLWithPath: destination + "/" + (try #require(try dest.current())).stateDirectory + "/keys.sealed"))
         let january = DataLabel(category: .heart, month: LocalMonth(year: 2024, month: 1)).bytes
-        #expect(try EventLog.liveLabels(ofKeyTable: Array(oldTable), vaultID: t.vault.log.vaultID, masterKey: t.vault.masterKey, path: "old").contains(january))
+        #expect(try EventLog.liveKeys(ofKeyTable: Array(oldTable), vaultID: t.vault.log.vaultID, masterKey: t.vault.masterKey, path: "old").contains { $0.label == january })
 
         _ = try t.vault.erase(categories: [.heart], from: LocalMonth(year: 2024, month: 1), to: LocalMonth(year: 2024, month: 1))
         #expect(try t.vault.backupDestinations().map(\.holdsErasedKeys) == [true])
@@ -162,6 +162,24 @@ import VaultTestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: destination).filter { $0.hasPrefix("events-") } == ["events-2.log"])
         #expect(try Vault.verifyBackup(at: destination, passphrase: passphrase("q")).events == vault.log.committed.eventCount)
         #expect(throws: EventLogError.wrongPassphrase) { try Vault.verifyBackup(at: destination, passphrase: passphrase("p")) }
+    }
+
+    /// A month erased and then imported again (`--allow-erased`) has a new key under the same
+    /// label: the backup still holds the destroyed one, and says so until its next run.
+    @Test func aMonthImportedAgainAfterItsErasureStillFlagsTheBackup() throws {
+        let t = try ImportTestVault()
+        let zip = t.dir.path + "/export.zip"
+        try SyntheticExport.writeZip(to: zip, options: .init(days: 20, firstDay: (2024, 1, 1), tripStart: 100))
+        _ = try t.vault.importFiles([zip])
+        let destination = t.dir.path + "/backup"
+        try t.vault.backup(to: destination)
+        _ = try t.vault.erase(categories: [.heart], from: LocalMonth(year: 2024, month: 1), to: LocalMonth(year: 2024, month: 1))
+        _ = try t.vault.importFiles([zip], allowErased: true)
+        #expect(try t.vault.summary(metric: "heart-rate", by: .month).map(\.period) == ["2024-01"])
+        #expect(try t.vault.backupDestinations().map(\.holdsErasedKeys) == [true])
+        let run = try t.vault.backup(to: destination)
+        #expect(run.erasuresApplied == 1)
+        #expect(try t.vault.backupDestinations().map(\.holdsErasedKeys) == [false])
     }
 
     /// The run crashed at every one of its steps: the previous backup verifies and restores to

@@ -4,8 +4,8 @@ import Foundation
 import SecureMemory
 
 /// The destinations a vault has backed up to (`backups.sealed`, a sealed snapshot of purpose 5,
-/// docs/backup.md): where, when, to which position, how many bytes, and the labels of the data
-/// keys the backup holds, so that `erase` and `backup list` can say which backups still hold
+/// docs/backup.md): where, when, to which position, how many bytes, and the data keys (id and
+/// label) the backup holds, so that `erase` and `backup list` can say which backups still hold
 /// erased months without reaching the destinations. Sealed under the master key (a path can say
 /// where a person keeps their disks); a re-key seals it again under the new one.
 struct BackupRegistry: Equatable {
@@ -16,15 +16,18 @@ struct BackupRegistry: Equatable {
         var eventCount: UInt64
         var offset: UInt64
         var bytes: UInt64
-        /// Labels (`heart/2024-03`) of the live data keys the backup's key table holds.
-        var liveLabels: [[UInt8]]
+        /// The live data keys the backup's key table holds: ids (never reused, so a month erased and
+        /// imported again under a new key is told apart) and labels (`heart/2024-03`, which outlive a
+        /// re-key's new ids).
+        var liveKeys: [LiveKey]
     }
 
     var entries: [Entry] = []
 
     static let fileName = "backups.sealed"
     static let purpose: UInt16 = 5
-    static let formatVersion: UInt32 = 1
+    /// 2 (since 2026-11-27 16:00 UTC): keys with their ids; 1 held labels only, and is still read.
+    static let formatVersion: UInt32 = 2
 
     func encoded() -> [UInt8] {
         var w = ByteWriter()
@@ -38,10 +41,11 @@ struct BackupRegistry: Equatable {
             w.write(entry.eventCount)
             w.write(entry.offset)
             w.write(entry.bytes)
-            w.write(UInt32(entry.liveLabels.count))
-            for label in entry.liveLabels {
-                w.write(UInt16(label.count))
-                w.write(label)
+            w.write(UInt32(entry.liveKeys.count))
+            for key in entry.liveKeys {
+                w.write(key.id)
+                w.write(UInt16(key.label.count))
+                w.write(key.label)
             }
         }
         return w.bytes
@@ -50,19 +54,21 @@ struct BackupRegistry: Equatable {
     static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws -> BackupRegistry {
         var r = ByteReader(bytes)
         func fail() -> VaultError { .cannotRead(path: path, reason: "the list of backups is malformed") }
-        guard r.read(UInt32.self) == formatVersion, let count = r.read(UInt32.self) else { throw fail() }
+        guard let version = r.read(UInt32.self), version == 1 || version == formatVersion, let count = r.read(UInt32.self) else { throw fail() }
         var registry = BackupRegistry()
         for _ in 0..<count {
             guard let pathLength = r.read(UInt32.self), pathLength <= 1 << 16, let pathBytes = r.readBytes(Int(pathLength)),
                   let lastRun = r.read(Int64.self), let events = r.read(UInt64.self), let offset = r.read(UInt64.self),
                   let size = r.read(UInt64.self), let labelCount = r.read(UInt32.self), labelCount <= 1 << 20 else { throw fail() }
-            var labels: [[UInt8]] = []
+            var keys: [LiveKey] = []
             for _ in 0..<labelCount {
-                guard let length = r.read(UInt16.self), let label = r.readBytes(Int(length)) else { throw fail() }
-                labels.append(label)
+                // Version 1 kept no ids: 0 is none (table ids start at 2), so its labels decide.
+                let id = version == 1 ? 0 : r.read(UInt32.self)
+                guard let id, let length = r.read(UInt16.self), let label = r.readBytes(Int(length)) else { throw fail() }
+                keys.append(LiveKey(id: id, label: label))
             }
             registry.entries.append(Entry(path: String(decoding: pathBytes, as: UTF8.self), lastRun: lastRun, eventCount: events,
-                                          offset: offset, bytes: size, liveLabels: labels))
+                                          offset: offset, bytes: size, liveKeys: keys))
         }
         return registry
     }
@@ -75,6 +81,17 @@ struct BackupRegistry: Equatable {
             return try contents.plaintext.withUnsafeBytes { try decode($0, path: path) }
         } catch let problem as SealedSnapshot.Problem {
             throw VaultError.cannotRead(path: path, reason: problem.description)
+        }
+    }
+
+    /// Of a backup's keys, those the vault has destroyed since: by id where the vault's table holds
+    /// it; by label where it does not (a re-key gave the vault new ids), when no live key has it.
+    static func erased(of keys: [LiveKey], vaultKeys: [EventLog.DataKey]) -> [LiveKey] {
+        let byID = Dictionary(vaultKeys.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let liveLabels = Set(vaultKeys.filter { $0.erasedAt == nil }.map(\.label))
+        return keys.filter { key in
+            if let known = byID[key.id], known.label == key.label { return known.erasedAt != nil }
+            return !liveLabels.contains(key.label)
         }
     }
 

@@ -122,16 +122,19 @@ extension Vault {
             try? fileSystem.remove(dest.file(BackupDestination.currentName) + ".tmp")
             throw error
         }
-        let liveNow = Set(source.log.liveLabels)
         let erasures = try updateRegistry(path: path) { registry in
-            let before = registry.entries.first { $0.path == path }?.liveLabels
-                ?? (previousFiles?["keys.sealed"]).flatMap { try? EventLog.liveLabels(ofKeyTable: $0, vaultID: log.vaultID, masterKey: masterKey, path: path) }
+            let before = registry.entries.first { $0.path == path }?.liveKeys
+                ?? (previousFiles?["keys.sealed"]).flatMap { try? EventLog.liveKeys(ofKeyTable: $0, vaultID: log.vaultID, masterKey: masterKey, path: path) }
                 ?? []
             registry.entries.removeAll { $0.path == path }
             registry.entries.append(BackupRegistry.Entry(path: path, lastRun: Int64((now.timeIntervalSince1970 * 1000).rounded()),
                                                          eventCount: source.log.position.eventCount, offset: source.log.position.offset,
-                                                         bytes: (try? dest.size()) ?? 0, liveLabels: source.log.liveLabels))
-            return before.filter { !liveNow.contains($0) }.count
+                                                         bytes: (try? dest.size()) ?? 0, liveKeys: source.log.liveKeys))
+            // What the previous backup held that this run's key table no longer holds live: by id, or
+            // by label when a re-key gave every key a new id since.
+            let nowIDs = Set(source.log.liveKeys.map(\.id)), nowLabels = Set(source.log.liveKeys.map(\.label))
+            let renumbered = !before.isEmpty && before.allSatisfy { !nowIDs.contains($0.id) }
+            return before.filter { renumbered ? !nowLabels.contains($0.label) : !nowIDs.contains($0.id) }.count
         }
         return BackupRun(destination: path, position: source.log.position.eventCount, bytesWritten: written, erasuresApplied: erasures,
                          copiedWhole: from == 0)
@@ -140,10 +143,11 @@ extension Vault {
     /// Every destination backed up to, with whether it still holds keys of months erased since.
     public func backupDestinations() throws -> [BackupDestinationRow] {
         let registry = try BackupRegistry.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
-        let live = Set(log.dataKeys.filter { $0.erasedAt == nil }.map(\.label))
+        let keys = log.dataKeys
         return registry.entries.sorted { $0.path < $1.path }.map { entry in
             BackupDestinationRow(destination: entry.path, lastRun: Date(timeIntervalSince1970: Double(entry.lastRun) / 1000),
-                                 position: entry.eventCount, bytes: entry.bytes, holdsErasedKeys: entry.liveLabels.contains { !live.contains($0) })
+                                 position: entry.eventCount, bytes: entry.bytes,
+                                 holdsErasedKeys: !BackupRegistry.erased(of: entry.liveKeys, vaultKeys: keys).isEmpty)
         }
     }
 

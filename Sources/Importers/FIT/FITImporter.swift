@@ -1,0 +1,229 @@
+import Foundation
+import HealthModel
+import VaultEvents
+
+/// A FIT file (Garmin, Wahoo, Coros: docs/fit.md) into the vault's events. Activity files give one
+/// workout per session (its laps as lap events, its heart rate as statistics), the session's
+/// positions as a route, and its records' heart rate, power, cadence and speed as samples; weight
+/// scale files give body mass, body fat and BMI. The device (maker and product number) is the
+/// source; its serial number is never kept. Times are FIT's UTC seconds, placed in the local
+/// offset the file records (the activity's local timestamp), else in the import's time zone.
+struct FITImporter {
+    let sink: ImportSink
+    let timeZone: TimeZone
+
+    /// FIT files are small (a long ride is a few MB); more than this is not one.
+    static let maximumSize = 256 << 20
+
+    func importFIT(_ input: ImportInput) throws {
+        var bytes: [UInt8] = []
+        try input.read { chunk in
+            guard bytes.count + chunk.count <= Self.maximumSize else {
+                throw ImportError.unreadable(path: input.name, reason: "over \(Self.maximumSize >> 20) MiB: not a FIT file of one device")
+            }
+            bytes += chunk
+        }
+        let summary: FITDecoder.Summary
+        do {
+            summary = try FITDecoder.decode(bytes) { messages in try importFile(messages, name: input.name) }
+        } catch let damage as FITDecoder.Damage {
+            throw ImportError.damagedFIT(path: input.name, offset: damage.offset, reason: damage.reason)
+        }
+        if let damage = summary.damage {
+            sink.warn("the bytes after the \(summary.files) whole FIT file(s) were not read (byte \(damage.offset): \(damage.reason))")
+        }
+    }
+
+    /// One FIT file's messages (of a chain: each file on its own).
+    func importFile(_ messages: [FITMessage], name: String) throws {
+        let fileID = messages.first { $0.global == 0 }
+        let source = Self.source(fileID)
+        // The local offset the device recorded (activity.local_timestamp − timestamp).
+        let recorded = messages.first { $0.global == 34 }.flatMap { activity -> Int32? in
+            guard let local = activity.integer(5), let at = activity.timestamp, abs(local - Int64(at)) <= 18 * 3600 else { return nil }
+            return Int32(local - Int64(at))
+        }
+        func stamp(_ seconds: Int64) -> HealthTimestamp {
+            HealthTimestamp(seconds: seconds, utcOffset: recorded ?? Int32(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds)))))
+        }
+        // Times below 0x10000000 count from the device's start, not from the FIT epoch: no date.
+        if let first = messages.first(where: { $0.timestamp != nil })?.timestamp, first < 0x1000_0000 {
+            let count = messages.filter { [18, 20, 30, 55].contains($0.global) }.count
+            sink.reject(count)
+            sink.warn("\(count) message(s) rejected: \((name as NSString).lastPathComponent)'s times count from the device's start, not a date")
+            return
+        }
+        var kept = 0
+        let sessions = messages.filter { $0.global == 18 }
+        let laps = messages.filter { $0.global == 19 }
+        let records = messages.filter { $0.global == 20 }
+        for (index, session) in sessions.enumerated() {
+            guard let start = session.date(2), let elapsed = session.value(7, scale: 1000) ?? session.value(8, scale: 1000) else {
+                sink.reject(1)
+                sink.warn("1 FIT session rejected: no start or length")
+                continue
+            }
+            // The session's own timestamp is its end (records run to it); its elapsed time when that is missing.
+            let end = max(start + Int64(elapsed.rounded()), session.date(253) ?? start)
+            let type = FITSports.activityType(sport: session.integer(5), subSport: session.integer(6))
+            var workout = Workout(activityType: type, source: source, start: stamp(start), end: stamp(end),
+                                  duration: session.value(8, scale: 1000).map { DecimalValue(double: $0 / 60) },
+                                  totalDistance: session.value(9, scale: 100).map { DecimalValue(double: $0) },
+                                  totalEnergy: session.value(11).map { DecimalValue(double: $0) })
+            workout.events = laps.compactMap { lap in
+                guard let lapStart = lap.date(2), lapStart >= start, lapStart <= end else { return nil }
+                return WorkoutEvent(type: "HKWorkoutEventTypeLap", date: stamp(lapStart),
+                                    duration: lap.value(7, scale: 1000).map { DecimalValue(double: $0 / 60) })
+            }
+            if session.integer(16) != nil || session.integer(17) != nil {
+                workout.statistics = [WorkoutStatistic(type: "HKQuantityTypeIdentifierHeartRate", start: stamp(start), end: stamp(end),
+                                                       average: session.value(16).map { DecimalValue(double: $0) },
+                                                       maximum: session.value(17).map { DecimalValue(double: $0) }, unit: "count/min")]
+            }
+            let inside = records.filter { record in record.date(253).map { $0 >= start && $0 <= end } ?? false }
+            let points = inside.compactMap { record -> RoutePoint? in
+                guard let time = record.date(253), let latitude = record.degrees(0), let longitude = record.degrees(1),
+                      abs(latitude) <= 90, abs(longitude) <= 180 else { return nil }
+                return RoutePoint(time: time, latitude: latitude, longitude: longitude,
+                                  altitude: record.value(78, scale: 5, offset: 500) ?? record.value(2, scale: 5, offset: 500),
+                                  speed: record.value(73, scale: 1000) ?? record.value(6, scale: 1000))
+            }
+            let routeName = (name as NSString).lastPathComponent + (sessions.count > 1 ? "#\(index + 1)" : "")
+            if !points.isEmpty { workout.routes = [WorkoutRouteReference(source: source, start: stamp(start), end: stamp(end), filePath: routeName)] }
+            try sink.emit(.workout(workout))
+            kept += 1
+            if !points.isEmpty {
+                try sink.emit(.route(WorkoutRoute(workoutStart: stamp(start), filePath: routeName, points: points)))
+            }
+            for sample in Self.samples(inside, sport: session.integer(5), source: source, stamp: stamp) {
+                try sink.emit(sample: sample)
+                kept += 1
+            }
+        }
+        kept += try importWeighings(messages.filter { $0.global == 30 }, source: source, stamp: stamp, name: name)
+        kept += try importMonitoring(messages, source: source)
+        let other = messages.filter { ![0, 18, 19, 20, 30, 34, 55, 103].contains($0.global) }
+        if kept == 0, !other.isEmpty, sessions.isEmpty {
+            sink.warn("\((name as NSString).lastPathComponent): no activity or weighing in it (a settings, course or workout plan file)")
+        }
+    }
+
+    /// The samples of a session's records: heart rate, and by sport power, cadence and speed.
+    static func samples(_ records: [FITMessage], sport: Int64?, source: HealthSource,
+                        stamp: (Int64) -> HealthTimestamp) -> [HealthSample] {
+        let cycling = sport == 2
+        let running = sport == 1
+        var samples: [HealthSample] = []
+        for record in records {
+            guard let time = record.date(253) else { continue }
+            let at = stamp(time)
+            func add(_ type: String, _ value: Double?, _ unit: String) {
+                guard let value, value.isFinite else { return }
+                samples.append(HealthSample(type: type, source: source, start: at, end: at, value: .quantity(DecimalValue(double: value), unit: unit)))
+            }
+            add("HKQuantityTypeIdentifierHeartRate", record.value(3), "count/min")
+            if cycling {
+                add("HKQuantityTypeIdentifierCyclingPower", record.value(7), "W")
+                add("HKQuantityTypeIdentifierCyclingCadence", record.value(4), "count/min")
+                add("HKQuantityTypeIdentifierCyclingSpeed", record.value(73, scale: 1000) ?? record.value(6, scale: 1000), "m/s")
+            } else if running {
+                add("HKQuantityTypeIdentifierRunningPower", record.value(7), "W")
+                add("HKQuantityTypeIdentifierRunningSpeed", record.value(73, scale: 1000) ?? record.value(6, scale: 1000), "m/s")
+            }
+        }
+        return samples
+    }
+
+    /// A scale's weighings: body mass, body fat (a fraction, as HealthKit keeps it) and BMI. A file
+    /// of a scale shared by several people (weighings of more than one user profile) is not taken:
+    /// the vault cannot tell whose each is.
+    func importWeighings(_ weighings: [FITMessage], source: HealthSource, stamp: (Int64) -> HealthTimestamp, name: String) throws -> Int {
+        guard !weighings.isEmpty else { return 0 }
+        let users = Set(weighings.compactMap { $0.integer(12) })
+        guard users.count <= 1 else {
+            sink.reject(weighings.count)
+            sink.warn("\(weighings.count) weighing(s) rejected: a shared scale's weighings of \(users.count) people (user profiles); the vault cannot tell whose")
+            return 0
+        }
+        var kept = 0
+        for weighing in weighings {
+            guard let time = weighing.date(253) else { continue }
+            let at = stamp(time)
+            let values: [(String, Double?, String)] = [
+                ("HKQuantityTypeIdentifierBodyMass", weighing.value(0, scale: 100), "kg"),
+                ("HKQuantityTypeIdentifierBodyFatPercentage", weighing.value(1, scale: 100).map { $0 / 100 }, "%"),
+                ("HKQuantityTypeIdentifierBodyMassIndex", weighing.value(13, scale: 10), "count"),
+            ]
+            for (type, value, unit) in values {
+                guard let value, value.isFinite, value > 0 else { continue }
+                try sink.emit(sample: HealthSample(type: type, source: source, start: at, end: at, value: .quantity(DecimalValue(double: value), unit: unit)))
+                kept += 1
+            }
+        }
+        return kept
+    }
+
+    /// A monitoring file's steps and heart rate. Steps are counted per activity type (walking,
+    /// running) and cumulatively since the local day began, reset each day: each message gives the
+    /// increment since the type's previous one as a steps sample over that stretch. A message
+    /// holding only the low 16 bits of its time (`timestamp_16`) is placed after the last full one.
+    /// The device's daily summaries (1,440 minutes) repeat the day's counts and add nothing.
+    func importMonitoring(_ messages: [FITMessage], source: HealthSource) throws -> Int {
+        guard messages.contains(where: { $0.global == 55 }) else { return 0 }
+        let info = messages.first { $0.global == 103 }
+        let offset = info.flatMap { info -> Int32? in
+            guard let local = info.integer(0), let at = info.timestamp, abs(local - Int64(at)) <= 18 * 3600 else { return nil }
+            return Int32(local - Int64(at))
+        }
+        func stamp(_ seconds: Int64) -> HealthTimestamp {
+            HealthTimestamp(seconds: seconds, utcOffset: offset ?? Int32(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds)))))
+        }
+        var last: UInt32?
+        var previous: [Int64: (time: Int64, steps: Int64)] = [:]
+        var kept = 0
+        for message in messages {
+            if let full = message.timestamp { last = full }
+            guard message.global == 55 else { continue }
+            var time = message.timestamp
+            if time == nil, let low = message.integer(26), let base = last {
+                time = base &+ (UInt32(truncatingIfNeeded: low) &- UInt32(base & 0xFFFF)) & 0xFFFF
+                last = time
+            }
+            guard let raw = time else { continue }
+            let seconds = Int64(raw) + FITDecoder.epoch
+            if let heartRate = message.value(27), heartRate > 0 {
+                try sink.emit(sample: HealthSample(type: "HKQuantityTypeIdentifierHeartRate", source: source, start: stamp(seconds), end: stamp(seconds),
+                                                   value: .quantity(DecimalValue(double: heartRate), unit: "count/min")))
+                kept += 1
+            }
+            // The daily summaries restate the day's counts.
+            guard message.integer(29) != 1440 else { continue }
+            let type = message.integer(5) ?? message.integer(24).map { $0 & 0x1F }
+            guard let type, type == 1 || type == 6, let steps = message.integer(3) else { continue }
+            func day(_ t: Int64) -> LocalDay { LocalDay(instant: t, utcOffset: stamp(t).utcOffset) }
+            if let before = previous[type], day(before.time) == day(seconds), steps >= before.steps {
+                let increment = steps - before.steps
+                if increment > 0, seconds > before.time {
+                    try sink.emit(sample: HealthSample(type: "HKQuantityTypeIdentifierStepCount", source: source, start: stamp(before.time),
+                                                       end: stamp(seconds), value: .quantity(DecimalValue(double: Double(increment)), unit: "count")))
+                    kept += 1
+                }
+            } else if steps > 0 {
+                // The day's first count of this type: its steps since the local day began.
+                let from = day(seconds).dayNumber * 86_400 - Int64(stamp(seconds).utcOffset)
+                try sink.emit(sample: HealthSample(type: "HKQuantityTypeIdentifierStepCount", source: source, start: stamp(from), end: stamp(seconds),
+                                                   value: .quantity(DecimalValue(double: Double(steps)), unit: "count")))
+                kept += 1
+            }
+            previous[type] = (seconds, steps)
+        }
+        return kept
+    }
+
+    /// The device as a source: its maker's name and product number, never its serial number.
+    static func source(_ fileID: FITMessage?) -> HealthSource {
+        let maker = fileID?.integer(1).map { FITSports.manufacturers[$0] ?? "FIT maker \($0)" } ?? "FIT device"
+        let product = fileID?.integer(2).map { " product \($0)" } ?? ""
+        return HealthSource(name: maker, device: HealthDevice(manufacturer: maker, model: maker + product))
+    }
+}

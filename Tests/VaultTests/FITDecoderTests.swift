@@ -1,0 +1,113 @@
+import Foundation
+@testable import Importers
+import Testing
+
+/// The FIT decoder (issue 40) against Garmin's own FIT SDK for Python: every real file in
+/// `Tests/Fixtures/fit` (python-fitparse's test files, MIT) read by both, and the figures the SDK
+/// gave (`oracle.json`, made by `scripts/fit-oracle.py`) compared with ours, file by file. Files
+/// the SDK reads only in part are checked against what it says: a cut file and a corrupt header.
+@Suite struct FITDecoderTests {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/fit").path
+
+    /// The SDK's figures, by file (read each time: a JSON object is not Sendable).
+    static var oracle: [String: [String: Any]] {
+        let data = try! Data(contentsOf: URL(fileURLWithPath: directory + "/oracle.json"))
+        return (try! JSONSerialization.jsonObject(with: data) as! [String: Any])["files"] as! [String: [String: Any]]
+    }
+
+    static func messages(_ name: String) throws -> ([FITMessage], FITDecoder.Summary) {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
+        var all: [FITMessage] = []
+        let summary = try FITDecoder.decode(bytes) { all += $0 }
+        return (all, summary)
+    }
+
+    static let readWhole = oracle.filter { ($0.value["errors"] as? [String])?.isEmpty == true }.keys.sorted()
+
+    @Test(arguments: readWhole) func figuresMatchGarminsSDK(file: String) throws {
+        let expected = Self.oracle[file]!
+        let (messages, summary) = try Self.messages(file)
+        #expect(summary.damage == nil, "\(file): \(String(describing: summary.damage))")
+        func of(_ global: UInt16) -> [FITMessage] { messages.filter { $0.global == global } }
+        let fileID = of(0).first
+        #expect(fileID?.integer(0).map(Int.init) == expected["type"] as? Int, "\(file) type")
+        #expect(fileID?.integer(1).map(Int.init) == expected["manufacturer"] as? Int, "\(file) manufacturer")
+        #expect(fileID?.integer(2).map(Int.init) == expected["product"] as? Int, "\(file) product")
+        let sessions = of(18)
+        let expectedSessions = expected["sessions"] as! [[String: Any]]
+        #expect(sessions.count == expectedSessions.count, "\(file) sessions")
+        for (session, want) in zip(sessions, expectedSessions) {
+            #expect(session.date(2).map(Int.init) == want["start"] as? Int, "\(file) session start")
+            #expect(session.date(253).map(Int.init) == want["end"] as? Int, "\(file) session end")
+            #expect(session.integer(5).map(Int.init) == want["sport"] as? Int, "\(file) sport")
+            #expect(session.integer(6).map(Int.init) == want["subSport"] as? Int, "\(file) sub-sport")
+            Self.close(session.value(7, scale: 1000), want["elapsed"], "\(file) elapsed")
+            Self.close(session.value(8, scale: 1000), want["timer"], "\(file) timer")
+            Self.close(session.value(9, scale: 100), want["distance"], "\(file) distance")
+            #expect(session.integer(11).map(Int.init) == want["calories"] as? Int, "\(file) calories")
+            #expect(session.integer(16).map(Int.init) == want["avgHeartRate"] as? Int, "\(file) average heart rate")
+            #expect(session.integer(17).map(Int.init) == want["maxHeartRate"] as? Int, "\(file) maximum heart rate")
+        }
+        #expect(of(19).count == expected["laps"] as? Int, "\(file) laps")
+        let records = of(20)
+        #expect(records.count == expected["records"] as? Int, "\(file) records")
+        let positioned = records.filter { $0.degrees(0) != nil && $0.degrees(1) != nil }
+        #expect(positioned.count == expected["recordsWithPosition"] as? Int, "\(file) records with a position")
+        #expect(records.filter { $0.integer(3) != nil }.count == expected["recordsWithHeartRate"] as? Int, "\(file) records with a heart rate")
+        if let first = expected["firstPosition"] as? [Double], let last = expected["lastPosition"] as? [Double] {
+            Self.close(positioned.first?.degrees(0), first[0], "\(file) first latitude", tolerance: 1e-7)
+            Self.close(positioned.first?.degrees(1), first[1], "\(file) first longitude", tolerance: 1e-7)
+            Self.close(positioned.last?.degrees(0), last[0], "\(file) last latitude", tolerance: 1e-7)
+            Self.close(positioned.last?.degrees(1), last[1], "\(file) last longitude", tolerance: 1e-7)
+        }
+        #expect(records.first?.date(253).map(Int.init) == expected["firstRecord"] as? Int, "\(file) first record")
+        #expect(records.last?.date(253).map(Int.init) == expected["lastRecord"] as? Int, "\(file) last record")
+        let offset = of(34).compactMap { activity -> Int? in
+            guard let local = activity.integer(5), let at = activity.timestamp else { return nil }
+            return Int(local) - Int(at)
+        }.first
+        #expect(offset == expected["localOffset"] as? Int, "\(file) local offset")
+        #expect(of(55).count == expected["monitoring"] as? Int, "\(file) monitoring messages")
+        let weights = of(30).compactMap { $0.value(0, scale: 100) }
+        #expect(weights.map { ($0 * 100).rounded() / 100 } == expected["weights"] as? [Double], "\(file) weights")
+    }
+
+    /// Compressed timestamp headers, which Garmin's Python SDK does not read: against
+    /// python-fitparse's reading of the same file.
+    @Test func compressedTimestampsMatchFitparse() throws {
+        let expected = try #require(Self.oracle["compressed-speed-distance.fit"]?["fitparse"] as? [String: Any])
+        let (messages, summary) = try Self.messages("compressed-speed-distance.fit")
+        let records = messages.filter { $0.global == 20 }
+        #expect(summary.compressedTimestamps > 0 && summary.damage == nil)
+        #expect(records.count == expected["records"] as? Int)
+        #expect(records.filter { $0.integer(3) != nil }.count == expected["recordsWithHeartRate"] as? Int)
+        #expect(records.first?.timestamp.map(Int.init) == expected["firstRecordRaw"] as? Int)
+        #expect(records.last?.timestamp.map(Int.init) == expected["lastRecordRaw"] as? Int)
+    }
+
+    /// A file cut inside its records is refused whole, naming where it ends; a chained file whose
+    /// second header is corrupt keeps the first file (its CRC checked) and says where the rest broke,
+    /// at the byte the SDK names too.
+    @Test func damageIsNamedByItsByte() throws {
+        #expect(throws: FITDecoder.Damage.self) { try Self.messages("activity-unexpected-eof.fit") }
+        let error = #expect(throws: FITDecoder.Damage.self) { try Self.messages("activity-unexpected-eof.fit") }
+        #expect(error?.reason.contains("cut short") == true, "\(String(describing: error))")
+        let (messages, summary) = try Self.messages("activity-settings-corruptheader.fit")
+        #expect(summary.files == 1 && messages.filter { $0.global == 20 }.count == 14)
+        #expect(summary.damage?.offset == 771 && summary.damage?.reason == "not a FIT file header", "\(String(describing: summary.damage))")
+        // One flipped byte in the records fails the file's CRC.
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Self.directory + "/garmin-fenix-5-run.fit")))
+        bytes[200] ^= 0x01
+        let flipped = #expect(throws: FITDecoder.Damage.self) { try FITDecoder.decode(bytes) { _ in } }
+        #expect(flipped?.reason == "the file's CRC does not match its bytes")
+    }
+
+    static func close(_ value: Double?, _ expected: Any?, _ what: String, tolerance: Double = 1e-6) {
+        guard let expected = expected as? Double ?? (expected as? Int).map(Double.init) else {
+            #expect(value == nil, "\(what): \(String(describing: value)) where the SDK has none")
+            return
+        }
+        #expect(value.map { abs($0 - expected) <= tolerance } == true, "\(what): \(String(describing: value)) against \(expected)")
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+@testable import HealthModel
+@testable import Importers
+import Testing
+@testable import Vault
+import VaultTestSupport
+
+/// FIT files into the vault (issue 40), their figures against Garmin's FIT SDK for Python
+/// (`Tests/Fixtures/fit/oracle.json`): each session a workout with the SDK's sport, minutes,
+/// distance and energy, its positions a route, a chained file's sessions all there; a monitoring
+/// file's steps per day equal to the device's own daily summaries; a scale's weighings; damage
+/// refused by its byte; a second import adding nothing.
+@Suite struct FITImportTests {
+    static var oracle: [String: [String: Any]] { FITDecoderTests.oracle }
+    static func path(_ name: String) -> String { FITDecoderTests.directory + "/" + name }
+
+    static let activities = oracle.filter { entry in
+        (entry.value["errors"] as? [String])?.isEmpty == true && !((entry.value["sessions"] as? [[String: Any]]) ?? []).isEmpty
+    }.keys.sorted()
+
+    @Test(arguments: activities) func eachSessionIsAWorkoutWithTheSDKsFigures(file: String) throws {
+        let expected = Self.oracle[file]!
+        let sessions = expected["sessions"] as! [[String: Any]]
+        let t = try ImportTestVault()
+        let report = try t.vault.importFiles([Self.path(file)])
+        #expect(report.added > 0, "\(file)")
+        let workouts = try t.vault.allEvents().compactMap { event -> Workout? in
+            if case .workout(let w) = event.event { return w }
+            return nil
+        }.sorted { $0.start.seconds < $1.start.seconds }
+        #expect(workouts.count == sessions.count, "\(file)")
+        for (workout, session) in zip(workouts, sessions) {
+            #expect(Int(workout.start.seconds) == session["start"] as? Int, "\(file) start")
+            #expect(workout.activityType == FITSports.activityType(sport: (session["sport"] as? Int).map(Int64.init),
+                                                                   subSport: (session["subSport"] as? Int).map(Int64.init)), "\(file) type")
+            if let timer = session["timer"] as? Double {
+                #expect(abs((workout.duration?.double ?? -1) - timer / 60) < 1e-6, "\(file) minutes")
+            }
+            if let distance = session["distance"] as? Double {
+                #expect(abs((workout.totalDistance?.double ?? -1) - distance) < 0.01, "\(file) distance")
+            }
+            #expect(workout.totalEnergy.map { Int($0.double) } == session["calories"] as? Int, "\(file) energy")
+            if let offset = expected["localOffset"] as? Int {
+                #expect(Int(workout.start.utcOffset) == offset, "\(file) local offset")
+            }
+        }
+        // One route for a file of one session: every record with a position, first and last as the SDK read them.
+        let routes = try t.vault.allEvents().compactMap { event -> WorkoutRoute? in
+            if case .route(let r) = event.event { return r }
+            return nil
+        }
+        if sessions.count == 1, let first = expected["firstPosition"] as? [Double], let last = expected["lastPosition"] as? [Double] {
+            #expect(routes.count == 1 && routes[0].points.count == expected["recordsWithPosition"] as? Int, "\(file) route points")
+            #expect(abs((routes.first?.points.first?.latitude ?? 0) - first[0]) < 1e-6 && abs((routes.first?.points.last?.longitude ?? 0) - last[1]) < 1e-6,
+                    "\(file) route ends")
+        }
+        let again = try t.vault.importFiles([Self.path(file)])
+        #expect(again.added == 0 && again.duplicates == report.added, "\(file): a second import added \(again.added)")
+    }
+
+    @Test func aMonitoringFilesStepsPerDayAreTheDevicesOwnDailyTotals() throws {
+        let expected = try #require(Self.oracle["MonitoringFile.fit"]?["monitoringDailySteps"] as? [String: Int])
+        let t = try ImportTestVault()
+        _ = try t.vault.importFiles([Self.path("MonitoringFile.fit")])
+        let days = try t.vault.summary(metric: "steps", by: .day)
+        #expect(Dictionary(uniqueKeysWithValues: days.map { ($0.period, Int($0.value.rounded())) }) == expected, "\(days)")
+    }
+
+    @Test func aScalesWeighingsComeInAndASharedScalesAreRefused() throws {
+        let t = try ImportTestVault()
+        _ = try t.vault.importFiles([Self.path("WeightScaleSingleUser.fit")])
+        let masses = try t.vault.allEvents().compactMap { event -> Double? in
+            guard case .sample(let s) = event.event, s.type == "HKQuantityTypeIdentifierBodyMass", case .quantity(let v, unit: "kg") = s.value else { return nil }
+            return v.double
+        }
+        #expect(masses.map { ($0 * 100).rounded() / 100 } == (Self.oracle["WeightScaleSingleUser.fit"]?["weights"] as? [Double]))
+        let error = #expect(throws: ImportError.self) { try t.vault.importFiles([Self.path("WeightScaleMultiUser.fit")]) }
+        guard case .nothingImportable(_, let rejected, let reasons)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(rejected == 2 && reasons.contains { $0.contains("weighings of 2 people") }, "\(String(describing: error))")
+    }
+
+    /// A device's folder as it shows when plugged in: its Activity, Monitor and Weight files, as one import.
+    @Test func aDeviceFolderIsImportedAsOne() throws {
+        let t = try ImportTestVault()
+        let device = t.dir.path + "/GARMIN"
+        for (folder, file) in [("Activity", "garmin-fenix-5-run.fit"), ("Monitor", "MonitoringFile.fit"), ("Weight", "WeightScaleSingleUser.fit")] {
+            try FileManager.default.createDirectory(atPath: device + "/" + folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Self.path(file), toPath: device + "/" + folder + "/" + file)
+        }
+        #expect(FileManager.default.createFile(atPath: device + "/Activity/readme.txt", contents: Data("not a FIT file".utf8)))
+        let report = try t.vault.importFiles([device])
+        #expect(report.files.map { ($0.path as NSString).lastPathComponent } == ["garmin-fenix-5-run.fit", "MonitoringFile.fit", "WeightScaleSingleUser.fit"])
+        #expect(try t.vault.workouts(by: .day).map(\.count) == [1])
+        #expect(try t.vault.summary(metric: "steps", by: .day).map { Int($0.value) } == [3173])
+        let empty = t.dir.path + "/EMPTY"
+        try FileManager.default.createDirectory(atPath: empty + "/Activity", withIntermediateDirectories: true)
+        #expect(throws: ImportError.unreadable(path: empty, reason: "a device folder without a .fit file in Activity")) { try t.vault.importFiles([empty]) }
+    }
+
+    @Test func aCutFileIsRefusedByItsByteAndAChainKeepsItsWholeFiles() throws {
+        let t = try ImportTestVault()
+        let error = #expect(throws: ImportError.self) { try t.vault.importFiles([Self.path("activity-unexpected-eof.fit")]) }
+        #expect(error.map { "\($0)" }?.contains("activity-unexpected-eof.fit: byte 768: the file ends before") == true, "\(String(describing: error))")
+        #expect(try t.vault.allEvents().allSatisfy { $0.event.isAudit })
+        let report = try t.vault.importFiles([Self.path("activity-settings-corruptheader.fit")])
+        #expect(report.added > 0)
+        #expect(report.files.first?.warnings.contains { $0.contains("byte 771: not a FIT file header") } == true, "\(report)")
+    }
+}
