@@ -161,14 +161,21 @@ public struct WorkoutItem: Sendable, Equatable {
     public var minutes: Double
     public var energy: Double?
     public var distance: Double?
+    /// Where it came from and when it ended: the same workout from two sources (a watch's FIT
+    /// file and its sync to Apple Health) counts once (`WorkoutDeduplication`).
+    public var source: SourceKey?
+    public var end: Int64?
 
-    public init(type: String, start: Int64, utcOffset: Int32, minutes: Double, energy: Double?, distance: Double?) {
+    public init(type: String, start: Int64, utcOffset: Int32, minutes: Double, energy: Double?, distance: Double?,
+                source: SourceKey? = nil, end: Int64? = nil) {
         self.type = type
         self.start = start
         self.utcOffset = utcOffset
         self.minutes = minutes
         self.energy = energy
         self.distance = distance
+        self.source = source
+        self.end = end
     }
 }
 

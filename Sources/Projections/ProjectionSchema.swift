@@ -2,7 +2,7 @@
 /// 1970-01-01 in the sample's own UTC offset); values are in each metric's canonical unit.
 enum ProjectionSchema {
     /// Raised whenever a table changes shape or meaning; an image of another format is rebuilt.
-    static let format = 8
+    static let format = 9
 
     static let statements = """
         CREATE TABLE projection_meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -37,7 +37,7 @@ enum ProjectionSchema {
         CREATE INDEX sleep_by_start_day ON sleep_segments(start_day);
         CREATE TABLE workouts(
             day INTEGER NOT NULL, start INTEGER NOT NULL, type TEXT NOT NULL, minutes REAL NOT NULL,
-            energy REAL, distance REAL);
+            energy REAL, distance REAL, end INTEGER, source_id INTEGER);
         CREATE INDEX workouts_by_day ON workouts(day);
         CREATE TABLE practices(
             day INTEGER NOT NULL, at INTEGER NOT NULL, exercise TEXT NOT NULL, body_parts TEXT NOT NULL, motion TEXT NOT NULL,

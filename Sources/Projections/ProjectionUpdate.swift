@@ -219,7 +219,7 @@ public struct ProjectionUpdate {
             let day = LocalDay(instant: w.start, utcOffset: w.utcOffset)
             try count(RecordedItem(type: w.type, category: .workouts, day: day))
             if insertWorkout == nil {
-                insertWorkout = try db.prepare("INSERT INTO workouts(day, start, type, minutes, energy, distance) VALUES (?, ?, ?, ?, ?, ?)")
+                insertWorkout = try db.prepare("INSERT INTO workouts(day, start, type, minutes, energy, distance, end, source_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
             }
             let insert = insertWorkout!
             try insert.bind(1, day.dayNumber)
@@ -228,6 +228,8 @@ public struct ProjectionUpdate {
             try insert.bind(4, w.minutes)
             try insert.bind(5, w.energy)
             try insert.bind(6, w.distance)
+            if let end = w.end { try insert.bind(7, end) } else { try insert.bindNull(7) }
+            if let source = w.source { try insert.bind(8, Int64(try sources.id(for: source, counting: false))) } else { try insert.bindNull(8) }
             try insert.run()
         case .practice(let p):
             try count(RecordedItem(type: PracticeItem.type, category: .workouts, day: p.day))

@@ -21,7 +21,10 @@ extension ReadModels {
             SELECT g.night, g.start, g.start_offset, g.end, g.end_offset, g.stage, s.name, s.device_class
             FROM sleep_segments g JOIN sources s ON s.id = g.source_id ORDER BY 1, 2, 4, 6, 7, 8
             """),
-        ("workouts", "SELECT day, start, type, round(minutes, 6), round(energy, 6), round(distance, 6) FROM workouts ORDER BY 1, 2, 3, 4"),
+        ("workouts", """
+            SELECT w.day, w.start, w.type, round(w.minutes, 6), round(w.energy, 6), round(w.distance, 6), w.end, s.name, s.device_class
+            FROM workouts w LEFT JOIN sources s ON s.id = w.source_id ORDER BY 1, 2, 3, 4, 8, 9
+            """),
         ("practices", "SELECT day, at, exercise, body_parts, motion, repetitions, seconds FROM practices ORDER BY 1, 2, 3, 4, 5, 6, 7"),
         ("sources", "SELECT name, device_class, samples FROM sources ORDER BY 1, 2"),
         ("source_order", "SELECT o.position, s.name, s.device_class FROM source_order o JOIN sources s ON s.id = o.source_id ORDER BY 1"),

@@ -166,28 +166,24 @@ extension ReadModels {
     }
 
     /// Workouts per period and activity type, from `from` to `to` (inclusive, either open).
+    /// The same workout from two sources counts once (`WorkoutDeduplication`).
     public func workouts(by period: SummaryPeriod, from: LocalDay? = nil, to: LocalDay? = nil) throws -> [WorkoutRow] {
-        let statement = try db.prepare("""
-            SELECT day, type, minutes, energy, distance FROM workouts WHERE day BETWEEN ? AND ? ORDER BY day, start, type
-            """)
-        try statement.bind(1, from?.dayNumber ?? Int64.min)
-        try statement.bind(2, to?.dayNumber ?? Int64.max)
-        let rangeEnd = try to ?? (period == .twoWeeks ? lastDay("SELECT MAX(day) FROM workouts", nil) : LocalDay(dayNumber: 0))
+        let counted = try countedWorkouts(from: from, to: to).sorted { ($0.day, $0.start, $0.type) < ($1.day, $1.start, $1.type) }
+        let rangeEnd = to ?? (period == .twoWeeks ? counted.map(\.day).max().map { LocalDay(dayNumber: $0) } ?? LocalDay(dayNumber: 0) : LocalDay(dayNumber: 0))
         var rows: [WorkoutRow] = []
         var index: [String: Int] = [:]
-        while try statement.step() {
-            let period = period.key(of: LocalDay(dayNumber: statement.int64(0)), rangeEnd: rangeEnd)
-            let type = statement.text(1) ?? ""
-            let key = period + "\u{0}" + type
+        for workout in counted {
+            let period = period.key(of: LocalDay(dayNumber: workout.day), rangeEnd: rangeEnd)
+            let key = period + "\u{0}" + workout.type
             if index[key] == nil {
                 index[key] = rows.count
-                rows.append(WorkoutRow(period: period, type: type, count: 0, minutes: 0, energy: 0, distance: 0))
+                rows.append(WorkoutRow(period: period, type: workout.type, count: 0, minutes: 0, energy: 0, distance: 0))
             }
             let i = index[key]!
             rows[i].count += 1
-            rows[i].minutes += statement.double(2)
-            rows[i].energy += statement.optionalDouble(3) ?? 0
-            rows[i].distance += statement.optionalDouble(4) ?? 0
+            rows[i].minutes += workout.minutes
+            rows[i].energy += workout.energy ?? 0
+            rows[i].distance += workout.distance ?? 0
         }
         return rows
     }

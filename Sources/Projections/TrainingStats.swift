@@ -117,11 +117,8 @@ extension ReadModels {
                                       bodyParts: (practices.text(3) ?? "").split(separator: ",").map(String.init),
                                       motion: practices.text(4) ?? TrainingPeriod.unknown))
         }
-        let workouts = try db.prepare("SELECT day, type, minutes FROM workouts WHERE day BETWEEN ? AND ? ORDER BY day, start")
-        try workouts.bind(1, from?.dayNumber ?? Int64.min)
-        try workouts.bind(2, to?.dayNumber ?? Int64.max)
-        while try workouts.step() {
-            items.append(TrainingItem(day: LocalDay(dayNumber: workouts.int64(0)), workoutType: workouts.text(1) ?? "", minutes: workouts.double(2)))
+        for workout in try countedWorkouts(from: from, to: to) {
+            items.append(TrainingItem(day: LocalDay(dayNumber: workout.day), workoutType: workout.type, minutes: workout.minutes))
         }
         let rangeEnd = to ?? items.map(\.day).max() ?? LocalDay(dayNumber: 0)
         return TrainingTally.periods(items, by: period, rangeEnd: rangeEnd, weight: weight)

@@ -110,3 +110,41 @@ import VaultTestSupport
         #expect(report.files.first?.warnings.contains { $0.contains("byte 771: not a FIT file header") } == true, "\(report)")
     }
 }
+
+/// A run a Garmin recorded, imported from its FIT file and again from Apple Health where Garmin
+/// Connect synced it, is one run in `workouts`, `stats` and the daily bundle lines; the source that
+/// ranks first (`sources order`) is the one counted; a ride at the same time stays a ride, and two
+/// workouts of one source are two.
+@Suite struct WorkoutDeduplicationTests {
+    /// The fenix 5 run (2017-06-11 14:34:09 to 14:35:24 UTC) as Garmin Connect writes it into
+    /// Apple Health, two seconds off, with Connect's own rounding of its length.
+    static let synced = """
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="1.25" durationUnit="min" sourceName="Connect" \
+        startDate="2017-06-11 07:34:11 -0700" endDate="2017-06-11 07:35:26 -0700"/>
+         <Workout workoutActivityType="HKWorkoutActivityTypeCycling" duration="1" durationUnit="min" sourceName="Connect" \
+        startDate="2017-06-11 07:34:30 -0700" endDate="2017-06-11 07:35:30 -0700"/>
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="20" durationUnit="min" sourceName="Connect" \
+        startDate="2017-06-11 18:00:00 -0700" endDate="2017-06-11 18:20:00 -0700"/>
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="20" durationUnit="min" sourceName="Connect" \
+        startDate="2017-06-11 18:05:00 -0700" endDate="2017-06-11 18:25:00 -0700"/>
+
+        """
+
+    @Test func theSameRunFromAWatchAndFromAppleHealthCountsOnce() throws {
+        let t = try ImportTestVault()
+        _ = try t.vault.importFiles([FITImportTests.path("garmin-fenix-5-run.fit"), t.write("export.xml", export(Self.synced))])
+        let rows = try t.vault.workouts(by: .day)
+        #expect(rows.map { "\($0.period) \($0.type) \($0.count)" } == ["2017-06-11 HKWorkoutActivityTypeRunning 3", "2017-06-11 HKWorkoutActivityTypeCycling 1"],
+                "\(rows)")
+        #expect(try t.vault.trainingStats(by: .week).map(\.workouts) == [4])
+        // Connect first: its 1.25 minutes count; the watch first: the FIT file's 56.887 s (timer).
+        _ = try t.vault.setSourceOrder(names: ["Connect"])
+        let connect = try #require(try t.vault.workouts(by: .day).first { $0.type == "HKWorkoutActivityTypeRunning" })
+        #expect(abs(connect.minutes - (1.25 + 20 + 20)) < 1e-9, "\(connect.minutes)")
+        _ = try t.vault.setSourceOrder(names: ["Garmin"])
+        let garmin = try #require(try t.vault.workouts(by: .day).first { $0.type == "HKWorkoutActivityTypeRunning" })
+        #expect(abs(garmin.minutes - (56.887 / 60 + 20 + 20)) < 1e-9, "\(garmin.minutes)")
+        // The read models after all this equal a rebuild's.
+        #expect(try Vault.verify(at: t.path, passphrase: passphrase("p")).isOK)
+    }
+}

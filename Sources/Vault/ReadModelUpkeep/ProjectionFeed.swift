@@ -38,7 +38,9 @@ struct ProjectionFeed {
             }
             return .withdrawn(withdrawal)
         case .workout(let w):
-            return Self.annotating(.workout(Self.item(w)), type: w.activityType, category: .workouts, start: w.start, metadata: w.metadata)
+            var item = Self.item(w)
+            item.source = sourceKey(w.source)
+            return Self.annotating(.workout(item), type: w.activityType, category: .workouts, start: w.start, metadata: w.metadata)
         case .practiceLogged(let p):
             return .practice(PracticeItem(day: p.day, at: p.at.seconds, exercise: p.exercise.name, bodyParts: p.exercise.bodyParts,
                                           motion: p.exercise.motion, repetitions: p.repetitions, seconds: p.seconds))
@@ -167,7 +169,7 @@ struct ProjectionFeed {
         let distance = w.totalDistance?.double ?? statisticsSum({ $0.hasPrefix("HKQuantityTypeIdentifierDistance") }, unit: "m")
         return WorkoutItem(type: w.activityType, start: w.start.seconds, utcOffset: w.start.utcOffset,
                            minutes: minutes.isFinite ? minutes : 0, energy: energy.flatMap { $0.isFinite ? $0 : nil },
-                           distance: distance.flatMap { $0.isFinite ? $0 : nil })
+                           distance: distance.flatMap { $0.isFinite ? $0 : nil }, end: w.end.seconds)
     }
 
     /// The type `types` lists workout routes under.
