@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 SECONDS_EACH=${FUZZ_SECONDS:-60}
-ALL=(log keyslot keys read-models frame-index apple-xml apple-zip json csv bundle bundle-contents)
+ALL=(log keyslot keys read-models frame-index apple-xml apple-zip json csv fit bundle bundle-contents)
 TARGETS=("$@")
 if [ ${#TARGETS[@]} -eq 0 ]; then
     TARGETS=("${ALL[@]}")

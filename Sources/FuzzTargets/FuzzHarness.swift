@@ -65,6 +65,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case json
     /// CSV through `vaultctl import`.
     case csv
+    /// A FIT file (Garmin, Wahoo, Coros) through `vaultctl import`.
+    case fit
     /// A bundle file as the researcher receives it.
     case bundle
     /// The decrypted contents of a bundle (entries, manifest, signature, files), sealed and
@@ -84,6 +86,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .appleZip: return try ImportHarness(workspace: workspace, kind: .appleZip)
         case .json: return try ImportHarness(workspace: workspace, kind: .json)
         case .csv: return try ImportHarness(workspace: workspace, kind: .csv)
+        case .fit: return try ImportHarness(workspace: workspace, kind: .fit)
         case .bundle: return try BundleFileHarness(workspace: workspace)
         case .bundleContents: return try BundleContentsHarness(workspace: workspace)
         }

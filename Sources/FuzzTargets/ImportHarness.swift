@@ -12,7 +12,7 @@ import ZIPFoundation
 ///   adds nothing (idempotence holds for whatever parses).
 final class ImportHarness: FuzzHarness {
     enum Kind {
-        case appleXML, appleZip, json, csv
+        case appleXML, appleZip, json, csv, fit
 
         var fileName: String {
             switch self {
@@ -20,6 +20,7 @@ final class ImportHarness: FuzzHarness {
             case .appleZip: return "export.zip"
             case .json: return "samples.json"
             case .csv: return "samples.csv"
+            case .fit: return "activity.fit"
             }
         }
     }
@@ -45,6 +46,10 @@ final class ImportHarness: FuzzHarness {
                 FuzzSeed(name: "steps.json", bytes: Array(#"{"metric":"STEPS","data":[{"timeRange":"2025-08-06 08:00/2025-08-06 09:00","value":38},{"timeRange":"2025-08-06 09:00/2025-08-06 10:00","value":12.5}]}"#.utf8)),
                 FuzzSeed(name: "array.json", bytes: Array(#"[{"metric":"HEART_RATE","data":[{"timeRange":"2025-08-06T08:00:00+02:00/2025-08-06T08:00:00+02:00","value":61}]},{"metric":"ACTIVE_ENERGY","data":[{"timeRange":"2025-08-06 10:00/2025-08-06 10:30","value":55.5}]}]"#.utf8)),
             ]
+        case .fit:
+            // A minute's run and a ride, as a watch writes them (SyntheticFIT).
+            return [FuzzSeed(name: "run.fit", bytes: SyntheticFIT.activity(start: 1_717_228_800, seconds: 60, utcOffset: 7_200)),
+                    FuzzSeed(name: "ride.fit", bytes: SyntheticFIT.activity(start: 1_717_315_200, seconds: 30, utcOffset: -18_000, sport: 2, seed: 2))]
         case .csv:
             return [FuzzSeed(name: "samples.csv", bytes: Array("""
                 type,start,end,value,unit,source

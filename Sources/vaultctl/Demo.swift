@@ -199,6 +199,23 @@ extension Vaultctl {
                         + "\n      body parts: " + Stats.percentages(period.bodyParts) + "\n      motion: " + Stats.percentages(period.motion)
                 }.joined(separator: "\n    ")
             }
+            try step("a watch's FIT file of a run the export already holds (as if Garmin Connect had synced it): one run, not two") {
+                let vault = try Vault.open(at: directory, passphrase: second, mode: .readWrite)
+                var last: Workout?
+                try vault.forEachEvent { _, event in
+                    if case .workout(let w) = event, w.activityType == "HKWorkoutActivityTypeRunning" { last = w }
+                }
+                guard let run = last else { return "no run in the export" }
+                let fit = directory + "-run.fit"
+                defer { try? FileManager.default.removeItem(atPath: fit) }
+                let seconds = Int(run.end.seconds - run.start.seconds)
+                try Data(SyntheticFIT.activity(start: run.start.seconds, seconds: seconds, utcOffset: run.start.utcOffset)).write(to: URL(fileURLWithPath: fit))
+                func runs() throws -> Int { try vault.workouts(by: .month).filter { $0.type == "HKWorkoutActivityTypeRunning" }.reduce(0) { $0 + $1.count } }
+                let before = try runs()
+                let report = try vault.importFiles([fit])
+                return "the FIT file brought \(report.added) events (the run, its route, heart rate and speed each second); "
+                    + "runs: \(before) before, \(try runs()) after: the same run from two sources counts once"
+            }
             let report = directory + "-report.html"
             try step("report: one self-contained HTML file (rings, calendars, streaks, trends, charts, sleep, workouts, training, trackers)") {
                 let vault = try Vault.open(at: directory, passphrase: second)

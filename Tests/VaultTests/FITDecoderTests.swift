@@ -1,5 +1,6 @@
 import Foundation
 @testable import Importers
+import SyntheticHealth
 import Testing
 
 /// The FIT decoder (issue 40) against Garmin's own FIT SDK for Python: every real file in
@@ -101,6 +102,25 @@ import Testing
         bytes[200] ^= 0x01
         let flipped = #expect(throws: FITDecoder.Damage.self) { try FITDecoder.decode(bytes) { _ in } }
         #expect(flipped?.reason == "the file's CRC does not match its bytes")
+    }
+
+    /// The generator's activity (fuzz seeds, benchmarks) reads back as written: a record a second,
+    /// one lap, one session of its sport and length, its local offset. Written with its own CRC code.
+    @Test func aGeneratedActivityReadsBackAsWritten() throws {
+        let bytes = SyntheticFIT.activity(start: 1_717_228_800, seconds: 600, utcOffset: 7_200, sport: 2, seed: 9)
+        var messages: [FITMessage] = []
+        let summary = try FITDecoder.decode(bytes) { messages += $0 }
+        #expect(summary.files == 1 && summary.damage == nil)
+        let records = messages.filter { $0.global == 20 }
+        #expect(records.count == 600 && records.allSatisfy { $0.degrees(0) != nil && $0.integer(3) != nil })
+        #expect(records.first?.date(253) == 1_717_228_800 && records.last?.date(253) == 1_717_228_800 + 599)
+        let session = try #require(messages.first { $0.global == 18 })
+        #expect(session.integer(5) == 2 && session.value(8, scale: 1000) == 600 && session.date(2) == 1_717_228_800)
+        let activity = try #require(messages.first { $0.global == 34 })
+        #expect(activity.integer(5).map { $0 - Int64(activity.timestamp!) } == 7_200)
+        var cut = bytes
+        cut.removeLast(5)
+        #expect(throws: FITDecoder.Damage.self) { try FITDecoder.decode(cut) { _ in } }
     }
 
     static func close(_ value: Double?, _ expected: Any?, _ what: String, tolerance: Double = 1e-6) {

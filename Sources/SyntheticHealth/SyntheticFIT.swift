@@ -1,0 +1,69 @@
+/// FIT activity files as a watch writes them (docs/fit.md), for fuzz seeds and benchmarks: a
+/// file_id, one record a second with position, heart rate, speed and distance, one lap, one
+/// session and the activity with its local time, in little-endian definitions, closed by the
+/// file's CRC-16. Deterministic for a seed.
+public enum SyntheticFIT {
+    /// A run (sport 1) or ride (2) of `seconds` at 1 Hz from `start` (seconds since 1970), around
+    /// latitude and longitude in degrees, recorded in local offset `utcOffset` (seconds).
+    public static func activity(start: Int64, seconds: Int, utcOffset: Int32, sport: UInt8 = 1, seed: UInt64 = 1,
+                                latitude: Double = 47.37, longitude: Double = 8.54) -> [UInt8] {
+        var random = SplitMix64(seed: seed)
+        let epoch: Int64 = 631_065_600
+        let t0 = UInt32(start - epoch)
+        var body: [UInt8] = []
+        func definition(local: UInt8, global: UInt16, _ fields: [(UInt8, UInt8, UInt8)]) {
+            body += [0x40 | local, 0, 0, UInt8(global & 0xFF), UInt8(global >> 8), UInt8(fields.count)]
+            for (number, size, base) in fields { body += [number, size, base] }
+        }
+        func u16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func u32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
+        func s32(_ v: Int32) -> [UInt8] { u32(UInt32(bitPattern: v)) }
+
+        definition(local: 0, global: 0, [(0, 1, 0x00), (1, 2, 0x84), (2, 2, 0x84), (4, 4, 0x86)])
+        body += [0x00, 4] + u16(1) + u16(2697) + u32(t0)
+        definition(local: 1, global: 20, [(253, 4, 0x86), (0, 4, 0x85), (1, 4, 0x85), (3, 1, 0x02), (6, 2, 0x84), (5, 4, 0x86)])
+        var distance = 0.0
+        let semicircles = 2_147_483_648.0 / 180
+        var lat = latitude, lon = longitude
+        var heartRate = 100.0
+        for i in 0..<seconds {
+            let speed = (sport == 2 ? 7.0 : 3.0) + Double(random.next() % 100) / 100
+            distance += speed
+            lat += speed / 111_000 * 0.7
+            lon += speed / 75_000 * 0.7
+            heartRate = min(185, max(90, heartRate + Double(Int(random.next() % 5) - 2)))
+            body += [0x01] + u32(t0 + UInt32(i)) + s32(Int32(lat * semicircles)) + s32(Int32(lon * semicircles))
+                + [UInt8(heartRate)] + u16(UInt16(speed * 1000)) + u32(UInt32(distance * 100))
+        }
+        let elapsed = UInt32(seconds * 1000), end = t0 + UInt32(seconds)
+        definition(local: 2, global: 19, [(253, 4, 0x86), (2, 4, 0x86), (7, 4, 0x86), (8, 4, 0x86), (9, 4, 0x86)])
+        body += [0x02] + u32(end) + u32(t0) + u32(elapsed) + u32(elapsed) + u32(UInt32(distance * 100))
+        definition(local: 3, global: 18, [(253, 4, 0x86), (2, 4, 0x86), (7, 4, 0x86), (8, 4, 0x86), (9, 4, 0x86), (11, 2, 0x84),
+                                          (5, 1, 0x00), (6, 1, 0x00), (16, 1, 0x02), (17, 1, 0x02)])
+        body += [0x03] + u32(end) + u32(t0) + u32(elapsed) + u32(elapsed) + u32(UInt32(distance * 100))
+            + u16(UInt16(min(65_000, seconds / 6))) + [sport, 0, 140, 185]
+        definition(local: 4, global: 34, [(253, 4, 0x86), (0, 4, 0x86), (1, 2, 0x84), (5, 4, 0x86)])
+        body += [0x04] + u32(end) + u32(elapsed) + u16(1) + u32(UInt32(Int64(end) + Int64(utcOffset)))
+
+        var header: [UInt8] = [14, 0x20] + u16(2132) + u32(UInt32(body.count)) + Array(".FIT".utf8)
+        header += u16(crc(header[...]))
+        let file = header + body
+        return file + u16(crc(file[...]))
+    }
+
+    /// FIT's CRC-16 (the SDK's nibble table), written here apart from the importer's on purpose:
+    /// a file the generator makes checks the importer's reading, not its own.
+    static func crc(_ bytes: ArraySlice<UInt8>) -> UInt16 {
+        let table: [UInt16] = [0x0000, 0xCC01, 0xD801, 0x1400, 0xF001, 0x3C00, 0x2800, 0xE401,
+                               0xA001, 0x6C00, 0x7800, 0xB401, 0x5000, 0x9C01, 0x8801, 0x4400]
+        var crc: UInt16 = 0
+        for byte in bytes {
+            for nibble in [byte & 0xF, byte >> 4] {
+                let tmp = table[Int(crc & 0xF)]
+                crc = (crc >> 4) & 0x0FFF
+                crc = crc ^ tmp ^ table[Int(nibble)]
+            }
+        }
+        return crc
+    }
+}
