@@ -172,7 +172,7 @@ struct FITDefinition {
         var message = FITMessage(global: global)
         for field in fields {
             if let value = FITValue.read(bytes[p..<(p + field.size)], baseType: field.baseType, bigEndian: bigEndian) {
-                message.fields[field.number] = value
+                message.fields.entries.append((field.number, value))
                 if field.number == 253, case .unsigned(let t) = value { message.timestamp = UInt32(truncatingIfNeeded: t) }
             }
             p += field.size

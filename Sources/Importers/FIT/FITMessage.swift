@@ -10,9 +10,19 @@ enum FITValue: Equatable {
     /// The value of a field's bytes; nil when it is the base type's invalid value.
     static func read(_ bytes: ArraySlice<UInt8>, baseType: UInt8, bigEndian: Bool) -> FITValue? {
         let type = baseType & 0x1F
+        // No array per field: a million records make a few million fields.
         func integer(_ slice: ArraySlice<UInt8>) -> UInt64 {
-            let ordered = bigEndian ? Array(slice) : Array(slice.reversed())
-            return ordered.reduce(0) { $0 << 8 | UInt64($1) }
+            var value: UInt64 = 0
+            if bigEndian {
+                for byte in slice { value = value << 8 | UInt64(byte) }
+            } else {
+                var shift: UInt64 = 0
+                for byte in slice {
+                    value |= UInt64(byte) << shift
+                    shift += 8
+                }
+            }
+            return value
         }
         switch type {
         case 0x07:
@@ -71,10 +81,23 @@ enum FITValue: Equatable {
 /// a compressed header's).
 struct FITMessage {
     var global: UInt16
-    var fields: [UInt8: FITValue] = [:]
+    /// Its valid fields by number, in the order defined (a few each: a list beats hashing).
+    var fields = FieldList()
     var timestamp: UInt32?
 
     init(global: UInt16) { self.global = global }
+
+    struct FieldList {
+        var entries: [(number: UInt8, value: FITValue)] = []
+
+        subscript(number: UInt8) -> FITValue? {
+            get { entries.first { $0.number == number }?.value }
+            set {
+                entries.removeAll { $0.number == number }
+                if let newValue { entries.append((number, newValue)) }
+            }
+        }
+    }
 
     /// A field as a number, divided by its scale and less its offset (the profile's rule).
     func value(_ field: UInt8, scale: Double = 1, offset: Double = 0) -> Double? {

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import SyntheticHealth
+
+extension VaultBench {
+    /// Issue 40's FIT row: a year of generated 1 Hz activities in a device's folder, imported by
+    /// `vaultctl import FOLDER` as a person runs it, against Garmin's FIT SDK for Python decoding
+    /// the same files in the same run (the anchor: the format owner's decoder, doing less, since
+    /// it only reads).
+    struct FITBench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "fit",
+            abstract: "Import a year of generated FIT activities (a device folder) against Garmin's FIT SDK for Python on the same files.")
+
+        @Option(help: "Activities in the year (one every other day or so, 30 to 90 minutes each at 1 Hz).") var activities = 180
+        @Option(help: "Work directory (the files are generated once and kept there).") var work = ".build/bench"
+        @Option(help: "Python with garmin-fit-sdk installed, for the anchor (skipped when absent).") var python = ".build/fitvenv/bin/python"
+        @Option(help: "The vaultctl binary (default: beside this one).") var vaultctl: String?
+
+        func run() throws {
+            let cli = try VaultctlProcess(vaultctl)
+            print("vaultbench fit: \(activities) generated activities at 1 Hz in a device folder, --kdf interactive")
+            print("machine: \(Machine.summary)")
+            let device = "\(work)/fit-\(activities)/GARMIN", folder = device + "/Activity"
+            if !FileManager.default.fileExists(atPath: folder) {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                var random = SplitMix64(seed: 40)
+                for i in 0..<activities {
+                    let start = 1_704_096_000 + Int64(i) * 2 * 86_400 + Int64(random.next() % 36_000)
+                    let seconds = 1_800 + Int(random.next() % 3_600)
+                    let bytes = SyntheticFIT.activity(start: start, seconds: seconds, utcOffset: 3_600, sport: i % 3 == 0 ? 2 : 1, seed: UInt64(i + 1))
+                    try Data(bytes).write(to: URL(fileURLWithPath: String(format: "%@/%04d.fit", folder, i)))
+                }
+            }
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".fit") }
+            let bytes = try names.reduce(0) { $0 + ((try FileManager.default.attributesOfItem(atPath: folder + "/" + $1)[.size] as? NSNumber)?.intValue ?? 0) }
+            print("files: \(names.count) FIT files, \(bytes / 1_000_000) MB")
+
+            let passphrase = "\(work)/fit-pass", vault = "\(work)/vault-fit"
+            try? FileManager.default.removeItem(atPath: vault)
+            defer { try? FileManager.default.removeItem(atPath: vault); try? FileManager.default.removeItem(atPath: passphrase) }
+            try Data("fit bench passphrase\n".utf8).write(to: URL(fileURLWithPath: passphrase))
+            let common = ["--vault", vault, "--passphrase-file", passphrase]
+            try cli.run(["init", "--kdf", "interactive"] + common)
+            let (seconds, peak) = try Self.timed(cli.binary, ["import", device] + common)
+            let (again, _) = try Self.timed(cli.binary, ["import", device] + common)
+            print("")
+            print("import      \(seconds.formatted(2)) s, whole command; peak RSS \((Double(peak) / 1024).formatted(0)) MiB (target <= 100 MiB)")
+            print("re-import   \(again.formatted(2)) s, nothing added")
+            guard FileManager.default.isExecutableFile(atPath: python) else {
+                print("anchor      skipped: no \(python) (python3 -m venv .build/fitvenv && .build/fitvenv/bin/pip install garmin-fit-sdk==21.218.0)")
+                return
+            }
+            let script = """
+                import os, sys
+                from garmin_fit_sdk import Decoder, Stream
+                n = 0
+                for name in sorted(os.listdir(sys.argv[1])):
+                    messages, errors = Decoder(Stream.from_file(os.path.join(sys.argv[1], name))).read()
+                    n += len(messages.get("record_mesgs", []))
+                print(n)
+                """
+            let (sdk, _) = try Self.timed(python, ["-c", script, folder])
+            print("anchor      Garmin's FIT SDK for Python decoding the same files: \(sdk.formatted(2)) s")
+            print("ratio       vaultctl import is \((sdk / seconds).formatted(1))x as fast as the SDK's decoding alone (target >= 20x)")
+        }
+
+        /// Seconds a process took and its peak RSS in KiB (its rusage, read when it is reaped).
+        static func timed(_ executable: String, _ arguments: [String]) throws -> (Double, Int) {
+            var pid: pid_t = 0
+            var argv = ([executable] + arguments).map { strdup($0) } + [nil]
+            defer { for p in argv { free(p) } }
+            // Its output (a line per file) goes nowhere: the time is the import's, not the terminal's.
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            let start = Date()
+            guard posix_spawn(&pid, executable, &actions, nil, &argv, environ) == 0 else { throw ValidationError("cannot run \(executable)") }
+            var status: Int32 = 0
+            var usage = rusage()
+            guard wait4(pid, &status, 0, &usage) == pid else { throw ValidationError("cannot wait for \(executable)") }
+            let elapsed = Date().timeIntervalSince(start)
+            guard status == 0 else { throw ValidationError("\(executable) \(arguments.first ?? "") failed (status \(status))") }
+            return (elapsed, Int(usage.ru_maxrss))
+        }
+    }
+}
