@@ -168,6 +168,31 @@ import VaultTestSupport
         #expect(inMemory.reports[2].duplicates > 0 && inMemory.reports[3].added == 0)
     }
 
+    /// One command of many files (a device folder) adds a run of what each file added; past eight
+    /// they are merged into one. Fourteen FIT files, two of them copies of earlier ones, through
+    /// scratch files give what they give in memory.
+    @Test func manyFilesInOneCommandMergeTheirRunsAndStayExact() throws {
+        let dir = TemporaryDirectory()
+        var files: [String] = []
+        for i in 0..<14 {
+            let path = dir.path + "/\(i).fit"
+            let seed = i == 9 ? 3 : i == 12 ? 5 : i
+            try Data(SyntheticFIT.activity(start: 1_717_228_800 + Int64(seed) * 86_400, seconds: 120, utcOffset: 3_600, seed: UInt64(seed + 1)))
+                .write(to: URL(fileURLWithPath: path))
+            files.append(path)
+        }
+        func run(budget: Int?) throws -> (report: ImportReport, events: [VaultEvent]) {
+            let t = try ImportTestVault()
+            if let budget { t.vault.importIdentityBudgetSlots = budget }
+            let report = try t.vault.importFiles(files)
+            return (report, try t.dataEvents())
+        }
+        let inMemory = try run(budget: nil), external = try run(budget: 64)
+        #expect(external.report.files.map { [$0.added, $0.duplicates, $0.repeats] } == inMemory.report.files.map { [$0.added, $0.duplicates, $0.repeats] })
+        #expect(external.events == inMemory.events)
+        #expect(inMemory.report.files[9].added == 0 && inMemory.report.files[9].duplicates == inMemory.report.files[3].added)
+    }
+
     @Test func aVaultLargerThanTheBudgetStillDeduplicatesExactly() throws {
         let t = try ImportTestVault()
         let dir = TemporaryDirectory()

@@ -88,7 +88,9 @@ struct FITImporter {
                                   altitude: record.value(78, scale: 5, offset: 500) ?? record.value(2, scale: 5, offset: 500),
                                   speed: record.value(73, scale: 1000) ?? record.value(6, scale: 1000))
             }
-            let routeName = (name as NSString).lastPathComponent + (sessions.count > 1 ? "#\(index + 1)" : "")
+            // Named by what it is, not by the file: the same file copied under another name (twice off
+            // the device, or from two folders) is the same route and workout, and adds nothing.
+            let routeName = "fit-\(start)" + (sessions.count > 1 ? "-\(index + 1)" : "")
             if !points.isEmpty { workout.routes = [WorkoutRouteReference(source: source, start: stamp(start), end: stamp(end), filePath: routeName)] }
             try sink.emit(.workout(workout))
             kept += 1
