@@ -69,7 +69,7 @@ extension AppleHealthImporter {
 
     /// A GPX file alone (any app's track): its points as a route of their own, placed at its first
     /// point. A file with no point that has a position and a time adds nothing (refused).
-    func importGPX(_ input: ImportInput) throws {
+    func importGPX(_ input: ImportInput, timeZone: TimeZone = .current) throws {
         var gpx = GPXHandler()
         do {
             try Self.parse(into: &gpx) { feed in try input.read(feed) }
@@ -83,7 +83,13 @@ extension AppleHealthImporter {
             return
         }
         let name = (input.name as NSString).lastPathComponent
-        try sink.emit(.route(WorkoutRoute(workoutStart: HealthTimestamp(seconds: first.time, utcOffset: 0), filePath: name, points: gpx.points)))
+        // A route file of an Apple export belongs to the export's workout; a track another app
+        // wrote (Garmin Connect, Strava) is a workout of its own, with its heart rate and cadence.
+        guard let creator = gpx.creator, !creator.lowercased().contains("apple") else {
+            try sink.emit(.route(WorkoutRoute(workoutStart: HealthTimestamp(seconds: first.time, utcOffset: 0), filePath: name, points: gpx.points)))
+            return
+        }
+        try GPXWorkout.emit(gpx, creator: creator, timeZone: timeZone, into: sink)
     }
 
     /// The one warning for route files that were missing (`place` says where they were looked
@@ -92,5 +98,49 @@ extension AppleHealthImporter {
         if missing > 0 { sink.warn("\(missing) route file(s) named by workouts are missing \(place)") }
         if outside > 0 { sink.warn("\(outside) route reference(s) outside workout-routes/ ignored (only files of the export are read)") }
         if unreferenced > 0 { sink.warn("\(unreferenced) route file(s) no workout names kept as routes of their own") }
+    }
+}
+
+/// A GPX track of an app other than Apple's as a workout (docs/fit.md, "GPX and TCX"): its type
+/// from the track's `<type>` (Strava's and Garmin's words and numbers), its span from its first
+/// to its last point, its route, and its points' heart rate (and a ride's cadence) as samples;
+/// the app (`creator`) is the source. GPX times are UTC; the local offset is the import's time
+/// zone's at the start.
+enum GPXWorkout {
+    static func emit(_ gpx: GPXHandler, creator: String, timeZone: TimeZone, into sink: ImportSink) throws {
+        guard let first = gpx.points.first, let last = gpx.points.last else { return }
+        let offset = Int32(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(first.time))))
+        func stamp(_ t: Int64) -> HealthTimestamp { HealthTimestamp(seconds: t, utcOffset: offset) }
+        let source = HealthSource(name: creator)
+        let type = activityType(gpx.trackType)
+        let routeName = "gpx-\(first.time)"
+        let workout = Workout(activityType: type, source: source, start: stamp(first.time), end: stamp(last.time),
+                              duration: DecimalValue(double: Double(last.time - first.time) / 60),
+                              routes: [WorkoutRouteReference(source: source, start: stamp(first.time), end: stamp(last.time), filePath: routeName)])
+        try sink.emit(.workout(workout))
+        try sink.emit(.route(WorkoutRoute(workoutStart: stamp(first.time), filePath: routeName, points: gpx.points)))
+        for (time, bpm) in gpx.heartRates {
+            try sink.emit(sample: HealthSample(type: "HKQuantityTypeIdentifierHeartRate", source: source, start: stamp(time), end: stamp(time),
+                                               value: .quantity(DecimalValue(double: bpm), unit: "count/min")))
+        }
+        if type == "HKWorkoutActivityTypeCycling" {
+            for (time, rpm) in gpx.cadences {
+                try sink.emit(sample: HealthSample(type: "HKQuantityTypeIdentifierCyclingCadence", source: source, start: stamp(time), end: stamp(time),
+                                                   value: .quantity(DecimalValue(double: rpm), unit: "count/min")))
+            }
+        }
+    }
+
+    /// The activity type of a GPX track's `<type>`: words (`running`, `cycling`, `Ride`) or
+    /// Strava's numbers (1 ride, 9 run, 10 walk, 4 hike).
+    static func activityType(_ text: String?) -> String {
+        let word = (text ?? "").lowercased()
+        let table: [(String, String)] = [
+            ("run", "Running"), ("9", "Running"), ("ride", "Cycling"), ("cycl", "Cycling"), ("bik", "Cycling"), ("1", "Cycling"),
+            ("walk", "Walking"), ("10", "Walking"), ("hik", "Hiking"), ("4", "Hiking"), ("swim", "Swimming"), ("row", "Rowing"),
+            ("ski", "CrossCountrySkiing"),
+        ]
+        let match = table.first { word == $0.0 || ($0.0.count > 2 && word.contains($0.0)) }?.1 ?? "Other"
+        return "HKWorkoutActivityType" + match
     }
 }

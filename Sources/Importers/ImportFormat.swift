@@ -12,6 +12,8 @@ public enum ImportFormat: String, Sendable {
     case gpx = "gpx"
     /// A FIT file of a Garmin, Wahoo or Coros device (docs/fit.md).
     case fit = "fit"
+    /// Garmin's Training Center XML (`.tcx`).
+    case tcx = "tcx"
 
     /// The format of the file at `path`, from its first bytes and, for CSV, its name.
     public static func detect(_ path: String) throws -> ImportFormat {
@@ -39,7 +41,7 @@ public enum ImportFormat: String, Sendable {
         }
         let text = String(decoding: head.drop(while: { $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }), as: UTF8.self)
         let trimmed = text.drop(while: { $0.isWhitespace })
-        if trimmed.hasPrefix("<") { return text.contains("<gpx") ? .gpx : .appleHealthXML }
+        if trimmed.hasPrefix("<") { return text.contains("<gpx") ? .gpx : text.contains("TrainingCenterDatabase") ? .tcx : .appleHealthXML }
         if trimmed.hasPrefix("{") || trimmed.hasPrefix("[") { return .companionJSON }
         if !trimmed.lowercased().hasPrefix("type,"), ECGReader.looksLikeECG(head) { return .ecgCSV }
         if path.lowercased().hasSuffix(".csv") || trimmed.lowercased().hasPrefix("type,") { return .csv }

@@ -99,8 +99,9 @@ public enum Importer {
             case .companionJSON: try CompanionJSONImporter(sink: sink, timeZone: timeZone).importJSON(input)
             case .csv: try CSVImporter(sink: sink, timeZone: timeZone, progress: progress).importCSV(input)
             case .ecgCSV: try ECGReader.importECG(input, into: sink)
-            case .gpx: try AppleHealthImporter(sink: sink, progress: progress).importGPX(input)
+            case .gpx: try AppleHealthImporter(sink: sink, progress: progress).importGPX(input, timeZone: timeZone)
             case .fit: try FITImporter(sink: sink, timeZone: timeZone).importFIT(input)
+            case .tcx: try TCXWorkout.importTCX(input, into: sink, timeZone: timeZone)
             }
         }
     }
