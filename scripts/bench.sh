@@ -13,6 +13,15 @@ if [ ! -x "$venv/bin/healthkit-to-sqlite" ]; then
     "$venv/bin/pip" install -q healthkit-to-sqlite==1.0.1
 fi
 
+# The FIT benchmark's anchor: Garmin's FIT SDK for Python (and python-fitparse, which the oracle
+# script uses for compressed timestamps).
+fitvenv=.build/fitvenv
+if [ ! -x "$fitvenv/bin/python" ] || ! "$fitvenv/bin/python" -c "import garmin_fit_sdk" 2>/dev/null; then
+    echo "installing garmin-fit-sdk 21.218.0 into $fitvenv (the FIT benchmark's anchor)" >&2
+    python3 -m venv "$fitvenv"
+    "$fitvenv/bin/pip" install -q garmin-fit-sdk==21.218.0 fitparse==1.2.0
+fi
+
 if ! command -v sqlcipher >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "installing sqlcipher (the page benchmark's comparison)" >&2
@@ -41,3 +50,7 @@ echo
 .build/release/vaultbench commands --anchor "$venv/bin/healthkit-to-sqlite"
 echo
 .build/release/vaultbench pages
+echo
+.build/release/vaultbench backup
+echo
+.build/release/vaultbench fit --python "$fitvenv/bin/python"
