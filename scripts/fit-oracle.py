@@ -62,11 +62,14 @@ def figures(path):
     # give each activity type's steps for the local day that ends at their timestamp.
     infos = messages.get("monitoring_info_mesgs", [])
     local = infos[0]["local_timestamp"] - infos[0]["timestamp"] if infos and infos[0].get("local_timestamp") is not None else 0
-    daily = {}
+    daily, calories = {}, {}
     for m in messages.get("monitoring_mesgs", []):
-        if m.get("duration_min") == 1440 and m.get("steps") is not None and m.get("timestamp") is not None:
+        if m.get("duration_min") == 1440 and m.get("timestamp") is not None:
             day = datetime.datetime.fromtimestamp(unix(m["timestamp"]) + local - 1, datetime.timezone.utc).date().isoformat()
-            daily[day] = daily.get(day, 0) + m["steps"]
+            if m.get("steps") is not None:
+                daily[day] = daily.get(day, 0) + m["steps"]
+            if m.get("active_calories"):
+                calories[day] = calories.get(day, 0) + m["active_calories"]
     return {
         "errors": [str(e) for e in errors],
         "type": file_ids[0].get("type") if file_ids else None,
@@ -85,6 +88,7 @@ def figures(path):
         "monitoring": len(messages.get("monitoring_mesgs", [])),
         "weights": [rounded(w.get("weight"), 2) for w in weights],
         "monitoringDailySteps": daily,
+        "monitoringDailyActiveCalories": calories,
         "monitoringLocalOffset": local if infos else None,
     }
 

@@ -64,6 +64,10 @@ import VaultTestSupport
         _ = try t.vault.importFiles([Self.path("MonitoringFile.fit")])
         let days = try t.vault.summary(metric: "steps", by: .day)
         #expect(Dictionary(uniqueKeysWithValues: days.map { ($0.period, Int($0.value.rounded())) }) == expected, "\(days)")
+        // The day's active calories, as the device's summaries give them, over the local day.
+        let calories = try #require(Self.oracle["MonitoringFile.fit"]?["monitoringDailyActiveCalories"] as? [String: Int])
+        let energy = try t.vault.summary(metric: "active-energy", by: .day)
+        #expect(Dictionary(uniqueKeysWithValues: energy.map { ($0.period, Int($0.value.rounded())) }) == calories, "\(energy)")
     }
 
     @Test func aScalesWeighingsComeInAndASharedScalesAreRefused() throws {

@@ -169,7 +169,8 @@ struct FITImporter {
     /// running) and cumulatively since the local day began, reset each day: each message gives the
     /// increment since the type's previous one as a steps sample over that stretch. A message
     /// holding only the low 16 bits of its time (`timestamp_16`) is placed after the last full one.
-    /// The device's daily summaries (1,440 minutes) repeat the day's counts and add nothing.
+    /// The device's daily summaries (1,440 minutes) repeat the day's counts and add nothing but the
+    /// day's active calories, kept as one active-energy sample over the local day.
     func importMonitoring(_ messages: [FITMessage], source: HealthSource) throws -> Int {
         guard messages.contains(where: { $0.global == 55 }) else { return 0 }
         let info = messages.first { $0.global == 103 }
@@ -182,6 +183,7 @@ struct FITImporter {
         }
         var last: UInt32?
         var previous: [Int64: (time: Int64, steps: Int64)] = [:]
+        var dailyCalories: [LocalDay: Double] = [:]
         var kept = 0
         for message in messages {
             if let full = message.timestamp { last = full }
@@ -198,8 +200,15 @@ struct FITImporter {
                                                    value: .quantity(DecimalValue(double: heartRate), unit: "count/min")))
                 kept += 1
             }
-            // The daily summaries restate the day's counts.
-            guard message.integer(29) != 1440 else { continue }
+            // The daily summaries restate the day's counts; their active calories are the day's
+            // only energy figure, kept as one active-energy sample over the local day.
+            guard message.integer(29) != 1440 else {
+                if let calories = message.value(19), calories > 0 {
+                    let day = LocalDay(instant: seconds - 1, utcOffset: stamp(seconds - 1).utcOffset)
+                    dailyCalories[day, default: 0] += calories
+                }
+                continue
+            }
             let type = message.integer(5) ?? message.integer(24).map { $0 & 0x1F }
             guard let type, type == 1 || type == 6, let steps = message.integer(3) else { continue }
             func day(_ t: Int64) -> LocalDay { LocalDay(instant: t, utcOffset: stamp(t).utcOffset) }
@@ -218,6 +227,15 @@ struct FITImporter {
                 kept += 1
             }
             previous[type] = (seconds, steps)
+        }
+        for (day, calories) in dailyCalories.sorted(by: { $0.key < $1.key }) {
+            let offset = stamp(day.dayNumber * 86_400).utcOffset
+            let start = day.dayNumber * 86_400 - Int64(offset)
+            try sink.emit(sample: HealthSample(type: "HKQuantityTypeIdentifierActiveEnergyBurned", source: source,
+                                               start: HealthTimestamp(seconds: start, utcOffset: offset),
+                                               end: HealthTimestamp(seconds: start + 86_400, utcOffset: offset),
+                                               value: .quantity(DecimalValue(double: calories), unit: "kcal")))
+            kept += 1
         }
         return kept
     }
