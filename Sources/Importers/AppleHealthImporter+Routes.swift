@@ -120,13 +120,11 @@ enum GPXWorkout {
         try sink.emit(.workout(workout))
         try sink.emit(.route(WorkoutRoute(workoutStart: stamp(first.time), filePath: routeName, points: gpx.points)))
         for (time, bpm) in gpx.heartRates {
-            try sink.emit(sample: HealthSample(type: "HKQuantityTypeIdentifierHeartRate", source: source, start: stamp(time), end: stamp(time),
-                                               value: .quantity(DecimalValue(double: bpm), unit: "count/min")))
+            try sink.emit(sample: .reading("HKQuantityTypeIdentifierHeartRate", bpm, unit: "count/min", at: stamp(time), source: source))
         }
         if type == "HKWorkoutActivityTypeCycling" {
             for (time, rpm) in gpx.cadences {
-                try sink.emit(sample: HealthSample(type: "HKQuantityTypeIdentifierCyclingCadence", source: source, start: stamp(time), end: stamp(time),
-                                                   value: .quantity(DecimalValue(double: rpm), unit: "count/min")))
+                try sink.emit(sample: .reading("HKQuantityTypeIdentifierCyclingCadence", rpm, unit: "count/min", at: stamp(time), source: source))
             }
         }
     }

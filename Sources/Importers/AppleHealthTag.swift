@@ -103,6 +103,12 @@ struct Tag {
     }
 }
 
+/// An element's name without its namespace prefix (`gpxtpx:hr` → `hr`, `ns3:Speed` → `Speed`).
+func localName(_ name: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    guard let colon = name.lastIndex(of: 0x3A) else { return name }
+    return UnsafeRawBufferPointer(rebasing: name[(colon + 1)...])
+}
+
 @inline(__always)
 func eq(_ bytes: UnsafeRawBufferPointer, _ s: StaticString) -> Bool {
     bytes.count == s.utf8CodeUnitCount && memcmp(bytes.baseAddress!, s.utf8Start, bytes.count) == 0

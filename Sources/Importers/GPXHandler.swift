@@ -24,12 +24,6 @@ struct GPXHandler: XMLTokenHandler {
 
     private enum Field { case elevation, time, speed, course, horizontalAccuracy, verticalAccuracy, heartRate, cadence, type }
 
-    /// An element's name without its namespace prefix (`gpxtpx:hr` → `hr`).
-    private static func localName(_ name: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        guard let colon = name.lastIndex(of: 0x3A) else { return name }
-        return UnsafeRawBufferPointer(rebasing: name[(colon + 1)...])
-    }
-
     mutating func startElement(name: UnsafeRawBufferPointer, attributes: [XMLAttribute], bytes: UnsafeRawBufferPointer, tokenizer: borrowing XMLLocator) throws {
         if eq(name, "gpx") {
             creator = Tag(bytes: bytes, attributes: attributes).value("creator").map { String(decoding: $0, as: UTF8.self) }
@@ -49,7 +43,7 @@ struct GPXHandler: XMLTokenHandler {
             return
         }
         guard current != nil else { return }
-        let local = Self.localName(name)
+        let local = localName(name)
         if eq(local, "hr") { field = .heartRate; return }
         if eq(local, "cad") { field = .cadence; return }
         if eq(name, "ele") { field = .elevation } else if eq(name, "time") { field = .time } else if eq(name, "speed") { field = .speed } else if eq(name, "course") { field = .course } else if eq(name, "hAcc") { field = .horizontalAccuracy } else if eq(name, "vAcc") { field = .verticalAccuracy } else { field = nil }

@@ -46,13 +46,8 @@ struct TCXHandler: XMLTokenHandler {
         Array(text.utf8).withUnsafeBytes { HealthTimestamp.parseISO8601($0) }?.seconds
     }
 
-    private static func localName(_ name: UnsafeRawBufferPointer) -> String {
-        let local = name.lastIndex(of: 0x3A).map { UnsafeRawBufferPointer(rebasing: name[($0 + 1)...]) } ?? name
-        return String(decoding: local, as: UTF8.self)
-    }
-
     mutating func startElement(name: UnsafeRawBufferPointer, attributes: [XMLAttribute], bytes: UnsafeRawBufferPointer, tokenizer: borrowing XMLLocator) throws {
-        let local = Self.localName(name)
+        let local = String(decoding: localName(name), as: UTF8.self)
         path.append(local)
         text = ""
         let tag = Tag(bytes: bytes, attributes: attributes)
@@ -177,8 +172,7 @@ enum TCXWorkout {
                 guard let time = p.time else { continue }
                 func add(_ type: String, _ value: Double?, _ unit: String) throws {
                     guard let value else { return }
-                    try sink.emit(sample: HealthSample(type: type, source: source, start: stamp(time), end: stamp(time),
-                                                       value: .quantity(DecimalValue(double: value), unit: unit)))
+                    try sink.emit(sample: .reading(type, value, unit: unit, at: stamp(time), source: source))
                 }
                 try add("HKQuantityTypeIdentifierHeartRate", p.heartRate, "count/min")
                 if type.hasSuffix("Cycling") {

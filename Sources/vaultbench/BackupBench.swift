@@ -49,9 +49,9 @@ extension VaultBench {
             var firstTimes: [Double] = [], copyTimes: [Double] = [], copySyncTimes: [Double] = []
             for _ in 0..<passes {
                 try? FileManager.default.removeItem(atPath: copy)
-                copyTimes.append(try time("/bin/cp", ["-r", vault, copy]))
+                copyTimes.append(try timedFromHere("/bin/cp", ["-r", vault, copy]).seconds)
                 try? FileManager.default.removeItem(atPath: copy)
-                copySyncTimes.append(try time("/bin/sh", ["-c", "cp -r '\(vault)' '\(copy)' && sync"]))
+                copySyncTimes.append(try timedFromHere("/bin/sh", ["-c", "cp -r '\(vault)' '\(copy)' && sync"]).seconds)
                 // A new backup each pass, in a folder made for it (a destination gone since its last
                 // run is refused as an unmounted disk).
                 try? FileManager.default.removeItem(atPath: dest)
@@ -110,16 +110,6 @@ extension VaultBench {
 
         func size(_ path: String) throws -> Int { ((try FileManager.default.attributesOfItem(atPath: path))[.size] as? NSNumber)?.intValue ?? 0 }
 
-        func time(_ executable: String, _ arguments: [String]) throws -> Double {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            let start = Date()
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw ValidationError("\(executable) \(arguments) failed") }
-            return Date().timeIntervalSince(start)
-        }
     }
 }
 

@@ -42,8 +42,8 @@ extension VaultBench {
             try Data("fit bench passphrase\n".utf8).write(to: URL(fileURLWithPath: passphrase))
             let common = ["--vault", vault, "--passphrase-file", passphrase]
             try cli.run(["init", "--kdf", "interactive"] + common)
-            let (seconds, peak) = try Self.timed(cli.binary, ["import", device] + common)
-            let (again, _) = try Self.timed(cli.binary, ["import", device] + common)
+            let (seconds, peak) = try timedFromHere(cli.binary, ["import", device] + common)
+            let (again, _) = try timedFromHere(cli.binary, ["import", device] + common)
             print("")
             print("import      \(seconds.formatted(2)) s, whole command; peak RSS \((Double(peak) / 1024).formatted(0)) MiB (target <= 100 MiB)")
             print("re-import   \(again.formatted(2)) s, nothing added")
@@ -60,30 +60,10 @@ extension VaultBench {
                     n += len(messages.get("record_mesgs", []))
                 print(n)
                 """
-            let (sdk, _) = try Self.timed(python, ["-c", script, folder])
+            let (sdk, _) = try timedFromHere(python, ["-c", script, folder])
             print("anchor      Garmin's FIT SDK for Python decoding the same files: \(sdk.formatted(2)) s")
             print("ratio       vaultctl import is \((sdk / seconds).formatted(1))x as fast as the SDK's decoding alone (target >= 20x)")
         }
 
-        /// Seconds a process took and its peak RSS in KiB (its rusage, read when it is reaped).
-        static func timed(_ executable: String, _ arguments: [String]) throws -> (Double, Int) {
-            var pid: pid_t = 0
-            var argv = ([executable] + arguments).map { strdup($0) } + [nil]
-            defer { for p in argv { free(p) } }
-            // Its output (a line per file) goes nowhere: the time is the import's, not the terminal's.
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            let start = Date()
-            guard posix_spawn(&pid, executable, &actions, nil, &argv, environ) == 0 else { throw ValidationError("cannot run \(executable)") }
-            var status: Int32 = 0
-            var usage = rusage()
-            guard wait4(pid, &status, 0, &usage) == pid else { throw ValidationError("cannot wait for \(executable)") }
-            let elapsed = Date().timeIntervalSince(start)
-            guard status == 0 else { throw ValidationError("\(executable) \(arguments.first ?? "") failed (status \(status))") }
-            return (elapsed, Int(usage.ru_maxrss))
-        }
     }
 }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 /// Where and when a benchmark ran, printed at the top of its report.
@@ -65,4 +66,12 @@ func timedProcess(_ executable: String, _ arguments: [String], environment: [Str
         return nil
     }
     return (seconds, kib)
+}
+
+/// A program run to its end, timed from here (`timedProcess`'s seconds have 10 ms steps), with
+/// its peak RSS in KiB from /usr/bin/time; throws when it fails.
+func timedFromHere(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, peakKiB: Int) {
+    let (result, seconds) = try measure { try timedProcess(executable, arguments) }
+    guard let result else { throw ValidationError("\(executable) \(arguments.first ?? "") failed") }
+    return (seconds, Int(result.peakKiB))
 }

@@ -38,14 +38,8 @@ struct FITImporter {
     func importFile(_ messages: [FITMessage], name: String) throws {
         let fileID = messages.first { $0.global == 0 }
         let source = Self.source(fileID)
-        // The local offset the device recorded (activity.local_timestamp − timestamp).
-        let recorded = messages.first { $0.global == 34 }.flatMap { activity -> Int32? in
-            guard let local = activity.integer(5), let at = activity.timestamp, abs(local - Int64(at)) <= 18 * 3600 else { return nil }
-            return Int32(local - Int64(at))
-        }
-        func stamp(_ seconds: Int64) -> HealthTimestamp {
-            HealthTimestamp(seconds: seconds, utcOffset: recorded ?? Int32(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds)))))
-        }
+        // The local offset the device recorded: activity.local_timestamp − timestamp.
+        let stamp = clock(recorded: Self.recordedOffset(messages.first { $0.global == 34 }, localTimestamp: 5))
         // Times below 0x10000000 count from the device's start, not from the FIT epoch: no date.
         if let first = messages.first(where: { $0.timestamp != nil })?.timestamp, first < 0x1000_0000 {
             let count = messages.filter { [18, 20, 30, 55].contains($0.global) }.count
@@ -121,7 +115,7 @@ struct FITImporter {
             let at = stamp(time)
             func add(_ type: String, _ value: Double?, _ unit: String) {
                 guard let value, value.isFinite else { return }
-                samples.append(HealthSample(type: type, source: source, start: at, end: at, value: .quantity(DecimalValue(double: value), unit: unit)))
+                samples.append(.reading(type, value, unit: unit, at: at, source: source))
             }
             add("HKQuantityTypeIdentifierHeartRate", record.value(3), "count/min")
             if cycling {
@@ -158,7 +152,7 @@ struct FITImporter {
             ]
             for (type, value, unit) in values {
                 guard let value, value.isFinite, value > 0 else { continue }
-                try sink.emit(sample: HealthSample(type: type, source: source, start: at, end: at, value: .quantity(DecimalValue(double: value), unit: unit)))
+                try sink.emit(sample: .reading(type, value, unit: unit, at: at, source: source))
                 kept += 1
             }
         }
@@ -173,14 +167,8 @@ struct FITImporter {
     /// day's active calories, kept as one active-energy sample over the local day.
     func importMonitoring(_ messages: [FITMessage], source: HealthSource) throws -> Int {
         guard messages.contains(where: { $0.global == 55 }) else { return 0 }
-        let info = messages.first { $0.global == 103 }
-        let offset = info.flatMap { info -> Int32? in
-            guard let local = info.integer(0), let at = info.timestamp, abs(local - Int64(at)) <= 18 * 3600 else { return nil }
-            return Int32(local - Int64(at))
-        }
-        func stamp(_ seconds: Int64) -> HealthTimestamp {
-            HealthTimestamp(seconds: seconds, utcOffset: offset ?? Int32(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds)))))
-        }
+        // The local offset monitoring_info recorded: its local_timestamp − timestamp.
+        let stamp = clock(recorded: Self.recordedOffset(messages.first { $0.global == 103 }, localTimestamp: 0))
         var last: UInt32?
         var previous: [Int64: (time: Int64, steps: Int64)] = [:]
         var dailyCalories: [LocalDay: Double] = [:]
@@ -196,8 +184,7 @@ struct FITImporter {
             guard let raw = time else { continue }
             let seconds = Int64(raw) + FITDecoder.epoch
             if let heartRate = message.value(27), heartRate > 0 {
-                try sink.emit(sample: HealthSample(type: "HKQuantityTypeIdentifierHeartRate", source: source, start: stamp(seconds), end: stamp(seconds),
-                                                   value: .quantity(DecimalValue(double: heartRate), unit: "count/min")))
+                try sink.emit(sample: .reading("HKQuantityTypeIdentifierHeartRate", heartRate, unit: "count/min", at: stamp(seconds), source: source))
                 kept += 1
             }
             // The daily summaries restate the day's counts; their active calories are the day's
@@ -238,6 +225,21 @@ struct FITImporter {
             kept += 1
         }
         return kept
+    }
+
+    /// The offset a message's local-time field (`localTimestamp`) and its timestamp differ by;
+    /// nil without either, or when it is more than a time zone can be.
+    static func recordedOffset(_ message: FITMessage?, localTimestamp field: UInt8) -> Int32? {
+        guard let message, let local = message.integer(field), let at = message.timestamp, abs(local - Int64(at)) <= 18 * 3600 else { return nil }
+        return Int32(local - Int64(at))
+    }
+
+    /// Seconds since 1970 in the offset the file recorded, else in the import's time zone then.
+    func clock(recorded: Int32?) -> (Int64) -> HealthTimestamp {
+        let timeZone = self.timeZone
+        return { seconds in
+            HealthTimestamp(seconds: seconds, utcOffset: recorded ?? Int32(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds)))))
+        }
     }
 
     /// The device as a source: its maker's name and product number, never its serial number.

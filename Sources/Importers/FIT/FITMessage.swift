@@ -90,13 +90,7 @@ struct FITMessage {
     struct FieldList {
         var entries: [(number: UInt8, value: FITValue)] = []
 
-        subscript(number: UInt8) -> FITValue? {
-            get { entries.first { $0.number == number }?.value }
-            set {
-                entries.removeAll { $0.number == number }
-                if let newValue { entries.append((number, newValue)) }
-            }
-        }
+        subscript(number: UInt8) -> FITValue? { entries.first { $0.number == number }?.value }
     }
 
     /// A field as a number, divided by its scale and less its offset (the profile's rule).

@@ -155,7 +155,7 @@ extension Vault {
     /// keyslot, identity and server credentials of the same moment (a re-key, which moves them
     /// all, makes it read again).
     private func committedSnapshot() throws -> (log: CommittedFiles, files: [String: [UInt8]]) {
-        let names = [BackupDestination.stateFiles.filter { !["events.head", "keys.sealed"].contains($0) }].flatMap { $0 }
+        let names = BackupDestination.stateFiles.filter { !["events.head", "keys.sealed"].contains($0) }
         var lastProblem: Error = BackupError.damaged(path: directory, reason: "changed while it was read")
         for attempt in 0..<20 {
             if attempt > 0 { usleep(50_000) }
