@@ -54,6 +54,12 @@ import VaultTestSupport
             #expect(abs((routes.first?.points.first?.latitude ?? 0) - first[0]) < 1e-6 && abs((routes.first?.points.last?.longitude ?? 0) - last[1]) < 1e-6,
                     "\(file) route ends")
         }
+        // Every record's heart rate once, as the SDK reads them (one on the boundary of two legs too).
+        let heartRates = try t.vault.allEvents().filter { event in
+            if case .sample(let s) = event.event { return s.type == "HKQuantityTypeIdentifierHeartRate" }
+            return false
+        }.count
+        #expect(heartRates == expected["recordsWithHeartRate"] as? Int, "\(file) heart rates")
         let again = try t.vault.importFiles([Self.path(file)])
         #expect(again.added == 0 && again.duplicates == report.added, "\(file): a second import added \(again.added)")
     }

@@ -51,6 +51,7 @@ struct FITImporter {
         let sessions = messages.filter { $0.global == 18 }
         let laps = messages.filter { $0.global == 19 }
         let records = messages.filter { $0.global == 20 }
+        var taken = Set<Int>()
         for (index, session) in sessions.enumerated() {
             guard let start = session.date(2), let elapsed = session.value(7, scale: 1000) ?? session.value(8, scale: 1000) else {
                 sink.reject(1)
@@ -74,7 +75,14 @@ struct FITImporter {
                                                        average: session.value(16).map { DecimalValue(double: $0) },
                                                        maximum: session.value(17).map { DecimalValue(double: $0) }, unit: "count/min")]
             }
-            let inside = records.filter { record in record.date(253).map { $0 >= start && $0 <= end } ?? false }
+            // A record on the boundary of two sessions (a multisport leg's end, the next one's start)
+            // is the earlier session's: each record gives its samples once.
+            var inside: [FITMessage] = []
+            for (i, record) in records.enumerated() where !taken.contains(i) {
+                guard let time = record.date(253), time >= start, time <= end else { continue }
+                inside.append(record)
+                taken.insert(i)
+            }
             let points = inside.compactMap { record -> RoutePoint? in
                 guard let time = record.date(253), let latitude = record.degrees(0), let longitude = record.degrees(1),
                       abs(latitude) <= 90, abs(longitude) <= 180 else { return nil }
