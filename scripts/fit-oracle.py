@@ -4,7 +4,8 @@
 The independent oracle of the vault's FIT importer (issue 40): for every .fit file under the
 directories given, the file's type and maker, its sessions (start, sport, times, distance,
 energy, heart rate), laps, records (count, with a position, with a heart rate, first and last
-position in degrees), the activity's local offset, monitoring and weight-scale messages, and the
+position in degrees; heart rates stored by a strap during a swim, merged into the records by
+the SDK's rule), the activity's local offset, monitoring and weight-scale messages, and the
 SDK's errors. Printed as one JSON document on stdout.
 
     python3 -m venv .build/fitvenv && .build/fitvenv/bin/pip install garmin-fit-sdk==21.218.0
@@ -53,6 +54,14 @@ def figures(path):
             "avgHeartRate": s.get("avg_heart_rate"), "maxHeartRate": s.get("max_heart_rate"),
         })
     records = messages.get("record_mesgs", [])
+    # Heart rate a strap stored during a swim (hr messages), merged into the records by the SDK's
+    # own rule (merge_heart_rates): how many records then hold a heart rate, and their sum.
+    merged = None
+    if messages.get("hr_mesgs"):
+        merged_messages, _ = Decoder(Stream.from_file(path)).read(convert_types_to_strings=False, convert_datetimes_to_dates=False,
+                                                                   merge_heart_rates=True, expand_components=True)
+        rates = [r["heart_rate"] for r in merged_messages.get("record_mesgs", []) if r.get("heart_rate") is not None]
+        merged = {"hrMessages": len(messages["hr_mesgs"]), "recordsWithHeartRate": len(rates), "heartRateSum": sum(rates)}
     positioned = [r for r in records if r.get("position_lat") is not None and r.get("position_long") is not None]
     activities = messages.get("activity_mesgs", [])
     offsets = [a["local_timestamp"] - a["timestamp"] for a in activities
@@ -80,6 +89,8 @@ def figures(path):
         "records": len(records),
         "recordsWithPosition": len(positioned),
         "recordsWithHeartRate": len([r for r in records if r.get("heart_rate") is not None]),
+        "heartRateSum": sum(r["heart_rate"] for r in records if r.get("heart_rate") is not None),
+        "storedHeartRate": merged,
         "firstPosition": [degrees(positioned[0]["position_lat"]), degrees(positioned[0]["position_long"])] if positioned else None,
         "lastPosition": [degrees(positioned[-1]["position_lat"]), degrees(positioned[-1]["position_long"])] if positioned else None,
         "firstRecord": unix(records[0].get("timestamp")) if records else None,

@@ -38,6 +38,13 @@ public final class BatchWorker<Batch>: @unchecked Sendable {
         return queue.count
     }
 
+    /// What stopped the worker, if anything has.
+    public var failed: Error? {
+        condition.lock()
+        defer { condition.unlock() }
+        return failure
+    }
+
     /// Queues `batch`, waiting while `depth` batches wait; throws what stopped the worker.
     public func put(_ batch: Batch) throws {
         condition.lock()

@@ -15,6 +15,7 @@ public final class PipelinedSink: ImportSink, @unchecked Sendable {
         case event(VaultEvent, nested: Bool)
         case reject(Int)
         case warn(String)
+        case perform(() throws -> Void)
     }
 
     /// One hand-over: the samples (nearly everything) in a buffer that moves them in and out
@@ -60,6 +61,7 @@ public final class PipelinedSink: ImportSink, @unchecked Sendable {
                 case .event(let event, let nested): try target.add(event, nested: nested)
                 case .reject(let count): target.reject(count)
                 case .warn(let message): target.warn(message)
+                case .perform(let body): try body()
                 }
             }
             try deliverSamples(upTo: batch.samples.count)
@@ -83,6 +85,17 @@ public final class PipelinedSink: ImportSink, @unchecked Sendable {
     public func reject(_ count: Int) { pending.others.append((pending.samples.count, .reject(count))) }
 
     public func warn(_ message: String) { pending.others.append((pending.samples.count, .warn(message))) }
+
+    /// Runs `body` on the worker after everything handed over before it and before everything
+    /// after: what ends one file and starts the next touches the target there, while this thread
+    /// goes on parsing the next file. An error it throws stops the worker, as the target's do.
+    public func perform(_ body: @escaping () throws -> Void) {
+        pending.others.append((pending.samples.count, .perform(body)))
+    }
+
+    /// What stopped the worker, if anything has: of data handed over earlier than anything this
+    /// thread failed on since.
+    public var workerFailure: Error? { worker.failed }
 
     /// Hands over what is left, waits until the target took everything, and rethrows its error.
     public func finish() throws {

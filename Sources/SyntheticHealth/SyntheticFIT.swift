@@ -4,9 +4,11 @@
 /// file's CRC-16. Deterministic for a seed.
 public enum SyntheticFIT {
     /// A run (sport 1) or ride (2) of `seconds` at 1 Hz from `start` (seconds since 1970), around
-    /// latitude and longitude in degrees, recorded in local offset `utcOffset` (seconds).
+    /// latitude and longitude in degrees, recorded in local offset `utcOffset` (seconds). Without
+    /// `summary`, the file ends after its records with a sport message and no lap, session or
+    /// activity: a recording the device closed without its summary (a flat battery).
     public static func activity(start: Int64, seconds: Int, utcOffset: Int32, sport: UInt8 = 1, seed: UInt64 = 1,
-                                latitude: Double = 47.37, longitude: Double = 8.54) -> [UInt8] {
+                                latitude: Double = 47.37, longitude: Double = 8.54, summary: Bool = true) -> [UInt8] {
         var random = SplitMix64(seed: seed)
         let epoch: Int64 = 631_065_600
         let t0 = UInt32(start - epoch)
@@ -36,6 +38,14 @@ public enum SyntheticFIT {
                 + [UInt8(heartRate)] + u16(UInt16(speed * 1000)) + u32(UInt32(distance * 100))
         }
         let elapsed = UInt32(seconds * 1000), end = t0 + UInt32(seconds)
+        if !summary {
+            definition(local: 2, global: 12, [(0, 1, 0x00), (1, 1, 0x00)])
+            body += [0x02, sport, 0]
+            var header: [UInt8] = [14, 0x20] + u16(2132) + u32(UInt32(body.count)) + Array(".FIT".utf8)
+            header += u16(crc(header[...]))
+            let file = header + body
+            return file + u16(crc(file[...]))
+        }
         definition(local: 2, global: 19, [(253, 4, 0x86), (2, 4, 0x86), (7, 4, 0x86), (8, 4, 0x86), (9, 4, 0x86)])
         body += [0x02] + u32(end) + u32(t0) + u32(elapsed) + u32(elapsed) + u32(UInt32(distance * 100))
         definition(local: 3, global: 18, [(253, 4, 0x86), (2, 4, 0x86), (7, 4, 0x86), (8, 4, 0x86), (9, 4, 0x86), (11, 2, 0x84),

@@ -25,7 +25,18 @@ struct FITImporter {
         }
         let summary: FITDecoder.Summary
         do {
-            summary = try FITDecoder.decode(bytes) { messages in try importFile(messages, name: input.name) }
+            // A chained file without a file_id continues the one before it: a watch appends the
+            // heart rate a strap stored during a swim as such files after the activity's.
+            var held: [FITMessage]?
+            summary = try FITDecoder.decode(bytes) { messages in
+                if held != nil, !messages.contains(where: { $0.global == 0 }) {
+                    held! += messages
+                    return
+                }
+                if let previous = held { try importFile(previous, name: input.name) }
+                held = messages
+            }
+            if let last = held { try importFile(last, name: input.name) }
         } catch let damage as FITDecoder.Damage {
             throw ImportError.damagedFIT(path: input.name, offset: damage.offset, reason: damage.reason)
         }
@@ -50,8 +61,27 @@ struct FITImporter {
         var kept = 0
         let sessions = messages.filter { $0.global == 18 }
         let laps = messages.filter { $0.global == 19 }
-        let records = messages.filter { $0.global == 20 }
+        var records = messages.filter { $0.global == 20 }
+        if messages.contains(where: { $0.global == FITStoredHeartRate.global }) {
+            if let readings = FITStoredHeartRate.readings(messages) {
+                FITStoredHeartRate.merge(readings, into: &records)
+            } else {
+                sink.warn("\((name as NSString).lastPathComponent): the heart rate a strap stored (hr messages) could not be placed in time and was not read")
+            }
+        }
         var taken = Set<Int>()
+        /// The records from `start` to `end` not taken by an earlier session: a record on the
+        /// boundary of two sessions (a multisport leg's end, the next one's start) is the
+        /// earlier one's, so that each record gives its samples once.
+        func take(from start: Int64, to end: Int64) -> [FITMessage] {
+            var inside: [FITMessage] = []
+            for (i, record) in records.enumerated() where !taken.contains(i) {
+                guard let time = record.date(253), time >= start, time <= end else { continue }
+                inside.append(record)
+                taken.insert(i)
+            }
+            return inside
+        }
         for (index, session) in sessions.enumerated() {
             guard let start = session.date(2), let elapsed = session.value(7, scale: 1000) ?? session.value(8, scale: 1000) else {
                 sink.reject(1)
@@ -75,31 +105,25 @@ struct FITImporter {
                                                        average: session.value(16).map { DecimalValue(double: $0) },
                                                        maximum: session.value(17).map { DecimalValue(double: $0) }, unit: "count/min")]
             }
-            // A record on the boundary of two sessions (a multisport leg's end, the next one's start)
-            // is the earlier session's: each record gives its samples once.
-            var inside: [FITMessage] = []
-            for (i, record) in records.enumerated() where !taken.contains(i) {
-                guard let time = record.date(253), time >= start, time <= end else { continue }
-                inside.append(record)
-                taken.insert(i)
-            }
-            let points = inside.compactMap { record -> RoutePoint? in
-                guard let time = record.date(253), let latitude = record.degrees(0), let longitude = record.degrees(1),
-                      abs(latitude) <= 90, abs(longitude) <= 180 else { return nil }
-                return RoutePoint(time: time, latitude: latitude, longitude: longitude,
-                                  altitude: record.value(78, scale: 5, offset: 500) ?? record.value(2, scale: 5, offset: 500),
-                                  speed: record.value(73, scale: 1000) ?? record.value(6, scale: 1000))
-            }
-            // Named by what it is, not by the file: the same file copied under another name (twice off
-            // the device, or from two folders) is the same route and workout, and adds nothing.
-            let routeName = "fit-\(start)" + (sessions.count > 1 ? "-\(index + 1)" : "")
-            if !points.isEmpty { workout.routes = [WorkoutRouteReference(source: source, start: stamp(start), end: stamp(end), filePath: routeName)] }
-            try sink.emit(.workout(workout))
-            kept += 1
-            if !points.isEmpty {
-                try sink.emit(.route(WorkoutRoute(workoutStart: stamp(start), filePath: routeName, points: points)))
-            }
-            for sample in Self.samples(inside, sport: session.integer(5), source: source, stamp: stamp) {
+            kept += try emit(workout, records: take(from: start, to: end), sport: session.integer(5),
+                             routeName: "fit-\(start)" + (sessions.count > 1 ? "-\(index + 1)" : ""), source: source, stamp: stamp)
+        }
+        // Records no session holds. A file of records without any session (a recording the
+        // device closed without its summary: a flat battery, a crash) is the workout they
+        // span, of the sport its sport message names; records outside the sessions of a file
+        // that has some give their samples.
+        let left = records.indices.filter { !taken.contains($0) && records[$0].date(253) != nil }.map { records[$0] }
+        if sessions.isEmpty, let first = left.first?.date(253), let last = left.last?.date(253) {
+            let sport = messages.first { $0.global == 12 }
+            let type = FITSports.activityType(sport: sport?.integer(0), subSport: sport?.integer(1))
+            let distance = left.last { $0.value(5) != nil }?.value(5, scale: 100)
+            let workout = Workout(activityType: type, source: source, start: stamp(first), end: stamp(last),
+                                  duration: DecimalValue(double: Double(last - first) / 60),
+                                  totalDistance: distance.map { DecimalValue(double: $0) }, totalEnergy: nil)
+            kept += try emit(workout, records: left, sport: sport?.integer(0), routeName: "fit-\(first)", source: source, stamp: stamp)
+            sink.warn("\((name as NSString).lastPathComponent): no session summary; its \(left.count) record(s) became a workout from the first to the last")
+        } else {
+            for sample in Self.samples(left, sport: nil, source: source, stamp: stamp) {
                 try sink.emit(sample: sample)
                 kept += 1
             }
@@ -110,6 +134,35 @@ struct FITImporter {
         if kept == 0, !other.isEmpty, sessions.isEmpty {
             sink.warn("\((name as NSString).lastPathComponent): no activity or weighing in it (a settings, course or workout plan file)")
         }
+    }
+
+    /// A workout, its route (the records' positions) and its records' samples; returns the events
+    /// emitted. The route is named by what it is, not by the file: the same file copied under
+    /// another name (twice off the device, or from two folders) is the same route and workout,
+    /// and adds nothing.
+    private func emit(_ workout: Workout, records: [FITMessage], sport: Int64?, routeName: String, source: HealthSource,
+                      stamp: (Int64) -> HealthTimestamp) throws -> Int {
+        var workout = workout
+        let points = records.compactMap { record -> RoutePoint? in
+            guard let time = record.date(253), let latitude = record.degrees(0), let longitude = record.degrees(1),
+                  abs(latitude) <= 90, abs(longitude) <= 180 else { return nil }
+            return RoutePoint(time: time, latitude: latitude, longitude: longitude,
+                              altitude: record.value(78, scale: 5, offset: 500) ?? record.value(2, scale: 5, offset: 500),
+                              speed: record.value(73, scale: 1000) ?? record.value(6, scale: 1000))
+        }
+        if !points.isEmpty {
+            workout.routes = [WorkoutRouteReference(source: source, start: workout.start, end: workout.end, filePath: routeName)]
+        }
+        try sink.emit(.workout(workout))
+        var emitted = 1
+        if !points.isEmpty {
+            try sink.emit(.route(WorkoutRoute(workoutStart: workout.start, filePath: routeName, points: points)))
+        }
+        for sample in Self.samples(records, sport: sport, source: source, stamp: stamp) {
+            try sink.emit(sample: sample)
+            emitted += 1
+        }
+        return emitted
     }
 
     /// The samples of a session's records: heart rate, and by sport power, cadence and speed.

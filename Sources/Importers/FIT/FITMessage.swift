@@ -1,11 +1,13 @@
 /// One field's value as the file holds it: the base type's invalid value (0xFF for a uint8, 0 for
-/// a `z` type, ...) is no value. Arrays keep their valid elements.
+/// a `z` type, ...) is no value. Arrays keep their valid elements; an array of the `byte` type is
+/// a bit field whose bytes are all kept (invalid only when every one is 0xFF, the SDK's rule).
 enum FITValue: Equatable {
     case unsigned(UInt64)
     case signed(Int64)
     case float(Double)
     case text(String)
     case array([Int64])
+    case bytes([UInt8])
 
     /// The value of a field's bytes; nil when it is the base type's invalid value.
     static func read(_ bytes: ArraySlice<UInt8>, baseType: UInt8, bigEndian: Bool) -> FITValue? {
@@ -34,6 +36,8 @@ enum FITValue: Equatable {
             let raw = integer(bytes.prefix(width))
             if raw == (width == 4 ? 0xFFFF_FFFF : UInt64.max) { return nil }
             return .float(width == 4 ? Double(Float(bitPattern: UInt32(raw))) : Double(bitPattern: raw))
+        case 0x0D where bytes.count > 1:
+            return bytes.allSatisfy { $0 == 0xFF } ? nil : .bytes(Array(bytes))
         default:
             guard let (width, signed, invalid) = integerTypes[type] else { return nil }
             let count = bytes.count / width
@@ -72,7 +76,7 @@ enum FITValue: Equatable {
         case .signed(let v): Double(v)
         case .float(let v): v.isFinite ? v : nil
         case .array(let v): v.first.map(Double.init)
-        case .text: nil
+        case .text, .bytes: nil
         }
     }
 }
@@ -90,12 +94,28 @@ struct FITMessage {
     struct FieldList {
         var entries: [(number: UInt8, value: FITValue)] = []
 
-        subscript(number: UInt8) -> FITValue? { entries.first { $0.number == number }?.value }
+        subscript(number: UInt8) -> FITValue? {
+            get { entries.first { $0.number == number }?.value }
+            set {
+                entries.removeAll { $0.number == number }
+                if let newValue { entries.append((number, newValue)) }
+            }
+        }
     }
 
     /// A field as a number, divided by its scale and less its offset (the profile's rule).
     func value(_ field: UInt8, scale: Double = 1, offset: Double = 0) -> Double? {
         fields[field]?.number.map { $0 / scale - offset }
+    }
+
+    /// A field's integers: its array's elements, or its one value.
+    func integers(_ field: UInt8) -> [Int64] {
+        switch fields[field] {
+        case .array(let v)?: v
+        case .unsigned(let v)?: Int64(exactly: v).map { [$0] } ?? []
+        case .signed(let v)?: [v]
+        default: []
+        }
     }
 
     func integer(_ field: UInt8) -> Int64? {

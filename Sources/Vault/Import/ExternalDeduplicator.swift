@@ -12,6 +12,12 @@ import EventLog
 /// copy, else new. Records still new are then matched by their legacy-scheme identity against
 /// the vault's legacy copies, when it has any.
 ///
+/// Files can be decided one by one or many in one `resolve` (a device folder of hundreds of
+/// files): `endFile` marks where the next begins, and one merge decides each file as if the ones
+/// before it had been resolved already (what a file adds is a copy the files after it match).
+/// One merge per file read every identity once per file: a folder of 180 FIT files spent most of
+/// its import there (docs/benchmarks.md, "FIT import").
+///
 /// Memory: one run buffer (16 bytes a hash; two when legacy identities are kept), one block per
 /// run while merging, and a few bits per spilled event. The scratch files hold only sealed bytes
 /// and are unlinked from the start.
@@ -35,6 +41,9 @@ final class ExternalDeduplicator {
     /// The sequence of the spill file's first record (the number of predecided records).
     private var firstSpilled: UInt64 = 0
     private var spilled: UInt64 = 0
+    /// The sequence each file of the batch starts at; the first file's is 0 (its records decided
+    /// in memory before identities moved here come first).
+    private var fileStarts: [UInt64] = [0]
 
     private var existingBuffer: [UInt64] = []
     /// Set by a resolve that did not keep what it added: nothing more may come.
@@ -110,24 +119,55 @@ final class ExternalDeduplicator {
         spilled += 1
     }
 
+    /// Ends a file whose records are decided with the files after it, at the next `resolve`.
+    func endFile() {
+        precondition(!closed, "an external deduplicator takes nothing after its last file")
+        fileStarts.append(spilled)
+    }
+
+    /// What `resolve` decided of one file's records set aside here (those decided in memory
+    /// before identities moved here are not among them).
+    struct FileCounts: Equatable {
+        var added = 0
+        var duplicates = 0
+        /// Copies: a correlation's member and its top-level record, counted as neither.
+        var repeats = 0
+    }
+
+    /// The file of the batch a record belongs to: the last one starting at or before it (a file
+    /// that set nothing aside starts where the next does).
+    private func fileIndex(of sequence: UInt64) -> Int {
+        var low = 0, high = fileStarts.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if fileStarts[middle] <= sequence { low = middle } else { high = middle - 1 }
+        }
+        return low
+    }
+
     /// Decides which spilled events are new and hands those to `append` in their original order.
-    /// Returns the counts; copies (a correlation's member and its top-level record) count as
-    /// neither.
+    /// Returns the counts of each file since the last resolve (those `endFile` ended, then the
+    /// current one), in order.
+    ///
+    /// Of the batch's files, only the last may have set legacy-scheme hashes aside (the session
+    /// resolves at the end of every file once the vault shows legacy identities): a record
+    /// matched to a legacy copy is not added, which changes what the files after it match.
     ///
     /// - Parameter keepingAdded: whether what is added becomes part of what exists, for the
     ///   files after this one. Without it (the command's last file) no run of the added events
     ///   is written, and the deduplicator takes nothing more.
-    func resolve(keepingAdded: Bool = true, append: (UInt32, [UInt8]) throws -> Void) throws -> (added: Int, duplicates: Int, repeats: Int) {
+    func resolve(keepingAdded: Bool = true, append: (UInt32, [UInt8]) throws -> Void) throws -> [FileCounts] {
         precondition(!closed, "an external deduplicator takes nothing after its last file")
         try flushExisting()
         var candidates = BitSet(capacity: Int(spilled))
-        var duplicates = 0
+        var counts = [FileCounts](repeating: FileCounts(), count: fileStarts.count)
         // Candidates in hash order, to become an existing run once the legacy pass has spoken.
         let candidateRun = keepingAdded ? try ScratchFile(in: directory, blockSize: Self.runBlockSize) : nil
         var record = [UInt8](repeating: 0, count: 16)
         // Pass 1, by whole identity, one group (hash) at a time and in constant memory. Existing
-        // copies come first in a group, then the file's records in file order (predecided ones,
-        // decided in memory before identities moved here, before the rest).
+        // copies come first in a group, then the files' records in file order (predecided ones,
+        // decided in memory before identities moved here, before the rest); each file's part of
+        // the group is decided against the copies the vault held and the files before it added.
         var group = GroupState()
         func candidate(_ hash: UInt64, _ sequence: UInt64) throws {
             candidates.insert(Int(sequence))
@@ -138,22 +178,28 @@ final class ExternalDeduplicator {
             }
             try candidateRun.append(record)
         }
-        func endGroup() throws {
-            defer { group = GroupState() }
+        func endFileInGroup() throws {
             guard let hash = group.hash else { return }
-            // A group with only nested records: the first is a duplicate of a copy, or new.
+            // A file with only nested records of the group: the first is a duplicate of a copy, or new.
             if group.tops == 0, group.predecided == 0, let first = group.firstNested {
-                if group.existing > 0 { duplicates += 1 } else { try candidate(hash, first) }
+                if group.existing > 0 { counts[group.file].duplicates += 1 } else { try candidate(hash, first); group.added += 1 }
             }
+            group.endFile()
         }
         try forEachEntry(pending: pendingRuns) { hash, sequence in
             if hash != group.hash {
-                try endGroup()
+                try endFileInGroup()
+                group = GroupState()
                 group.hash = hash
             }
             guard let sequence else {
                 group.existing += 1
                 return
+            }
+            let file = fileIndex(of: sequence)
+            if file != group.file {
+                try endFileInGroup()
+                group.file = file
             }
             let isNested = nested.contains(Int(sequence))
             if predecided.contains(Int(sequence)) {
@@ -168,29 +214,33 @@ final class ExternalDeduplicator {
             group.tops += 1
             if group.tops <= group.existing {
                 // The copy a nested record of this file took in memory is this record (a repeat).
-                if group.nestedInUse > 0 { group.nestedInUse -= 1 } else { duplicates += 1 }
+                if group.nestedInUse > 0 { group.nestedInUse -= 1 } else { counts[file].duplicates += 1 }
             } else {
                 try candidate(hash, sequence)
+                group.added += 1
             }
         }
-        try endGroup()
+        try endFileInGroup()
         try candidateRun?.finishWriting()
         // Pass 2, by legacy identity: a record still new takes a legacy copy no earlier record
-        // of the file (in memory or here) took.
+        // of its file (in memory or here) took.
         var demoted = BitSet()
         if !legacyRuns.isEmpty {
-            var legacyGroup: (hash: UInt64?, available: Int) = (nil, 0)
+            var legacyGroup: (hash: UInt64?, copies: Int, file: Int, available: Int) = (nil, 0, 0, 0)
             try forEachEntry(pending: legacyRuns) { hash, sequence in
-                if hash != legacyGroup.hash { legacyGroup = (hash, 0) }
+                if hash != legacyGroup.hash { legacyGroup = (hash, 0, 0, 0) }
                 guard let sequence else {
+                    legacyGroup.copies += 1
                     legacyGroup.available += 1
                     return
                 }
+                let file = fileIndex(of: sequence)
+                if file != legacyGroup.file { (legacyGroup.file, legacyGroup.available) = (file, legacyGroup.copies) }
                 if predecided.contains(Int(sequence)) {
                     legacyGroup.available -= 1
                 } else if legacyGroup.available > 0, candidates.contains(Int(sequence)) {
                     demoted.insert(Int(sequence))
-                    duplicates += 1
+                    counts[file].duplicates += 1
                     legacyGroup.available -= 1
                 }
             }
@@ -213,16 +263,22 @@ final class ExternalDeduplicator {
             closed = true
             existingRuns = []
         }
-        var added = 0
         var sequence = Int(firstSpilled)
+        var file = 0
         try spill.forEachRecord { bytes in
+            while file + 1 < fileStarts.count, fileStarts[file + 1] <= UInt64(sequence) { file += 1 }
             if candidates.contains(sequence) && !demoted.contains(sequence) {
                 try append(UInt32(littleEndianBytes: bytes.prefix(4))!, Array(bytes.dropFirst(4)))
-                added += 1
+                counts[file].added += 1
             }
             sequence += 1
         }
-        let repeats = sequence - Int(firstSpilled) - added - duplicates
+        for i in counts.indices {
+            let end = i + 1 < fileStarts.count ? fileStarts[i + 1] : spilled
+            let setAside = Int(end) - Int(max(fileStarts[i], firstSpilled))
+            counts[i].repeats = max(setAside, 0) - counts[i].added - counts[i].duplicates
+        }
+        fileStarts = [0]
         pendingRuns = SequencedRuns()
         legacyRuns = SequencedRuns()
         spill = try ScratchFile(in: directory)
@@ -230,7 +286,7 @@ final class ExternalDeduplicator {
         predecided = BitSet()
         firstSpilled = 0
         spilled = 0
-        return (added, duplicates, repeats)
+        return counts
     }
 
     /// Existing runs past which they are merged into one. Each file of an import adds a run (what
@@ -262,11 +318,15 @@ final class ExternalDeduplicator {
     }
 }
 
-/// What pass 1 knows of the group (hash) it is in.
+/// What pass 1 knows of the group (hash) it is in, and of the part of it one file gave.
 private struct GroupState {
     var hash: UInt64?
-    /// Copies the vault holds.
+    /// Copies the vault holds, and those the batch's earlier files added.
     var existing = 0
+    /// The file whose records are being decided.
+    var file = 0
+    /// Records of that file taken as new.
+    var added = 0
     /// Top-level records met so far, predecided ones included: each takes a copy while any is left.
     var tops = 0
     /// Records decided in memory before identities moved here.
@@ -274,6 +334,12 @@ private struct GroupState {
     /// Copies nested records took in memory, not yet matched by their top-level record.
     var nestedInUse = 0
     var firstNested: UInt64?
+
+    /// What the file added exists for the next one; the per-file counts start again.
+    mutating func endFile() {
+        existing += added
+        (added, tops, predecided, nestedInUse, firstNested) = (0, 0, 0, 0, nil)
+    }
 }
 
 /// Sorted runs of (hash, sequence), written `runLength` entries at a time.

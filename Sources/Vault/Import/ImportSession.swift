@@ -35,6 +35,8 @@ final class ImportSession: ImportSink {
     /// access to the counts spans an array's growth (such accesses are checked at run time).
     private var counts = FileImportReport(path: "", format: "")
     private var warnings: [String] = []
+    /// Files ended whose records wait outside memory to be decided with a later file's.
+    private var waiting: [(report: FileImportReport, displayName: String)] = []
     /// Samples of types kept under `other`, by type, for the file's warning.
     private var otherTypes: [String: Int] = [:]
     /// Each sample type's category, by the type string's identity (`StringMemo`).
@@ -266,36 +268,70 @@ final class ImportSession: ImportSink {
     func reject(_ count: Int) { counts.rejected += count }
     func warn(_ message: String) { warnings.append(message) }
 
-    /// Records the file in the audit trail and returns its report. `isLast`: no file follows in
-    /// this session, so what it added need not be remembered for deduplication.
-    func finishFile(displayName: String, isLast: Bool = false) throws -> FileImportReport {
-        try endFile(isLast: isLast)
-        try add(.importRecorded(at: Date(), ImportRecord(
-            file: displayName, format: counts.format, added: counts.added, duplicates: counts.duplicates, rejected: counts.rejected,
-            replaced: counts.replaced)))
-        return file
+    /// Ends a file of an import and returns the reports of the files now decided, each recorded
+    /// in the audit trail: this one, and those whose records waited outside memory for it. Such
+    /// a file waits for the next (one merge decides a device folder of many files), unless it is
+    /// the last (`isLast`: no file follows in this session, so what it added need not be
+    /// remembered for deduplication) or the vault holds legacy identities.
+    func finishFile(displayName: String, isLast: Bool = false) throws -> [FileImportReport] {
+        warnAboutOtherTypes()
+        if let external, !isLast, !hasLegacyIdentities {
+            external.endFile()
+            waiting.append((file, displayName))
+            return []
+        }
+        var finished = waiting + [(file, displayName)]
+        waiting = []
+        if let external {
+            let decided = try resolve(external, isLast: isLast)
+            for (i, counts) in decided.enumerated() {
+                finished[i].report.added += counts.added
+                finished[i].report.duplicates += counts.duplicates
+                finished[i].report.repeats += counts.repeats
+            }
+        } else if !isLast {
+            identities.endFile()
+        }
+        for (report, name) in finished {
+            try add(.importRecorded(at: Date(), ImportRecord(
+                file: name, format: report.format, added: report.added, duplicates: report.duplicates, rejected: report.rejected,
+                replaced: report.replaced)))
+        }
+        return finished.map(\.report)
     }
 
-    /// Ends the current file (or post): what waited for its end is decided, and the copies it
-    /// used are free for the next file. Its report is `file`. With `isLast`, no more data comes
+    /// Ends the current post (or file): what waited for its end is decided, and the copies it
+    /// used are free for the next one. Its report is `file`. With `isLast`, no more data comes
     /// (identities kept outside memory are then not extended with what the file added).
     func endFile(isLast: Bool = false) throws {
         if let external {
-            let resolved = try external.resolve(keepingAdded: !isLast) { keyID, bytes in
-                try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
+            for resolved in try resolve(external, isLast: isLast) {
+                counts.added += resolved.added
+                counts.duplicates += resolved.duplicates
+                counts.repeats += resolved.repeats
             }
-            counts.added += resolved.added
-            counts.duplicates += resolved.duplicates
-            counts.repeats += resolved.repeats
         } else if !isLast {
             // The copies the file used are free for the next file to match (a pass over the
             // whole table, ~3 ms a year of data): after the last, none comes.
             identities.endFile()
         }
+        warnAboutOtherTypes()
+    }
+
+    /// Decides what waited outside memory, appending what is new.
+    private func resolve(_ external: ExternalDeduplicator, isLast: Bool) throws -> [ExternalDeduplicator.FileCounts] {
+        try external.resolve(keepingAdded: !isLast) { keyID, bytes in
+            try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
+        }
+    }
+
+    /// The file's warning of samples kept under `other`, once.
+    private func warnAboutOtherTypes() {
         if !otherTypes.isEmpty {
             let listed = otherTypes.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
             let names = listed.prefix(20).map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
             warn("kept under other, which only a grant of other shares: \(names)" + (listed.count > 20 ? " and \(listed.count - 20) more types" : ""))
+            otherTypes = [:]
         }
     }
 
@@ -309,6 +345,7 @@ final class ImportSession: ImportSink {
     }
 
     func rollback() {
+        waiting = []
         forgetRecentMonths()  // their encoders are forgotten with the tables
         revisions.dropPending()
         try? log.rollback(&transaction)
