@@ -79,8 +79,18 @@ def figures(path):
                 daily[day] = daily.get(day, 0) + m["steps"]
             if m.get("active_calories"):
                 calories[day] = calories.get(day, 0) + m["active_calories"]
+    # Monitoring heart rates, intensity minutes (the minutes since the previous report, moderate
+    # and vigorous) and resting heart rates, as the SDK reads the fields.
+    monitoring = messages.get("monitoring_mesgs", [])
+    monitoring_rates = [m["heart_rate"] for m in monitoring if m.get("heart_rate")]
+    intensity = [(m.get("moderate_activity_minutes") or 0) + (m.get("vigorous_activity_minutes") or 0) for m in monitoring]
+    resting = [m.get("current_day_resting_heart_rate") for m in messages.get("monitoring_hr_data_mesgs", [])]
     return {
         "errors": [str(e) for e in errors],
+        "monitoringHeartRates": len(monitoring_rates),
+        "monitoringHeartRateSum": sum(monitoring_rates),
+        "monitoringIntensityMinutes": sum(intensity),
+        "monitoringRestingHeartRates": [r for r in resting if r is not None],
         "type": file_ids[0].get("type") if file_ids else None,
         "manufacturer": file_ids[0].get("manufacturer") if file_ids else None,
         "product": file_ids[0].get("product") if file_ids else None,

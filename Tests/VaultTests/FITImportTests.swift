@@ -101,6 +101,28 @@ import VaultTestSupport
         #expect(try t.vault.importFiles([path]).added == 0)
     }
 
+    static let monitoringWithHeartRate = oracle.filter { ($0.value["monitoringHeartRates"] as? Int ?? 0) > 0 }.keys.sorted()
+
+    /// A recent watch's monitoring files (a vívosmart 4): every heart rate, the intensity minutes
+    /// as exercise minutes and the day's resting heart rate, as Garmin's SDK reads them.
+    @Test(arguments: monitoringWithHeartRate) func aWatchsDayHasItsHeartRateIntensityMinutesAndRestingRate(file: String) throws {
+        let expected = Self.oracle[file]!
+        let t = try ImportTestVault()
+        let report = try t.vault.importFiles([Self.path(file)])
+        let samples = try t.vault.allEvents().compactMap { event -> (type: String, value: Double)? in
+            if case .sample(let s) = event.event, case .quantity(let v, _) = s.value { return (s.type, v.double) }
+            return nil
+        }
+        func values(_ type: String) -> [Double] { samples.filter { $0.type == "HKQuantityTypeIdentifier" + type }.map(\.value) }
+        #expect(values("HeartRate").count == expected["monitoringHeartRates"] as? Int, "\(file) heart rates")
+        #expect(Int(values("HeartRate").reduce(0, +)) == expected["monitoringHeartRateSum"] as? Int, "\(file) heart rates' sum")
+        #expect(Int(values("AppleExerciseTime").reduce(0, +)) == expected["monitoringIntensityMinutes"] as? Int, "\(file) intensity minutes")
+        #expect(values("RestingHeartRate").map { Int($0) } == expected["monitoringRestingHeartRates"] as? [Int], "\(file) resting heart rates")
+        let exercise = try t.vault.summary(metric: "exercise-time", by: .day)
+        #expect(Int(exercise.reduce(0) { $0 + $1.value }) == expected["monitoringIntensityMinutes"] as? Int, "\(file) exercise minutes by day")
+        #expect(try t.vault.importFiles([Self.path(file)]).added == 0 && report.added > 0)
+    }
+
     @Test func aMonitoringFilesStepsPerDayAreTheDevicesOwnDailyTotals() throws {
         let expected = try #require(Self.oracle["MonitoringFile.fit"]?["monitoringDailySteps"] as? [String: Int])
         let t = try ImportTestVault()

@@ -220,7 +220,7 @@ struct FITImporter {
         return kept
     }
 
-    /// A monitoring file's steps and heart rate. Steps are counted per activity type (walking,
+    /// A monitoring file's steps, heart rate, resting heart rate and intensity minutes. Steps are counted per activity type (walking,
     /// running) and cumulatively since the local day began, reset each day: each message gives the
     /// increment since the type's previous one as a steps sample over that stretch. A message
     /// holding only the low 16 bits of its time (`timestamp_16`) is placed after the last full one.
@@ -236,6 +236,11 @@ struct FITImporter {
         var kept = 0
         for message in messages {
             if let full = message.timestamp { last = full }
+            // The day's resting heart rate (monitoring_hr_data: today's, not the 7-day average).
+            if message.global == 211, let time = message.date(253), let resting = message.value(1), resting > 0 {
+                try sink.emit(sample: .reading("HKQuantityTypeIdentifierRestingHeartRate", resting, unit: "count/min", at: stamp(time), source: source))
+                kept += 1
+            }
             guard message.global == 55 else { continue }
             var time = message.timestamp
             if time == nil, let low = message.integer(26), let base = last {
@@ -246,6 +251,16 @@ struct FITImporter {
             let seconds = Int64(raw) + FITDecoder.epoch
             if let heartRate = message.value(27), heartRate > 0 {
                 try sink.emit(sample: .reading("HKQuantityTypeIdentifierHeartRate", heartRate, unit: "count/min", at: stamp(seconds), source: source))
+                kept += 1
+            }
+            // Intensity minutes: the moderate and vigorous minutes since the previous report, as
+            // exercise minutes up to the message's time (the exercise ring counts them,
+            // deduplicated by source like every exercise sample).
+            let minutes = (message.integer(33) ?? 0) + (message.integer(34) ?? 0)
+            if minutes > 0 {
+                try sink.emit(sample: HealthSample(type: "HKQuantityTypeIdentifierAppleExerciseTime", source: source,
+                                                   start: stamp(seconds - minutes * 60), end: stamp(seconds),
+                                                   value: .quantity(DecimalValue(double: Double(minutes)), unit: "min")))
                 kept += 1
             }
             // The daily summaries restate the day's counts; their active calories are the day's
