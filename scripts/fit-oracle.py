@@ -85,8 +85,18 @@ def figures(path):
     monitoring_rates = [m["heart_rate"] for m in monitoring if m.get("heart_rate")]
     intensity = [(m.get("moderate_activity_minutes") or 0) + (m.get("vigorous_activity_minutes") or 0) for m in monitoring]
     resting = [m.get("current_day_resting_heart_rate") for m in messages.get("monitoring_hr_data_mesgs", [])]
+    # Sleep levels: each holds from its message to the next one's time, the last to the sleep's
+    # stop event (event 74, type stop) when that is later; minutes per level.
+    levels = sorted((unix(m["timestamp"]), m.get("sleep_level")) for m in messages.get("sleep_level_mesgs", []) if m.get("timestamp") is not None)
+    stops = [unix(e["timestamp"]) for e in messages.get("event_mesgs", []) if e.get("event") == 74 and e.get("event_type") == 1]
+    sleep_minutes = {}
+    for i, (time, level) in enumerate(levels):
+        end = levels[i + 1][0] if i + 1 < len(levels) else max([time] + stops[-1:])
+        sleep_minutes[str(level)] = sleep_minutes.get(str(level), 0) + (end - time) / 60
     return {
         "errors": [str(e) for e in errors],
+        "sleepLevels": len(levels),
+        "sleepMinutes": sleep_minutes,
         "monitoringHeartRates": len(monitoring_rates),
         "monitoringHeartRateSum": sum(monitoring_rates),
         "monitoringIntensityMinutes": sum(intensity),

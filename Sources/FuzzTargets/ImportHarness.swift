@@ -47,9 +47,12 @@ final class ImportHarness: FuzzHarness {
                 FuzzSeed(name: "array.json", bytes: Array(#"[{"metric":"HEART_RATE","data":[{"timeRange":"2025-08-06T08:00:00+02:00/2025-08-06T08:00:00+02:00","value":61}]},{"metric":"ACTIVE_ENERGY","data":[{"timeRange":"2025-08-06 10:00/2025-08-06 10:30","value":55.5}]}]"#.utf8)),
             ]
         case .fit:
-            // A minute's run and a ride, as a watch writes them (SyntheticFIT).
+            // A minute's run, a ride, a recording without its summary and a night's sleep, as a
+            // watch writes them (SyntheticFIT).
             return [FuzzSeed(name: "run.fit", bytes: SyntheticFIT.activity(start: 1_717_228_800, seconds: 60, utcOffset: 7_200)),
-                    FuzzSeed(name: "ride.fit", bytes: SyntheticFIT.activity(start: 1_717_315_200, seconds: 30, utcOffset: -18_000, sport: 2, seed: 2))]
+                    FuzzSeed(name: "ride.fit", bytes: SyntheticFIT.activity(start: 1_717_315_200, seconds: 30, utcOffset: -18_000, sport: 2, seed: 2)),
+                    FuzzSeed(name: "cut-short.fit", bytes: SyntheticFIT.activity(start: 1_717_401_600, seconds: 20, utcOffset: 0, seed: 3, summary: false)),
+                    FuzzSeed(name: "sleep.fit", bytes: SyntheticFIT.sleep(start: 1_717_281_000, levels: [(0, 1), (10, 2), (40, 3), (70, 4)], stopMinutes: 90))]
         case .csv:
             return [FuzzSeed(name: "samples.csv", bytes: Array("""
                 type,start,end,value,unit,source

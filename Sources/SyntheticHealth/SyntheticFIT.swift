@@ -61,6 +61,31 @@ public enum SyntheticFIT {
         return file + u16(crc(file[...]))
     }
 
+    /// A sleep file (type 49) as a Garmin watch writes one: the sleep's start event, a
+    /// `sleep_level` message each time the level changes (`levels`: minutes after `start` and the
+    /// level, 1 awake, 2 light, 3 deep, 4 REM), and the stop event `stopMinutes` after `start`.
+    public static func sleep(start: Int64, levels: [(minutes: Int, level: UInt8)], stopMinutes: Int) -> [UInt8] {
+        let t0 = UInt32(start - 631_065_600)
+        var body: [UInt8] = []
+        func u16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func u32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
+        func definition(local: UInt8, global: UInt16, _ fields: [(UInt8, UInt8, UInt8)]) {
+            body += [0x40 | local, 0, 0, UInt8(global & 0xFF), UInt8(global >> 8), UInt8(fields.count)]
+            for (number, size, base) in fields { body += [number, size, base] }
+        }
+        definition(local: 0, global: 0, [(0, 1, 0x00), (1, 2, 0x84), (2, 2, 0x84), (4, 4, 0x86)])
+        body += [0x00, 49] + u16(1) + u16(3290) + u32(t0)
+        definition(local: 1, global: 21, [(253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00)])
+        body += [0x01] + u32(t0) + [74, 0]
+        definition(local: 2, global: 275, [(253, 4, 0x86), (0, 1, 0x00)])
+        for (minutes, level) in levels { body += [0x02] + u32(t0 + UInt32(minutes * 60)) + [level] }
+        body += [0x01] + u32(t0 + UInt32(stopMinutes * 60)) + [74, 1]
+        var header: [UInt8] = [14, 0x20] + u16(2132) + u32(UInt32(body.count)) + Array(".FIT".utf8)
+        header += u16(crc(header[...]))
+        let file = header + body
+        return file + u16(crc(file[...]))
+    }
+
     /// FIT's CRC-16 (the SDK's nibble table), written here apart from the importer's on purpose:
     /// a file the generator makes checks the importer's reading, not its own.
     static func crc(_ bytes: ArraySlice<UInt8>) -> UInt16 {

@@ -123,6 +123,39 @@ import VaultTestSupport
         #expect(try t.vault.importFiles([Self.path(file)]).added == 0 && report.added > 0)
     }
 
+    /// A night's levels: each holds until the next, the last until the stop event; light sleep
+    /// is core sleep; the night's minutes per stage are what the file says.
+    @Test func aSleepFilesLevelsAreTheNightsStages() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/sleep.fit"
+        // 22:30 UTC: awake 10 min, light 90, deep 45, light 60, REM 30, awake 5, light 50 until the stop.
+        let levels: [(minutes: Int, level: UInt8)] = [(0, 1), (10, 2), (100, 3), (145, 2), (205, 4), (235, 1), (240, 2), (250, 2)]
+        try Data(SyntheticFIT.sleep(start: 1_717_281_000, levels: levels, stopMinutes: 290)).write(to: URL(fileURLWithPath: path))
+        let t = try ImportTestVault()
+        _ = try t.vault.importFiles([path])
+        let minutes = try t.vault.allEvents().reduce(into: [String: Int64]()) { sums, event in
+            if case .sample(let s) = event.event, case .category(let value) = s.value {
+                sums[value, default: 0] += (s.end.seconds - s.start.seconds) / 60
+            }
+        }
+        #expect(minutes == ["HKCategoryValueSleepAnalysisAwake": 15, "HKCategoryValueSleepAnalysisAsleepCore": 200,
+                            "HKCategoryValueSleepAnalysisAsleepDeep": 45, "HKCategoryValueSleepAnalysisAsleepREM": 30])
+        let nights = try t.vault.sleep()
+        #expect(nights.map(\.asleep) == [275] && nights.map(\.deep) == [45] && nights.map(\.awake) == [15])
+    }
+
+    /// A vívosmart 4's sleep file whose levels are all awake (its stages are in undocumented
+    /// messages) adds no sleep, and says so.
+    @Test func aSleepFileOfOnlyWakingLevelsAddsNoSleep() throws {
+        let file = "vivosmart4-sleep-68520562673.fit"
+        let expected = try #require(Self.oracle[file]?["sleepMinutes"] as? [String: Double])
+        #expect(expected == ["1": 119])
+        let t = try ImportTestVault()
+        let report = try? t.vault.importFiles([Self.path(file)])
+        #expect(try t.vault.sleep().isEmpty)
+        #expect(report?.files.first?.warnings.contains("48 sleep level(s) read, all awake or unmeasurable: no sleep in them, none kept") == true)
+    }
+
     @Test func aMonitoringFilesStepsPerDayAreTheDevicesOwnDailyTotals() throws {
         let expected = try #require(Self.oracle["MonitoringFile.fit"]?["monitoringDailySteps"] as? [String: Int])
         let t = try ImportTestVault()

@@ -130,8 +130,9 @@ struct FITImporter {
         }
         kept += try importWeighings(messages.filter { $0.global == 30 }, source: source, stamp: stamp, name: name)
         kept += try importMonitoring(messages, source: source)
-        let other = messages.filter { ![0, 18, 19, 20, 30, 34, 55, 103].contains($0.global) }
-        if kept == 0, !other.isEmpty, sessions.isEmpty {
+        kept += try importSleep(messages, source: source)
+        let other = messages.filter { ![0, 18, 19, 20, 30, 34, 55, 103, FITSleep.global].contains($0.global) }
+        if kept == 0, !other.isEmpty, sessions.isEmpty, !messages.contains(where: { $0.global == FITSleep.global }) {
             sink.warn("\((name as NSString).lastPathComponent): no activity or weighing in it (a settings, course or workout plan file)")
         }
     }
@@ -301,6 +302,23 @@ struct FITImporter {
             kept += 1
         }
         return kept
+    }
+
+    /// A sleep file's levels as sleep-analysis samples (`FITSleep`), in the local offset its
+    /// monitoring_info recorded, else the import's time zone.
+    func importSleep(_ messages: [FITMessage], source: HealthSource) throws -> Int {
+        let spans = FITSleep.spans(messages)
+        let levels = messages.filter { $0.global == FITSleep.global }.count
+        if spans.isEmpty, levels > 0 {
+            sink.warn("\(levels) sleep level(s) read, all awake or unmeasurable: no sleep in them, none kept")
+        }
+        guard !spans.isEmpty else { return 0 }
+        let stamp = clock(recorded: Self.recordedOffset(messages.first { $0.global == 103 }, localTimestamp: 0))
+        for span in spans {
+            try sink.emit(sample: HealthSample(type: "HKCategoryTypeIdentifierSleepAnalysis", source: source, start: stamp(span.start),
+                                               end: stamp(span.end), value: .category(span.value)))
+        }
+        return spans.count
     }
 
     /// The offset a message's local-time field (`localTimestamp`) and its timestamp differ by;
