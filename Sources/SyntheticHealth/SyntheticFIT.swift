@@ -86,6 +86,50 @@ public enum SyntheticFIT {
         return file + u16(crc(file[...]))
     }
 
+    /// A day's monitoring file (type 32) as a wrist device writes one from `start` (seconds since
+    /// 1970) for 24 hours: monitoring_info with the local offset, then each minute the walking
+    /// steps counted since the local day began (`cycles`, steps for walking) with the activity
+    /// type, and every other minute the heart rate in a message holding only `timestamp_16`;
+    /// an hour of the day brings intensity minutes, and the day ends with its resting heart rate.
+    public static func monitoring(start: Int64, utcOffset: Int32, seed: UInt64 = 1) -> [UInt8] {
+        var random = SplitMix64(seed: seed)
+        let t0 = UInt32(start - 631_065_600)
+        var body: [UInt8] = []
+        func u16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func u32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
+        func definition(local: UInt8, global: UInt16, _ fields: [(UInt8, UInt8, UInt8)]) {
+            body += [0x40 | local, 0, 0, UInt8(global & 0xFF), UInt8(global >> 8), UInt8(fields.count)]
+            for (number, size, base) in fields { body += [number, size, base] }
+        }
+        definition(local: 0, global: 0, [(0, 1, 0x00), (1, 2, 0x84), (2, 2, 0x84), (4, 4, 0x86)])
+        body += [0x00, 32] + u16(1) + u16(2927) + u32(t0)
+        definition(local: 1, global: 103, [(253, 4, 0x86), (0, 4, 0x86)])
+        body += [0x01] + u32(t0) + u32(UInt32(Int64(t0) + Int64(utcOffset)))
+        definition(local: 2, global: 55, [(253, 4, 0x86), (5, 1, 0x00), (3, 4, 0x86)])
+        definition(local: 3, global: 55, [(26, 2, 0x84), (27, 1, 0x02)])
+        definition(local: 4, global: 55, [(26, 2, 0x84), (33, 2, 0x84), (34, 2, 0x84)])
+        var steps: UInt32 = 0
+        var heartRate = 60.0
+        for minute in 0..<1_440 {
+            let t = t0 + UInt32(minute * 60)
+            steps += UInt32(random.next() % 40)
+            body += [0x02] + u32(t) + [6] + u32(steps)
+            if minute % 2 == 0 {
+                heartRate = min(150, max(45, heartRate + Double(Int(random.next() % 7) - 3)))
+                body += [0x03] + u16(UInt16(t & 0xFFFF)) + [UInt8(heartRate)]
+            }
+            if minute % 60 == 59, random.next() % 3 == 0 {
+                body += [0x04] + u16(UInt16(t & 0xFFFF)) + u16(UInt16(random.next() % 20)) + u16(UInt16(random.next() % 10))
+            }
+        }
+        definition(local: 5, global: 211, [(253, 4, 0x86), (0, 1, 0x02), (1, 1, 0x02)])
+        body += [0x05] + u32(t0 + 86_340) + [52, 50 + UInt8(random.next() % 5)]
+        var header: [UInt8] = [14, 0x20] + u16(2132) + u32(UInt32(body.count)) + Array(".FIT".utf8)
+        header += u16(crc(header[...]))
+        let file = header + body
+        return file + u16(crc(file[...]))
+    }
+
     /// FIT's CRC-16 (the SDK's nibble table), written here apart from the importer's on purpose:
     /// a file the generator makes checks the importer's reading, not its own.
     static func crc(_ bytes: ArraySlice<UInt8>) -> UInt16 {

@@ -19,24 +19,35 @@ extension Vault {
         // order they were named in; other files keep the order given.
         let files = Self.postsOldestFirst(try paths.map { (path: $0, format: try ImportFormat.detect($0)) })
         // Sized for the vault and the files up front (Apple's XML runs ~400 bytes a record; a zip
-        // by its export XML's size in its directory, else at ten times its own), so the table
-        // does not grow with old and new alive.
-        let expectedNew = paths.reduce(0) { total, path in
-            let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-            guard path.lowercased().hasSuffix(".zip") else { return total + bytes / 400 }
-            return total + (Importer.exportXMLBytes(inZipAt: path) ?? bytes * 10) / 400
+        // by its export XML's size in its directory, else at ten times its own; a FIT file ~10
+        // bytes an event, a 1 Hz record of 20 to 30 bytes giving two or three), so the table does
+        // not grow with old and new alive.
+        let expectedNew = files.reduce(0) { total, file in
+            let bytes = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
+            switch file.format {
+            case .appleHealthZip: return total + (Importer.exportXMLBytes(inZipAt: file.path) ?? bytes * 10) / 400
+            case .fit: return total + bytes / 10
+            default: return total + bytes / 400
+            }
         }
+        // An import of FIT files alone holds one file's messages at a time, where an export's holds
+        // its inflater and XML buffers: its table may take twice the slots, so that a year of 1 Hz
+        // activities (~1.3 million events) stays in memory and feeds the read models (a folder of
+        // 180: 1.9 s through scratch files, 1.2 s in memory; peak RSS 91 MiB either way, the key
+        // derivation's 64 MiB most of it). An Apple export's ten years took 5 MiB more at their
+        // peak with the larger table (96-97 MiB, docs/benchmarks.md "FIT import"): not for them.
+        let budget = files.allSatisfy { $0.format == .fit } ? importIdentityBudgetSlots * 2 : importIdentityBudgetSlots
         // Where the session would append events it holds no value of (see ImportReadModelFeed),
         // the read models catch up from the log after the commit: companion JSON, and imports
         // expected to take their identities out of memory. Else they are caught up now, and fed.
-        let feeds = feedsReadModelsDuringImport && expectedNew * 10 / 7 < importIdentityBudgetSlots
+        let feeds = feedsReadModelsDuringImport && expectedNew * 10 / 7 < budget
             && !files.contains { $0.format == .companionJSON }
         // The read models are caught up first either way, so that what they gain after the commit
         // (the rewrites they count) is this import's alone.
         let caughtUpBefore = feedsReadModelsDuringImport ? try? projections() : nil
         let models = feeds ? caughtUpBefore : nil
         importFedReadModels = false
-        let session = try startImportSession(expectingNew: expectedNew)
+        let session = try startImportSession(expectingNew: expectedNew, budget: budget)
         session.revisionBudget = importRevisionBudget
         session.erasedLabels = erasedLabels()
         session.allowErased = allowErased
@@ -154,9 +165,9 @@ extension Vault {
     /// An import session continuing each data key's tables, which learns the identities of a
     /// category-month's events the first time the import meets it: importing one sample reads that
     /// month's frames of its category, not the vault's history.
-    func startImportSession(expectingNew: Int = 0) throws -> ImportSession {
+    func startImportSession(expectingNew: Int = 0, budget: Int? = nil) throws -> ImportSession {
         try ImportSession(log: log, tables: tables, expected: expectingNew,
-                          scratchDirectory: directory, memoryBudgetSlots: importIdentityBudgetSlots)
+                          scratchDirectory: directory, memoryBudgetSlots: budget ?? importIdentityBudgetSlots)
     }
 }
 

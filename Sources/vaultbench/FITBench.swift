@@ -3,23 +3,24 @@ import Foundation
 import SyntheticHealth
 
 extension VaultBench {
-    /// Issue 40's FIT row: a year of generated 1 Hz activities in a device's folder, imported by
+    /// Issue 40's FIT row: a year of generated 1 Hz activities and daily monitoring files in a device's folder, imported by
     /// `vaultctl import FOLDER` as a person runs it, against Garmin's FIT SDK for Python decoding
     /// the same files in the same run (the anchor: the format owner's decoder, doing less, since
     /// it only reads).
     struct FITBench: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "fit",
-            abstract: "Import a year of generated FIT activities (a device folder) against Garmin's FIT SDK for Python on the same files.")
+            abstract: "Import a year of generated FIT activities and monitoring files (a device folder) against Garmin's FIT SDK for Python on the same files.")
 
         @Option(help: "Activities in the year (one every other day or so, 30 to 90 minutes each at 1 Hz).") var activities = 180
+        @Option(help: "Days of monitoring files (one a day: steps each minute, heart rate every other).") var days = 365
         @Option(help: "Work directory (the files are generated once and kept there).") var work = ".build/bench"
         @Option(help: "Python with garmin-fit-sdk installed, for the anchor (skipped when absent).") var python = ".build/fitvenv/bin/python"
         @Option(help: "The vaultctl binary (default: beside this one).") var vaultctl: String?
 
         func run() throws {
             let cli = try VaultctlProcess(vaultctl)
-            print("vaultbench fit: \(activities) generated activities at 1 Hz in a device folder, --kdf interactive")
+            print("vaultbench fit: \(activities) generated activities at 1 Hz and \(days) days of monitoring in a device folder, --kdf interactive")
             print("machine: \(Machine.summary)")
             let device = "\(work)/fit-\(activities)/GARMIN", folder = device + "/Activity"
             if !FileManager.default.fileExists(atPath: folder) {
@@ -32,9 +33,20 @@ extension VaultBench {
                     try Data(bytes).write(to: URL(fileURLWithPath: String(format: "%@/%04d.fit", folder, i)))
                 }
             }
-            let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".fit") }
-            let bytes = try names.reduce(0) { $0 + ((try FileManager.default.attributesOfItem(atPath: folder + "/" + $1)[.size] as? NSNumber)?.intValue ?? 0) }
-            print("files: \(names.count) FIT files, \(bytes / 1_000_000) MB")
+            let monitor = device + "/Monitor"
+            if days > 0, !FileManager.default.fileExists(atPath: monitor) {
+                try FileManager.default.createDirectory(atPath: monitor, withIntermediateDirectories: true)
+                for day in 0..<days {
+                    // Local midnight of each day from 2024-01-01, an hour east of UTC.
+                    let bytes = SyntheticFIT.monitoring(start: 1_704_067_200 + Int64(day) * 86_400 - 3_600, utcOffset: 3_600, seed: UInt64(day + 1))
+                    try Data(bytes).write(to: URL(fileURLWithPath: String(format: "%@/%04d.fit", monitor, day)))
+                }
+            }
+            let paths = try [folder, monitor].filter { FileManager.default.fileExists(atPath: $0) }.flatMap { dir in
+                try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".fit") }.map { dir + "/" + $0 }
+            }
+            let bytes = try paths.reduce(0) { $0 + ((try FileManager.default.attributesOfItem(atPath: $1)[.size] as? NSNumber)?.intValue ?? 0) }
+            print("files: \(paths.count) FIT files, \(bytes / 1_000_000) MB")
 
             let passphrase = "\(work)/fit-pass", vault = "\(work)/vault-fit"
             try? FileManager.default.removeItem(atPath: vault)
@@ -55,12 +67,13 @@ extension VaultBench {
                 import os, sys
                 from garmin_fit_sdk import Decoder, Stream
                 n = 0
-                for name in sorted(os.listdir(sys.argv[1])):
-                    messages, errors = Decoder(Stream.from_file(os.path.join(sys.argv[1], name))).read()
-                    n += len(messages.get("record_mesgs", []))
+                for folder in sys.argv[1:]:
+                    for name in sorted(os.listdir(folder)):
+                        messages, errors = Decoder(Stream.from_file(os.path.join(folder, name))).read()
+                        n += len(messages.get("record_mesgs", [])) + len(messages.get("monitoring_mesgs", []))
                 print(n)
                 """
-            let (sdk, _) = try timedFromHere(python, ["-c", script, folder])
+            let (sdk, _) = try timedFromHere(python, ["-c", script] + [folder, monitor].filter { FileManager.default.fileExists(atPath: $0) })
             print("anchor      Garmin's FIT SDK for Python decoding the same files: \(sdk.formatted(2)) s")
             print("ratio       vaultctl import is \((sdk / seconds).formatted(1))x as fast as the SDK's decoding alone (target >= 20x)")
         }

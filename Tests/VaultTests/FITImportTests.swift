@@ -156,6 +156,27 @@ import VaultTestSupport
         #expect(report?.files.first?.warnings.contains("48 sleep level(s) read, all awake or unmeasurable: no sleep in them, none kept") == true)
     }
 
+    /// The benchmark's generated day of monitoring reads back as written: the day's steps are the
+    /// last cumulative count, a heart rate every other minute, the resting rate once.
+    @Test func aGeneratedMonitoringDayReadsBackAsWritten() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/day.fit"
+        let bytes = SyntheticFIT.monitoring(start: 1_704_067_200 - 3_600, utcOffset: 3_600, seed: 4)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        var last: Int64 = 0
+        _ = try FITDecoder.decode(bytes) { messages in last = messages.filter { $0.global == 55 }.compactMap { $0.integer(3) }.last ?? 0 }
+        let t = try ImportTestVault()
+        _ = try t.vault.importFiles([path])
+        #expect(try t.vault.summary(metric: "steps", by: .day).map { Int64($0.value.rounded()) } == [last])
+        #expect(try t.vault.summary(metric: "steps", by: .day).map(\.period) == ["2024-01-01"])
+        let types = try t.vault.allEvents().compactMap { event -> String? in
+            if case .sample(let s) = event.event { return s.type }
+            return nil
+        }
+        #expect(types.filter { $0 == "HKQuantityTypeIdentifierHeartRate" }.count == 720)
+        #expect(types.filter { $0 == "HKQuantityTypeIdentifierRestingHeartRate" }.count == 1)
+    }
+
     @Test func aMonitoringFilesStepsPerDayAreTheDevicesOwnDailyTotals() throws {
         let expected = try #require(Self.oracle["MonitoringFile.fit"]?["monitoringDailySteps"] as? [String: Int])
         let t = try ImportTestVault()
