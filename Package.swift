@@ -64,8 +64,11 @@ let package = Package(
         .target(name: "SecureMemory", dependencies: ["CSodium"]),
         // Little-endian integers and LEB128 varints: the one codec every binary format uses.
         .target(name: "BinaryCoding"),
+        // Files behind a protocol (POSIX, and the tests' fault-injecting ones): the log, the
+        // backups and the researcher's bundles write through it.
+        .target(name: "Storage"),
         // Bytes, frames and keys. Knows nothing of health.
-        .target(name: "EventLog", dependencies: ["BinaryCoding", "CLibDeflate", "CSodium", "SecureMemory"]),
+        .target(name: "EventLog", dependencies: ["BinaryCoding", "CLibDeflate", "CSodium", "SecureMemory", "Storage"]),
         // The health model: types and their categories, units, timestamps, local days, rings,
         // sources. Imports nothing.
         .target(name: "HealthModel"),
@@ -90,7 +93,7 @@ let package = Package(
         .target(name: "Importers", dependencies: ["BinaryCoding", "CByteScan", "CLibDeflate", "CZlibSystem", "HealthModel", "VaultEvents", "ZIPFoundation"]),
         // The bundle a researcher receives: format, writer, streaming reader, key files. Usable
         // without the vault.
-        .target(name: "ResearchBundle", dependencies: ["BinaryCoding", "Envelope", "EventLog", "SecureMemory"]),
+        .target(name: "ResearchBundle", dependencies: ["BinaryCoding", "Envelope", "SecureMemory", "Storage"]),
         // The facade: lifecycle, import sessions, consent, exports, projection orchestration.
         .target(name: "Vault", dependencies: [
             "BinaryCoding", "EventLog", "SecureMemory", "HealthModel", "VaultEvents", "Importers", "ResearchBundle", "Projections",
@@ -184,8 +187,10 @@ let package = Package(
         ]),
         .systemLibrary(name: "CLibFuzzer"),
         .executableTarget(name: "healthvault-fuzz", dependencies: ["FuzzTargets", "CLibFuzzer"]),
-        // Shared by the tests: temporary directories and a file system that crashes at a chosen step.
-        .target(name: "TestSupport", dependencies: ["EventLog", "SecureMemory"], path: "Tests/TestSupport"),
+        // Test doubles and helpers the tests and the benchmarks share (a library, so that the bench
+        // depends on nothing under Tests/): temporary directories, file systems that fail or lose
+        // power at a chosen step, a PostgreSQL server in a temporary directory. vaultctl links none of it.
+        .target(name: "TestSupport", dependencies: ["EventLog", "SecureMemory"]),
         // The one way test suites make a vault.
         .target(name: "VaultTestSupport", dependencies: ["Vault", "TestSupport"], path: "Tests/VaultTestSupport"),
         .testTarget(name: "EventLogTests", dependencies: ["BinaryCoding", "EventLog", "SecureMemory", "TestSupport"]),

@@ -1,3 +1,4 @@
+import Storage
 import SecureMemory
 
 /// What is wrong with one frame, as found by a reader. Never includes decrypted content.
@@ -122,12 +123,3 @@ public enum EventLogError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-func systemErrorMessage(_ code: Int32) -> String {
-    String(cString: strerror(code))
-}

@@ -1,6 +1,5 @@
 import BinaryCoding
 import Envelope
-import EventLog
 import Foundation
 
 /// The bundle file layout (docs/bundle-format.md). Version 2, written today:

@@ -1,6 +1,6 @@
 import BinaryCoding
 import Envelope
-import EventLog
+import Storage
 import Foundation
 import SecureMemory
 
@@ -24,7 +24,7 @@ public enum BundleWriter {
         let file: any StorageFile
         do {
             file = try fileSystem.open(path, mode: .createNew)
-        } catch EventLogError.alreadyExists {
+        } catch StorageError.alreadyExists {
             throw BundleError.fileExists(path: path)
         } catch {
             throw BundleError.cannotWrite(path: path, reason: "cannot be created: \(error)")

@@ -1,5 +1,5 @@
 import Envelope
-import EventLog
+import Storage
 import Foundation
 import SecureMemory
 

@@ -105,7 +105,7 @@ public final class Vault {
                 let vault = Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
                 if mode == .readWrite { try vault.finishOpeningForWriting() }
                 return vault
-            } catch let error as EventLogError {
+            } catch where error is EventLogError || error is StorageError {
                 // A re-key finishing between the unlock and the open (a new log under the old key,
                 // or its keyslot moved meanwhile) is no damage: unlock again.
                 attempt += 1

@@ -334,7 +334,7 @@ final class RefusingFileSystem: FileSystem, @unchecked Sendable {
     func refuse(_ operation: String, _ path: String, bytes: Int = 0) throws {
         guard inside(path) else { return }
         try lock.withLock {
-            if errno == EROFS || written + bytes > limit { throw EventLogError.io(operation: operation, path: path, errno: errno) }
+            if errno == EROFS || written + bytes > limit { throw StorageError.io(operation: operation, path: path, errno: errno) }
             written += bytes
         }
     }

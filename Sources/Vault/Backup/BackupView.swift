@@ -30,10 +30,10 @@ struct BackupView: FileSystem {
         return files[name].map { (name, $0) }
     }
 
-    private func readOnly(_ path: String) -> EventLogError { .io(operation: "write", path: path, errno: EROFS) }
+    private func readOnly(_ path: String) -> StorageError { .io(operation: "write", path: path, errno: EROFS) }
 
     func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
-        guard let (name, real) = backing(path) else { throw EventLogError.io(operation: "open", path: path, errno: ENOENT) }
+        guard let (name, real) = backing(path) else { throw StorageError.io(operation: "open", path: path, errno: ENOENT) }
         guard mode == .readOnly else { throw readOnly(path) }
         let file = try base.open(real, mode: .readOnly)
         return name == "events.log" ? CappedFile(file: file, length: logLength) : file
@@ -64,10 +64,10 @@ struct BackupView: FileSystem {
             let count = Int(min(UInt64(buffer.count), length - offset))
             return try file.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<count]))
         }
-        func write(at offset: UInt64, _ bytes: UnsafeRawBufferPointer) throws { throw EventLogError.io(operation: "write", path: "events.log", errno: EROFS) }
+        func write(at offset: UInt64, _ bytes: UnsafeRawBufferPointer) throws { throw StorageError.io(operation: "write", path: "events.log", errno: EROFS) }
         func sync() throws {}
         func fullSync() throws {}
-        func truncate(to size: UInt64) throws { throw EventLogError.io(operation: "truncate", path: "events.log", errno: EROFS) }
+        func truncate(to size: UInt64) throws { throw StorageError.io(operation: "truncate", path: "events.log", errno: EROFS) }
         func tryLockExclusive() throws -> Bool { true }
         func unlock() throws {}
     }

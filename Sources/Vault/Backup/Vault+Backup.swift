@@ -218,7 +218,7 @@ extension Vault {
     static func writing<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch EventLogError.io(let operation, let file, let errno) {
+        } catch StorageError.io(let operation, let file, let errno) {
             throw BackupError.cannotWrite(path: path, reason: "\(operation) \(file): \(String(cString: strerror(errno)))")
         }
     }

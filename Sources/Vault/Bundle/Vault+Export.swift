@@ -75,7 +75,7 @@ extension Vault {
             // link(2) refuses an existing name: a file that appeared at `path` meanwhile is kept.
             do {
                 try fileSystem.link(temporary, to: path)
-            } catch EventLogError.alreadyExists {
+            } catch StorageError.alreadyExists {
                 throw VaultError.fileExists(path: path)
             } catch {
                 throw VaultError.cannotWrite(path: path, reason: "cannot be created: \(error)")

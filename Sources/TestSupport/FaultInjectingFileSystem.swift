@@ -31,7 +31,7 @@ public final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
             journal.append("\(name) \((path as NSString).lastPathComponent)")
             defer { performed += 1 }
             if let failAt, once ? performed == failAt : performed >= failAt {
-                throw EventLogError.io(operation: "injected \(once ? "fault" : "crash") at \(name)", path: path, errno: EIO)
+                throw StorageError.io(operation: "injected \(once ? "fault" : "crash") at \(name)", path: path, errno: EIO)
             }
         }
     }

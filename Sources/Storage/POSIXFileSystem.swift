@@ -21,7 +21,7 @@ private func systemRename(_ source: String, _ destination: String) -> Int32 {
     #endif
 }
 
-/// The real file system, through POSIX calls. Every failing call becomes `EventLogError.io`
+/// The real file system, through POSIX calls. Every failing call becomes `StorageError.io`
 /// naming the operation and the path.
 public struct POSIXFileSystem: FileSystem {
     public init() {}
@@ -37,37 +37,37 @@ public struct POSIXFileSystem: FileSystem {
         let fd = systemOpen(path, flags | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             let code = errno
-            if code == EEXIST { throw EventLogError.alreadyExists(path: path) }
-            if code == ENOENT { throw EventLogError.notFound(path: path) }
-            throw EventLogError.io(operation: "open", path: path, errno: code)
+            if code == EEXIST { throw StorageError.alreadyExists(path: path) }
+            if code == ENOENT { throw StorageError.notFound(path: path) }
+            throw StorageError.io(operation: "open", path: path, errno: code)
         }
         return POSIXFile(descriptor: fd, path: path)
     }
 
     public func rename(_ source: String, to destination: String) throws {
         guard systemRename(source, destination) == 0 else {
-            throw EventLogError.io(operation: "rename", path: source, errno: errno)
+            throw StorageError.io(operation: "rename", path: source, errno: errno)
         }
     }
 
     public func link(_ source: String, to destination: String) throws {
         guard Glibc.link(source, destination) == 0 else {
-            if errno == EEXIST { throw EventLogError.alreadyExists(path: destination) }
-            throw EventLogError.io(operation: "link", path: destination, errno: errno)
+            if errno == EEXIST { throw StorageError.alreadyExists(path: destination) }
+            throw StorageError.io(operation: "link", path: destination, errno: errno)
         }
     }
 
     public func remove(_ path: String) throws {
         guard unlink(path) == 0 || errno == ENOENT else {
-            throw EventLogError.io(operation: "unlink", path: path, errno: errno)
+            throw StorageError.io(operation: "unlink", path: path, errno: errno)
         }
     }
 
     public func syncDirectory(_ path: String) throws {
         let fd = systemOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
-        guard fd >= 0 else { throw EventLogError.io(operation: "open directory", path: path, errno: errno) }
+        guard fd >= 0 else { throw StorageError.io(operation: "open directory", path: path, errno: errno) }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw EventLogError.io(operation: "fsync directory", path: path, errno: errno) }
+        guard fsync(fd) == 0 else { throw StorageError.io(operation: "fsync directory", path: path, errno: errno) }
         // (On Darwin a directory fsync orders the rename; F_FULLFSYNC on the files covers the media.)
     }
 
@@ -76,13 +76,13 @@ public struct POSIXFileSystem: FileSystem {
         let parent = directoryName(of: path)
         if parent != path, parent != ".", parent != "/", !exists(parent) { try createDirectory(parent) }
         guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
-            throw EventLogError.io(operation: "mkdir", path: path, errno: errno)
+            throw StorageError.io(operation: "mkdir", path: path, errno: errno)
         }
     }
 
     public func removeDirectory(_ path: String) throws {
         guard rmdir(path) == 0 || errno == ENOENT else {
-            throw EventLogError.io(operation: "rmdir", path: path, errno: errno)
+            throw StorageError.io(operation: "rmdir", path: path, errno: errno)
         }
     }
 
@@ -94,8 +94,8 @@ public struct POSIXFileSystem: FileSystem {
     public func contentsOfDirectory(_ path: String) throws -> [String] {
         guard let dir = opendir(path) else {
             let code = errno
-            if code == ENOENT { throw EventLogError.notFound(path: path) }
-            throw EventLogError.io(operation: "opendir", path: path, errno: code)
+            if code == ENOENT { throw StorageError.notFound(path: path) }
+            throw StorageError.io(operation: "opendir", path: path, errno: code)
         }
         defer { closedir(dir) }
         var names: [String] = []
@@ -121,7 +121,7 @@ final class POSIXFile: StorageFile {
 
     deinit { close(fd) }
 
-    private func fail(_ operation: String) -> EventLogError {
+    private func fail(_ operation: String) -> StorageError {
         .io(operation: operation, path: path, errno: errno)
     }
 
