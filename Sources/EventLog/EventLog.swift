@@ -78,6 +78,9 @@ public final class EventLog {
     var failed = false
     /// The frame index as far as this process has read or extended it.
     var frameIndex: FrameIndex?
+    /// Frames the saved index holds (the one loaded or last saved): the index is saved again once
+    /// enough frames were added to it since.
+    var frameIndexSavedFrames = 0
     /// Batches whose events are being compressed on `compressionQueue` while the caller goes on
     /// adding events, oldest first; each is sealed and written, in order, before anything after it.
     var inFlight: [CompressionJob] = []

@@ -174,19 +174,22 @@ package enum EventIdentity {
 
     /// Where a quantity sample's slot and value end: bytes `2..<slotEnd` (value kind, type, source,
     /// span) say which metric, source and time range it covers, bytes `slotEnd..<valueEnd` its value
-    /// and unit. Ids are a key's own, so slots compare within one data key. nil for other events.
-    package static func quantitySlot(of bytes: UnsafeRawBufferPointer) -> (source: UInt64, slotEnd: Int, valueEnd: Int)? {
+    /// and unit; `start` is its start in seconds since 1970. Ids are a key's own, so slots compare
+    /// within one data key. nil for other events.
+    package static func quantitySlot(of bytes: UnsafeRawBufferPointer) -> (source: UInt64, slotEnd: Int, valueEnd: Int, start: Int64)? {
         guard bytes.count >= 3, bytes[0] == EventCoding.version, bytes[1] == UInt8(EventCoding.Kind.sample.rawValue), bytes[2] == 1 else { return nil }
         var r = EventReader(bytes, index: 0)
         r.offset = 3
         do {
             _ = try r.varint()  // type
             let source = try r.varint()
-            try skipSpan(&r)
+            let start = try r.timestamp().seconds
+            _ = try r.signed()
+            if try r.varint() == 1 { _ = try r.utcOffset() }
             let slotEnd = r.offset
             _ = try r.decimal()
             _ = try r.varint()  // unit
-            return (source, slotEnd, r.offset)
+            return (source, slotEnd, r.offset, start)
         } catch {
             return nil
         }

@@ -15,6 +15,7 @@ extension VaultBench {
         @Option(help: "Imports to time; the median is reported.") var passes = 3
         @Option(help: "Work directory (the export is generated once and kept there).") var work = ".build/bench"
         @Option(help: "healthkit-to-sqlite executable to run as the anchor (skipped when absent).") var anchor: String?
+        @Option(help: "The vaultctl binary for the whole command's row (default: beside this one).") var vaultctl: String?
 
         func run() throws {
             print("vaultbench import: generated export of \(days) days")
@@ -61,6 +62,8 @@ extension VaultBench {
             let perSample = Double(vaultBytes) / Double(report.added)
             print("size        \(grouped(Int(vaultBytes))) B vault for \(grouped(report.added)) samples: \(perSample.formatted(1)) B per sample (zip \(grouped(Int(zipBytes))) B)   target <= 32 B: \(perSample <= 32 ? "met" : "NOT MET")")
 
+            try wholeCommandAgainstInflating(zip)
+
             guard let anchor else {
                 print("anchor      skipped (pass --anchor PATH-TO-healthkit-to-sqlite)")
                 return
@@ -76,5 +79,32 @@ extension VaultBench {
         }
 
         private func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+        /// Issue 39's floor, measured from outside: `vaultctl import` as a person runs it (first
+        /// import into a fresh vault, the passphrase's unlock included) against `unzip -p` of the
+        /// same zip to /dev/null (inflating alone, the floor of a streaming import on one core),
+        /// alternately, `passes` times each.
+        private func wholeCommandAgainstInflating(_ zip: String) throws {
+            let cli = try VaultctlProcess(vaultctl)
+            let passphrase = "\(work)/import-pass", vault = "\(work)/vault-whole"
+            try Data("bench passphrase\n".utf8).write(to: URL(fileURLWithPath: passphrase))
+            defer { for path in [vault, passphrase] { try? FileManager.default.removeItem(atPath: path) } }
+            var imports: [Double] = [], inflates: [Double] = [], peak = 0.0
+            for _ in 0..<passes {
+                guard let (seconds, _) = try timedProcess("/usr/bin/unzip", ["-p", zip]) else { throw ValidationError("unzip -p failed") }
+                inflates.append(seconds)
+                try? FileManager.default.removeItem(atPath: vault)
+                try cli.run(["init", "--kdf", "interactive", "--vault", vault, "--passphrase-file", passphrase])
+                guard let (whole, kib) = try timedProcess(cli.binary, ["import", zip, "--vault", vault, "--passphrase-file", passphrase]) else {
+                    throw ValidationError("vaultctl import failed")
+                }
+                imports.append(whole)
+                peak = max(peak, kib / 1024)
+            }
+            let ratio = median(imports) / median(inflates)
+            print("command     vaultctl import (whole, first import): \(median(imports).formatted(2)) s (median of \(passes): \(imports.map { $0.formatted(2) }.joined(separator: ", "))), peak RSS \(peak.formatted(0)) MiB")
+            print("inflate     unzip -p of the same zip to /dev/null: \(median(inflates).formatted(2)) s (median of \(passes): \(inflates.map { $0.formatted(2) }.joined(separator: ", ")))")
+            print("floor       the import takes \(ratio.formatted(2)) x inflating alone   target <= 1.2 x: \(ratio <= 1.2 ? "met" : "NOT MET")")
+        }
     }
 }

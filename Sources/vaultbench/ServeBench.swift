@@ -19,6 +19,8 @@ extension VaultBench {
         @Option(help: "Posts sent through `vaultctl import`, one process each, for the anchor.") var importPosts = 20
         @Option(help: "Work directory (the export is generated once and kept there).") var work = ".build/bench"
         @Option(help: "The vaultctl binary (default: beside this one).") var vaultctl: String?
+        @Option(help: "wrk, the external load generator run after the Swift clients (skipped when absent).") var wrk = "/usr/bin/wrk"
+        @Option(help: "The wrk script that makes the posts.") var wrkScript = "scripts/wrk-companion.lua"
 
         func run() throws {
             let cli = try VaultctlProcess(vaultctl)
@@ -53,8 +55,18 @@ extension VaultBench {
             }
             let importMedian = importTimes.sorted()[importTimes.count / 2]
 
-            let server = try ServerProcess(binary: cli.binary, arguments: args(["serve", "--listen", "127.0.0.1:0"]))
+            // The per-app rate limit raised: this measures capacity (issue 39).
+            let server = try ServerProcess(binary: cli.binary, arguments: args(["serve", "--listen", "127.0.0.1:0"]),
+                                           environment: ["HEALTHVAULT_SERVE_LIMITS": "rate=1000000,burst=1000000"])
             defer { server.stop() }
+            // The first post after the start, from a new connection (its TLS handshake included):
+            // the server's first commit reads the month it writes to.
+            let firstPost = try measure {
+                let client = try CompanionClient(host: "127.0.0.1", port: server.port, pinnedSHA256: pin)
+                defer { client.close() }
+                let response = try client.post("/companion/health", token: tokens[0], json: Self.post(index: 0, batch: batch))
+                guard response.status == 201 else { throw ValidationError("the first post got \(response.status)") }
+            }.1
             let load = try LoadRun(port: server.port, pin: pin, tokens: tokens, batch: batch, seconds: seconds).run()
             let peak = server.peakKiB()
             print("")
@@ -64,6 +76,25 @@ extension VaultBench {
             print("          target: >= 2,000 posts/s with p99 <= 25 ms")
             print("import    \(importPosts) posts, one `vaultctl import` process each: median \((importMedian * 1000).formatted(0)) ms a post = \((1 / importMedian).formatted(1)) posts/s")
             print("ratio     serve takes \(((Double(load.posts) / load.elapsed) * importMedian).formatted(0))x the posts per second of import-per-post")
+            print("first     the first post after the start, a new connection: \((firstPost * 1000).formatted(0)) ms   target <= 100 ms: \(firstPost <= 0.1 ? "met" : "NOT MET")")
+            guard FileManager.default.isExecutableFile(atPath: wrk), FileManager.default.fileExists(atPath: wrkScript) else {
+                print("wrk       skipped: no \(wrk) or \(wrkScript) (apt-get install wrk)")
+                return
+            }
+            let tokenFile = "\(work)/serve-tokens"
+            try Data((tokens.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: tokenFile))
+            defer { try? FileManager.default.removeItem(atPath: tokenFile) }
+            // Fresh posts from June 2034 on (after the Swift clients' minutes), then every app
+            // re-posting one hour of September 2034 with new values (the upsert path).
+            for (mode, base, target) in [("fresh", 2_032_732_800, "target: >= 3,000 posts/s with p99 <= 25 ms"),
+                                         ("repost", 2_040_681_600, "target: >= 1,500 posts/s with p99 <= 50 ms")] {
+                let run = try WrkRun.run(wrk: wrk, script: wrkScript, port: server.port, seconds: Int(seconds), connections: clients,
+                                         arguments: [tokenFile, mode, "\(base)", "\(batch)", "2"])
+                print("wrk \(mode.padding(toLength: 6, withPad: " ", startingAt: 0)) \(run.requests) posts in \(run.seconds.formatted(1)) s: \((Double(run.requests) / run.seconds).formatted(0)) posts/s; "
+                      + "latency p50 \((run.p50 / 1000).formatted(1)) ms, p99 \((run.p99 / 1000).formatted(1)) ms, max \((run.max / 1000).formatted(1)) ms; "
+                      + "\(run.non2xx) not 2xx, \(run.socketErrors) socket errors (wrk 2 threads, \(clients) keep-alive TLS connections)")
+                print("           \(target)")
+            }
         }
 
         /// Post number `index` of a client: `batch` one-minute STEPS samples from the start of the
@@ -84,16 +115,50 @@ extension VaultBench {
     }
 }
 
+/// One run of wrk with `scripts/wrk-companion.lua`, read from the line its `done` prints.
+struct WrkRun {
+    var requests: Int
+    var seconds: Double
+    /// Microseconds.
+    var p50: Double
+    var p99: Double
+    var max: Double
+    var non2xx: Int
+    var socketErrors: Int
+
+    static func run(wrk: String, script: String, port: Int, seconds: Int, connections: Int, arguments: [String]) throws -> WrkRun {
+        let process = Process(), out = Pipe()
+        process.executableURL = URL(fileURLWithPath: wrk)
+        process.arguments = ["-t2", "-c\(connections)", "-d\(seconds)s", "--latency", "-s", script, "https://127.0.0.1:\(port)/companion/health", "--"] + arguments
+        process.standardOutput = out
+        process.standardError = FileHandle.standardError
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("WRK ") }) else {
+            throw ValidationError("wrk printed no result: \(text)")
+        }
+        var fields: [String: Double] = [:]
+        for pair in line.split(separator: " ").dropFirst() {
+            let parts = pair.split(separator: "=")
+            if parts.count == 2 { fields[String(parts[0])] = Double(parts[1]) }
+        }
+        return WrkRun(requests: Int(fields["requests"] ?? 0), seconds: fields["seconds"] ?? 0, p50: fields["p50_us"] ?? 0,
+                      p99: fields["p99_us"] ?? 0, max: fields["max_us"] ?? 0, non2xx: Int(fields["non2xx"] ?? 0),
+                      socketErrors: Int(fields["socket_errors"] ?? 0))
+    }
+}
+
 /// `vaultctl serve` started for a benchmark: its port from its first line, its peak RSS from /proc.
 final class ServerProcess {
     let process = Process()
     private(set) var port = 0
 
-    init(binary: String, arguments: [String]) throws {
+    init(binary: String, arguments: [String], environment: [String: String] = [:]) throws {
         let out = Pipe()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["TZ": "UTC"]) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(["TZ": "UTC"].merging(environment) { $1 }) { $1 }
         process.standardOutput = out
         process.standardError = FileHandle.standardError
         try process.run()

@@ -57,12 +57,22 @@ import Testing
         Disk.flipBit(t.logPath, bit: Int(first.offset + 120) * 8)
         let reopened = try t.open()
 
-        // Appends after the index: extended by the new frames, saved again.
-        try fill(reopened, rounds: 4..<7)
+        // Appends after the index: a few frames extend it in memory, read from the tail by the
+        // next command; past 64 new frames it is saved again; a checkpoint saves it at once.
         let before = try Data(contentsOf: URL(fileURLWithPath: indexPath(t)))
+        try fill(reopened, rounds: 4..<7)
+        _ = try reopened.frameSummaries()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: indexPath(t))) == before)
         let third = try t.open(.readOnly)
         #expect(try summaries(third) == reference(t))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: indexPath(t))) != before)
+        try fill(reopened, rounds: 7..<30)
+        _ = try reopened.frameSummaries()
+        let saved = try Data(contentsOf: URL(fileURLWithPath: indexPath(t)))
+        #expect(saved != before)
+        try fill(reopened, rounds: 30..<31)
+        try reopened.checkpointFrameIndex()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: indexPath(t))) != saved)
+        #expect(try summaries(t.open(.readOnly)) == reference(t))
     }
 
     @Test func damageInTheTailAfterTheIndexIsFound() throws {

@@ -248,6 +248,7 @@ import VaultTestSupport
         try vault.revoke(recipient: "lab", categories: nil)
         try vault.setGoal(.move, value: 500, from: LocalDay(year: 2024, month: 3, day: 1))
         let frames = try vault.log.frameSummaries()
+        try vault.log.checkpointFrameIndex()
         // The revocation's frame: the second to last one, before the goal's.
         let victim = frames[frames.count - 2]
         #expect(victim.keyID == EventLog.auditKeyID)

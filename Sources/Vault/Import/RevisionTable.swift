@@ -45,14 +45,22 @@ struct RevisionTable {
         case added, replaced, duplicate
     }
 
-    private var committed: [Slot: Committed] = [:]
+    /// Committed samples by the UTC day they start in: past its budget the table lets the oldest
+    /// days go whole (`shed`).
+    private var committed: [Int64: [Slot: Committed]] = [:]
+    /// Samples in `committed`.
+    private var held = 0
     /// Keys whose committed samples are in `committed`.
     private var loaded: Set<UInt32> = []
+    /// Of the keys held, the time before which their samples may have been let go (`shed`): a
+    /// sample that starts earlier has the key read again.
+    private var horizon: [UInt32: Int64] = [:]
     private(set) var pending: [Slot: Pending] = [:]
     private var pendingOrder: [Slot] = []
 
-    /// Samples held for their slots; past this the table forgets what it read and reads again
-    /// when needed, so that a server running for months stays bounded (about 20 MB).
+    /// Samples held for their slots; past twice this the table lets the oldest days go and reads
+    /// a key again when an older sample comes, so that a server running for months stays bounded
+    /// (about 40 MB).
     var committedBudget = 400_000
 
     /// Decides what a new quantity sample does. `readKey` shows every committed event of a key
@@ -67,15 +75,20 @@ struct RevisionTable {
             pending[slot] = Pending(event: event, slotEnd: place.slotEnd, value: value, replaces: waiting.replaces)
             return .replaced
         }
+        if let since = horizon[keyID], place.start < since {
+            // Older than what the table kept of this key: its samples are read again.
+            loaded.remove(keyID)
+            horizon[keyID] = nil
+        }
         if !loaded.contains(keyID) {
-            if committed.count > committedBudget { forgetCommitted() }
+            if held > committedBudget { shed() }
             try readKey(keyID) { index, bytes in
                 guard let other = EventIdentity.quantitySlot(of: bytes) else { return }
                 remember(index: index, bytes: bytes, place: other, keyID: keyID)
             }
             loaded.insert(keyID)
         }
-        let live = committed[slot]
+        let live = committed[Self.day(place.start)]?[slot]
         if let live, live.value == value { return .duplicate }
         pending[slot] = Pending(event: event, slotEnd: place.slotEnd, value: value, replaces: live)
         pendingOrder.append(slot)
@@ -108,7 +121,7 @@ struct RevisionTable {
     /// Learns the quantity samples of a commit's frames, for the keys already read. Past twice the
     /// budget (learning adds without reading) the table forgets, before the next commit's offers.
     mutating func endLearning() {
-        if committed.count > max(committedBudget * 2, 1_000) { forgetCommitted() }
+        if held > max(committedBudget * 2, 1_000) { shed() }
     }
 
     /// Starts holding `keyID`'s committed samples, which the caller shows to `learn` in a pass
@@ -117,7 +130,7 @@ struct RevisionTable {
     /// the caller must `forgetCommitted()`.
     mutating func beginLearning(keyID: UInt32) -> Bool {
         guard !loaded.contains(keyID) else { return false }
-        if committed.count > committedBudget { forgetCommitted() }
+        if held > committedBudget { shed() }
         loaded.insert(keyID)
         return true
     }
@@ -131,15 +144,40 @@ struct RevisionTable {
     /// Whether any committed samples of `keyID` are held (a commit's frames of other keys are skipped).
     func holds(keyID: UInt32) -> Bool { loaded.contains(keyID) }
 
-    private mutating func remember(index: UInt64, bytes: UnsafeRawBufferPointer, place: (source: UInt64, slotEnd: Int, valueEnd: Int), keyID: UInt32) {
+    private mutating func remember(index: UInt64, bytes: UnsafeRawBufferPointer, place: (source: UInt64, slotEnd: Int, valueEnd: Int, start: Int64),
+                                   keyID: UInt32) {
         let slot = Slot(keyID: keyID, hash: FNV1a.hash(bytes[2..<place.slotEnd]))
-        committed[slot] = Committed(index: index, value: FNV1a.hash(bytes[place.slotEnd..<place.valueEnd]))
+        if committed[Self.day(place.start), default: [:]].updateValue(Committed(index: index, value: FNV1a.hash(bytes[place.slotEnd..<place.valueEnd])),
+                                                                     forKey: slot) == nil {
+            held += 1
+        }
     }
 
-    /// Forgets every committed sample read (the budget ran out); they are read again when needed.
+    private static func day(_ seconds: Int64) -> Int64 { seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400 }
+
+    /// Lets the oldest days of the held samples go, whole, until half are left, and notes it for
+    /// every key held: what phones re-post (their last hours and days) stays, and a key is read
+    /// again only for an older sample. Forgetting everything instead had a server read the month
+    /// it writes to again every few hundred thousand samples (stalls of 200-300 ms under a load
+    /// generator), and letting samples go one by one took tens of milliseconds (docs/benchmarks.md,
+    /// issue 39).
+    mutating func shed() {
+        let target = held / 2
+        var days = committed.keys.sorted()
+        while held > target, days.count > 1 {
+            held -= committed.removeValue(forKey: days.removeFirst())?.count ?? 0
+        }
+        // One day holds most: nothing older to let go, so everything goes.
+        guard held <= target + target / 2, let newest = days.first else { return forgetCommitted() }
+        for key in loaded { horizon[key] = max(horizon[key] ?? .min, newest * 86_400) }
+    }
+
+    /// Forgets every committed sample read; they are read again when needed.
     mutating func forgetCommitted() {
         committed = [:]
+        held = 0
         loaded = []
+        horizon = [:]
     }
 
     /// Drops pending values (a rolled-back commit).
