@@ -31,6 +31,15 @@ if ! command -v sqlcipher >/dev/null 2>&1; then
     fi
 fi
 
+if ! command -v wrk >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "installing wrk (the serve benchmark's external load generator)" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+    else
+        echo "wrk is not installed: vaultbench serve skips its external load (sudo apt-get install wrk)" >&2
+    fi
+fi
+
 # The binaries a user installs (`make release`): the Swift runtime linked in. The two builds take
 # the same flags, so that neither rebuilds the other's modules.
 $SWIFT build -c release --static-swift-stdlib --product vaultbench
@@ -50,6 +59,8 @@ echo
 .build/release/vaultbench commands --anchor "$venv/bin/healthkit-to-sqlite"
 echo
 .build/release/vaultbench pages
+echo
+.build/release/vaultbench serve
 echo
 .build/release/vaultbench backup
 echo
