@@ -118,7 +118,7 @@ let package = Package(
         ]),
         // `vaultctl report`: one self-contained HTML file drawn from the read models (swift-mustache,
         // inline SVG).
-        .target(name: "Report", dependencies: ["Vault", "HealthModel", .product(name: "Mustache", package: "swift-mustache")]),
+        .target(name: "Report", dependencies: ["Vault", "ResearchBundle", "HealthModel", .product(name: "Mustache", package: "swift-mustache")]),
         // A client of the companion endpoint (NIOHTTP1 over NIOSSL, certificate pinned), for the
         // server's tests and its load benchmark.
         .target(name: "CompanionClient", dependencies: [
@@ -142,12 +142,13 @@ let package = Package(
         .target(name: "SyntheticHealth", dependencies: ["HealthModel", "ZIPFoundation"]),
         // A generated study (participants' vaults, consents of four kinds, their bundles, a roster)
         // for the tests, the demo and `vaultbench study`.
-        .target(name: "SyntheticStudy", dependencies: ["Vault", "SyntheticHealth", "HealthModel", "EventLog"]),
+        .target(name: "SyntheticStudy", dependencies: ["Vault", "ResearchBundle", "SyntheticHealth", "HealthModel", "EventLog"]),
         // Parses arguments and prints; everything else is in Vault.
         .executableTarget(
             name: "vaultctl",
             dependencies: [
                 "Vault",
+                "ResearchBundle",
                 "HealthModel",
                 "SyntheticHealth",
                 "CompanionServer",
@@ -170,6 +171,7 @@ let package = Package(
                 "CPageCipher",
                 "Envelope",
                 "Vault",
+                "ResearchBundle",
                 "Projections",
                 "HealthModel",
                 "SyntheticHealth",

@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 import Projections
+import ResearchBundle
 import Vault
 
 /// Feeds bundle files, as a researcher receives them, to `BundleReader.open` (`vaultctl bundle open`).

@@ -1,6 +1,7 @@
 import Envelope
 import EventLog
 import Foundation
+import ResearchBundle
 import SecureMemory
 import Vault
 

@@ -1,4 +1,5 @@
 import HealthModel
+import ResearchBundle
 import Vault
 
 extension ReportFigures {

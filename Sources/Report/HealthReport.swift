@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 import Mustache
+import ResearchBundle
 import Vault
 
 /// `vaultctl report`: one self-contained HTML file (inline CSS and SVG, no script, nothing

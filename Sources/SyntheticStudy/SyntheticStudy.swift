@@ -1,7 +1,8 @@
+import EventLog
 import Foundation
 import HealthModel
+import ResearchBundle
 import SyntheticHealth
-import EventLog
 import Vault
 
 /// A generated study for tests, the demo and `vaultbench study`: participants with vaults of

@@ -30,14 +30,8 @@
 @_exported import struct Importers.CompanionJSONImporter
 @_exported import enum Importers.LocalTime
 
-// The researcher's side of a bundle (ResearchBundle).
-@_exported import enum ResearchBundle.BundleReader
-@_exported import struct ResearchBundle.OpenedBundle
-@_exported import enum ResearchBundle.RecipientKeyFiles
-@_exported import enum ResearchBundle.BundleError
-@_exported import enum ResearchBundle.Fingerprint
-@_exported import struct ResearchBundle.AggregateLine
-@_exported import struct ResearchBundle.OpenedBundleDirectory
+// The researcher's side of a bundle is not re-exported: a client that opens bundles imports
+// `ResearchBundle`, which needs neither the vault nor the log.
 
 // Secrets as the command line reads them (SecureMemory).
 @_exported import struct SecureMemory.Passphrase

@@ -4,6 +4,7 @@ import EventLog
 import Foundation
 import HealthModel
 import Projections
+import ResearchBundle
 import SyntheticHealth
 import Vault
 

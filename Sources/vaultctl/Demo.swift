@@ -4,6 +4,7 @@ import CompanionServer
 import Foundation
 import HealthModel
 import Report
+import ResearchBundle
 import StudyStore
 import SyntheticHealth
 import SyntheticStudy

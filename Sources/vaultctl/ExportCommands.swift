@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ResearchBundle
 import Vault
 
 extension Vaultctl {

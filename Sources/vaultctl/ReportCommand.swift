@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HealthModel
 import Report
+import ResearchBundle
 import Vault
 
 extension Vaultctl {

@@ -1,6 +1,7 @@
-import Foundation
 @testable import EventLog
+import Foundation
 @testable import HealthModel
+import ResearchBundle
 import SyntheticHealth
 import Testing
 @testable import Vault

@@ -3,10 +3,11 @@ import EventLog
 import Foundation
 @testable import HealthModel
 import Projections
+import ResearchBundle
 import SyntheticHealth
 import Testing
-import VaultTestSupport
 @testable import Vault
+import VaultTestSupport
 
 /// Exports ship exactly what the consent in force covers.
 @Suite(.serialized) struct ConsentExportTests {

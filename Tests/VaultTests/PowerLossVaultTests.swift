@@ -3,10 +3,11 @@ import EventLog
 import Foundation
 @testable import HealthModel
 import Projections
+import ResearchBundle
 import SecureMemory
 import Testing
-import VaultTestSupport
 @testable import Vault
+import VaultTestSupport
 
 /// `passwd`, `import` and `export` with power lost at every step, unsynced writes and directory
 /// entries dropped: the vault opens with exactly one of the passphrases, an acknowledged import

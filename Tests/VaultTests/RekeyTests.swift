@@ -2,10 +2,11 @@ import EventLog
 import Foundation
 @testable import HealthModel
 import Projections
+import ResearchBundle
 import SecureMemory
 import Testing
-import VaultTestSupport
 @testable import Vault
+import VaultTestSupport
 
 /// `passwd --rekey` (issue 15): a new master key, so a keyslot copied before it opens nothing
 /// written since; the same events, identity and read models after it; all or nothing under a

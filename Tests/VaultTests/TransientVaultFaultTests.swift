@@ -3,11 +3,12 @@ import EventLog
 import Foundation
 @testable import HealthModel
 import Projections
+import ResearchBundle
 import SecureMemory
 import TestSupport
 import Testing
-import VaultTestSupport
 @testable import Vault
+import VaultTestSupport
 
 /// One file operation of `passwd`, `import` or `export` fails once (EIO, a full disk, a flaky
 /// network volume) while the process lives on, at every step in turn: the command reports it or

@@ -1,6 +1,7 @@
 import Foundation
 @testable import HealthModel
 import Projections
+import ResearchBundle
 import Testing
 @testable import Vault
 import VaultTestSupport
