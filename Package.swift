@@ -81,8 +81,11 @@ let package = Package(
         ),
         // The XML tokenizer's attribute-value scan, sixteen bytes a step (SSE2; docs/benchmarks.md).
         .target(name: "CByteScan"),
+        // SQLite connections and statements, plain or through the page cipher (CPageCipher), and
+        // their errors: the read models and the researcher's study database both use them.
+        .target(name: "SQLiteStore", dependencies: ["CSQLite", "CPageCipher", "SecureMemory"]),
         // SQLite read models, on disk through CPageCipher. Takes its own small input types, never Vault's.
-        .target(name: "Projections", dependencies: ["BinaryCoding", "CSQLite", "CPageCipher", "HealthModel", "SecureMemory"]),
+        .target(name: "Projections", dependencies: ["BinaryCoding", "CSQLite", "CPageCipher", "HealthModel", "SecureMemory", "SQLiteStore"]),
         // Public-key envelopes for bundles: signing, sealed boxes, chunked stream encryption.
         .target(name: "Envelope", dependencies: ["CSodium", "SecureMemory"]),
         // The persisted vocabulary: every event the log holds and its binary codec, names spelled
@@ -131,7 +134,7 @@ let package = Package(
         // The researcher's study database: bundles of many participants loaded into SQLite (embedded)
         // or PostgreSQL (PostgresNIO), all or nothing, withdrawals honoured (docs/study-schema.md).
         .target(name: "StudyStore", dependencies: [
-            "ResearchBundle", "Projections", "CSQLite", "Envelope", "SecureMemory",
+            "ResearchBundle", "SQLiteStore", "CSQLite", "Envelope", "SecureMemory",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -77,7 +77,7 @@ final class ReadModelFileHarness: FuzzHarness {
             return .accepted
         } catch let violation as FuzzInvariantViolation {
             throw violation
-        } catch let error as ProjectionError {
+        } catch let error as any StoredDataError {
             // Anything else wrong with the file is damage, which the vault answers with a rebuild.
             guard error.isDamage else { return .refused("not reported as damage: \(error)") }
             return .refused("\(error)")

@@ -1,11 +1,10 @@
+import SQLiteStore
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// What can go wrong in the read models. Messages name no health values.
-public enum ProjectionError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// SQLite refused an operation (`code` is its result code; `message` is SQLite's own text).
-    case sqlite(code: Int32, message: String)
+public enum ProjectionError: StoredDataError, Equatable, Sendable, CustomStringConvertible {
     /// A serialized read model is not one this build can read.
     case unsupportedFormat(found: Int, supported: Int)
     /// A stored blob of intervals or stand hours is malformed.
@@ -23,9 +22,6 @@ public enum ProjectionError: Error, Equatable, Sendable, CustomStringConvertible
     /// authentication, a malformed database or record, another format): they are rebuilt.
     public var isDamage: Bool {
         switch self {
-        case .sqlite(let code, _):
-            let primary = code & 0xFF
-            return code == 10 | (32 << 8) /* SQLITE_IOERR_DATA */ || primary == 11 /* SQLITE_CORRUPT */ || primary == 26 /* SQLITE_NOTADB */
         case .unsupportedFormat, .corruptBlob: return true
         default: return false
         }
@@ -33,7 +29,6 @@ public enum ProjectionError: Error, Equatable, Sendable, CustomStringConvertible
 
     public var description: String {
         switch self {
-        case .sqlite(let code, let message): "SQLite error \(code): \(message)"
         case .unsupportedFormat(let found, let supported):
             "projection format \(found) is not supported by this build (it reads format \(supported)); run `vaultctl rebuild`"
         case .corruptBlob(let table): "projection table \(table) holds a malformed record; run `vaultctl rebuild`"

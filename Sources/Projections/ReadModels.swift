@@ -119,7 +119,7 @@ public final class ReadModels {
         let check = try db.prepare("PRAGMA quick_check")
         var findings: [String] = []
         while try check.step() { findings.append(check.text(0) ?? "") }
-        guard findings == ["ok"] else { throw ProjectionError.sqlite(code: 11, message: findings.prefix(3).joined(separator: "; ")) }
+        guard findings == ["ok"] else { throw SQLiteError(code: 11, message: findings.prefix(3).joined(separator: "; ")) }
         return copy
     }
 
@@ -171,11 +171,11 @@ public final class ReadModels {
     /// the copy in an error.
     private func copyPages(into target: SQLiteConnection, what: String) throws {
         guard let backup = sqlite3_backup_init(target.handle, "main", db.handle, "main") else {
-            throw ProjectionError.sqlite(code: sqlite3_errcode(target.handle), message: String(cString: sqlite3_errmsg(target.handle)))
+            throw SQLiteError(code: sqlite3_errcode(target.handle), message: String(cString: sqlite3_errmsg(target.handle)))
         }
         let stepped = sqlite3_backup_step(backup, -1)
         let finished = sqlite3_backup_finish(backup)
-        guard stepped == SQLITE_DONE else { throw ProjectionError.sqlite(code: stepped, message: "\(what) failed") }
+        guard stepped == SQLITE_DONE else { throw SQLiteError(code: stepped, message: "\(what) failed") }
         try target.check(finished)
     }
 

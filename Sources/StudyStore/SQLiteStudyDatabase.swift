@@ -1,6 +1,6 @@
 import Foundation
 import ResearchBundle
-import Projections
+import SQLiteStore
 
 /// The embedded study database: one SQLite file (nothing to install). Rows are staged with a
 /// prepared statement in one `BEGIN IMMEDIATE` transaction per bundle, which SQLite's journal
@@ -18,7 +18,7 @@ final class SQLiteStudyDatabase: StudyDatabase {
         // A bundle that failed its checks part-way is the bundle's refusal, not the database's.
         if error is BundleError { return error }
         if let error = error as? StudyError { return error }
-        if case .sqlite(_, let message)? = error as? ProjectionError { return StudyError.database(target: "sqlite:\(path)", reason: message) }
+        if let message = (error as? SQLiteError)?.message { return StudyError.database(target: "sqlite:\(path)", reason: message) }
         return StudyError.database(target: "sqlite:\(path)", reason: "\(error)")
     }
 

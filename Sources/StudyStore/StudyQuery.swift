@@ -1,4 +1,4 @@
-import Projections
+import SQLiteStore
 
 /// Reads an embedded study database: the rows of one query, as text (the demo's, a script's).
 public enum StudyQuery {

@@ -150,7 +150,7 @@ import TestSupport
                 let models = try ReadModels(path: path, key: key)
                 _ = try models.query("SELECT COUNT(*) FROM day_intervals")
                 return false
-            } catch let error as ProjectionError {
+            } catch let error as any StoredDataError {
                 return error.isDamage
             }
         }

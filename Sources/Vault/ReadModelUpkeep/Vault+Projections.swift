@@ -76,7 +76,7 @@ extension Vault {
             return models
         } catch ProjectionMismatch.logDiffers {
             projectionNotice = "the read models did not match the log; rebuilt them from the log"
-        } catch let error as ProjectionError where error.isDamage {
+        } catch let error as any StoredDataError where error.isDamage {
             projectionNotice = "the read models could not be read (\(error)); rebuilt them from the log"
             cachedProjections = nil
             try? ReadModels.removeFiles(at: projectionsPath)
@@ -92,7 +92,7 @@ extension Vault {
     func withReadModels<T>(_ body: (ReadModels) throws -> T) throws -> T {
         do {
             return try body(try projections())
-        } catch let error as ProjectionError where error.isDamage {
+        } catch let error as any StoredDataError where error.isDamage {
             projectionNotice = "the read models could not be read (\(error)); rebuilt them from the log"
             cachedProjections = nil
             try ReadModels.removeFiles(at: projectionsPath)
@@ -133,7 +133,7 @@ extension Vault {
         removeLegacyProjectionImage()
         do {
             return try ReadModels(path: projectionsPath, key: projectionKey)
-        } catch let error as ProjectionError {
+        } catch let error as any StoredDataError {
             if fileSystem.exists(projectionsPath) {
                 projectionNotice = "the read models could not be used (\(error)); rebuilt them from the log"
                 do {

@@ -24,7 +24,7 @@ package final class SQLiteStatement {
         guard rc == SQLITE_OK, let statement else {
             sqlite3_finalize(statement)
             let message = rc == SQLITE_OK ? "no SQL statement given" : String(cString: sqlite3_errmsg(connection.handle))
-            throw ProjectionError.sqlite(code: rc, message: message)
+            throw SQLiteError(code: rc, message: message)
         }
         self.handle = statement
         self.connection = connection

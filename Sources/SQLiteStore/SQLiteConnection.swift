@@ -17,7 +17,7 @@ package final class SQLiteConnection {
     }
 
     /// Opens (creating it if missing) the database file at `path` through `vfs`.
-    init(path: String, vfs: PageCipherVFS) throws {
+    package init(path: String, vfs: PageCipherVFS) throws {
         handle = try Self.open(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE, vfs: vfs)
         self.vfs = vfs
         sqlite3_extended_result_codes(handle, 1)
@@ -29,8 +29,8 @@ package final class SQLiteConnection {
     }
 
     /// Opens (creating it if missing) the database file at `path` through the VFS `other` uses.
-    convenience init(path: String, throughVFSOf other: SQLiteConnection) throws {
-        guard let vfs = other.vfs else { throw ProjectionError.sqlite(code: SQLITE_MISUSE, message: "no page cipher to share") }
+    package convenience init(path: String, throughVFSOf other: SQLiteConnection) throws {
+        guard let vfs = other.vfs else { throw SQLiteError(code: SQLITE_MISUSE, message: "no page cipher to share") }
         try self.init(path: path, vfs: vfs)
     }
 
@@ -62,7 +62,7 @@ package final class SQLiteConnection {
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(db)
-            throw ProjectionError.sqlite(code: vfs?.metDamage == true ? SQLITE_IOERR | (32 << 8) : rc, message: message)
+            throw SQLiteError(code: vfs?.metDamage == true ? SQLITE_IOERR | (32 << 8) : rc, message: message)
         }
         return db
     }
@@ -114,7 +114,7 @@ package final class SQLiteConnection {
             var code = extended & 0xFF == rc & 0xFF ? extended : rc
             // SQLite may pass a page's SQLITE_IOERR_DATA on as a plain SQLITE_IOERR.
             if code & 0xFF == SQLITE_IOERR, vfs?.metDamage == true { code = SQLITE_IOERR | (32 << 8) }
-            throw ProjectionError.sqlite(code: code, message: String(cString: sqlite3_errmsg(handle)))
+            throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)))
         }
     }
 }
