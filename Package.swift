@@ -121,7 +121,7 @@ let package = Package(
         ]),
         // `vaultctl report`: one self-contained HTML file drawn from the read models (swift-mustache,
         // inline SVG).
-        .target(name: "Report", dependencies: ["Vault", "ResearchBundle", "HealthModel", .product(name: "Mustache", package: "swift-mustache")]),
+        .target(name: "Report", dependencies: ["Projections", "ResearchBundle", "HealthModel", .product(name: "Mustache", package: "swift-mustache")]),
         // A client of the companion endpoint (NIOHTTP1 over NIOSSL, certificate pinned), for the
         // server's tests and its load benchmark.
         .target(name: "CompanionClient", dependencies: [

@@ -34,3 +34,16 @@ public enum MetricNames {
         return table.values.first { $0.identifier == name }
     }
 }
+
+extension MetricNames {
+    /// The HealthKit identifier a name stands for: a metric name (`steps`), any type's short name
+    /// (`blood-glucose`, as `types` prints them), an identifier, or a name as CSV and companion
+    /// JSON write them (`heart_rate`, `StepCount`, `Sleep Analysis`); nil for none of these.
+    public static func identifier(for name: String) -> String? {
+        if let known = metric(name) { return known.identifier }
+        if let identifier = ShortNames.identifier(for: name) { return identifier }
+        if name.hasPrefix("HK"), name.count < 200 { return name }
+        if case .known(let identifier, _) = TypeNames.resolve(name) { return identifier }
+        return nil
+    }
+}

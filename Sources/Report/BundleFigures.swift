@@ -1,6 +1,6 @@
 import HealthModel
+import Projections
 import ResearchBundle
-import Vault
 
 extension ReportFigures {
     /// The figures of an opened bundle's daily lines (docs/bundle-format.md, "daily"): rings and
@@ -55,7 +55,7 @@ extension ReportFigures {
                 let days = ringList.filter { $0.day >= from && $0.day <= to }.map { ($0.day, Double($0.stand)) }
                 return Self.grouped(days, unit: "h", cumulative: true, period: period, rangeEnd: to)
             }
-            guard let identifier = try? Vault.metricIdentifier(metric) else { return [] }
+            guard let identifier = MetricNames.identifier(for: metric) else { return [] }
             let rows = (byMetric[identifier] ?? []).filter { $0.day >= from && $0.day <= to }
             let cumulative = AggregationStyle.of(type: identifier) == .cumulative
             var result: [PeriodFigure] = []

@@ -1,8 +1,8 @@
 import Foundation
 import HealthModel
 import Mustache
+import Projections
 import ResearchBundle
-import Vault
 
 /// `vaultctl report`: one self-contained HTML file (inline CSS and SVG, no script, nothing
 /// fetched): rings per day as Apple draws them, month calendars of rings, streaks, trends (90
@@ -18,11 +18,10 @@ public enum HealthReport {
         public var last: LocalDay
     }
 
-    /// The report of a vault, `from...to` (default: the year up to the last day with data, however
-    /// long ago that was).
-    public static func render(vault: Vault, from: LocalDay? = nil, to: LocalDay? = nil, now: Date = Date()) throws -> Rendered {
-        try render(try ReportFigures(vault: vault), title: "Your health", origin: "the vault's read models", from: from, to: to, now: now,
-                   trackersToToday: true)
+    /// The report of a vault's figures (`ReportFigures` of its read models), `from...to` (default:
+    /// the year up to the last day with data, however long ago that was).
+    public static func render(vaultFigures figures: ReportFigures, from: LocalDay? = nil, to: LocalDay? = nil, now: Date = Date()) throws -> Rendered {
+        try render(figures, title: "Your health", origin: "the vault's read models", from: from, to: to, now: now, trackersToToday: true)
     }
 
     /// The report of an opened bundle's daily lines (`report --bundle DIR`): what the person

@@ -1,84 +1,85 @@
 import HealthModel
-import Vault
+import Projections
 
 /// What a report draws, from whichever side holds it: a person's vault (its read models) or a
 /// researcher's opened bundle (its daily lines). The report lays these figures out and computes
 /// none of them but averages and the arcs' geometry.
-struct ReportFigures {
+public struct ReportFigures {
     /// Days with ring figures, ascending.
-    var rings: [RingDay]
+    public var rings: [RingDay]
     /// The last day with figures: a report without `--to` ends there.
-    var lastDay: LocalDay?
-    var streaks: Streaks
+    public var lastDay: LocalDay?
+    public var streaks: Streaks
     /// A metric's figure per period (`steps`, `active-energy`, `exercise-time`, `stand-hour`).
-    var summary: (_ metric: String, _ period: SummaryPeriod, _ from: LocalDay, _ to: LocalDay) throws -> [PeriodFigure]
+    public var summary: (_ metric: String, _ period: SummaryPeriod, _ from: LocalDay, _ to: LocalDay) throws -> [PeriodFigure]
     /// Nights ending inside the range, ascending.
-    var nights: (_ from: LocalDay, _ to: LocalDay) throws -> [NightFigures]
+    public var nights: (_ from: LocalDay, _ to: LocalDay) throws -> [NightFigures]
     /// Workouts inside the range per activity type (HealthKit's name).
-    var workouts: (_ from: LocalDay, _ to: LocalDay) throws -> [(type: String, count: Int, minutes: Double)]
+    public var workouts: (_ from: LocalDay, _ to: LocalDay) throws -> [(type: String, count: Int, minutes: Double)]
     /// Sets and workouts per period with their shares per body part and motion (`stats`).
-    var training: (_ period: SummaryPeriod, _ from: LocalDay, _ to: LocalDay) throws -> [TrainingPeriod]
+    public var training: (_ period: SummaryPeriod, _ from: LocalDay, _ to: LocalDay) throws -> [TrainingPeriod]
     /// Each tracker's days up to a day.
-    var trackers: (_ to: LocalDay) throws -> [TrackerStrip]
+    public var trackers: (_ to: LocalDay) throws -> [TrackerStrip]
     /// The last day any tracker has an entry for (a person logs habits after their last import).
-    var lastTrackerDay: LocalDay? = nil
+    public var lastTrackerDay: LocalDay? = nil
     /// Whether the rings' goals are the person's or Apple's, not the assumed defaults.
-    var goalsKnown = true
+    public var goalsKnown = true
 
-    struct PeriodFigure {
-        var period: String
-        var value: Double
-        var unit: String
+    public struct PeriodFigure {
+        public var period: String
+        public var value: Double
+        public var unit: String
+
+        public init(period: String, value: Double, unit: String) {
+            self.period = period
+            self.value = value
+            self.unit = unit
+        }
     }
 
     /// Minutes of a night by stage.
-    struct NightFigures {
-        var night: LocalDay
-        var asleep: Double
-        var core: Double
-        var deep: Double
-        var rem: Double
-        var awake: Double
+    public struct NightFigures {
+        public var night: LocalDay
+        public var asleep: Double
+        public var core: Double
+        public var deep: Double
+        public var rem: Double
+        public var awake: Double
+
+        public init(night: LocalDay, asleep: Double, core: Double, deep: Double, rem: Double, awake: Double) {
+            (self.night, self.asleep, self.core, self.deep, self.rem, self.awake) = (night, asleep, core, deep, rem, awake)
+        }
     }
 
     /// A tracker's logged days: `success` is nil where the definition is not known (a bundle
     /// carries the daily levels, not the tracker's success set).
-    struct TrackerStrip {
-        var name: String
-        var levels: String
-        var days: [LocalDay: Bool?]
-        var streak: (current: Int, longest: Int)?
-    }
-}
+    public struct TrackerStrip {
+        public var name: String
+        public var levels: String
+        public var days: [LocalDay: Bool?]
+        public var streak: (current: Int, longest: Int)?
 
-extension ReportFigures {
-    /// The figures of a vault's read models.
-    init(vault: Vault) throws {
-        rings = try vault.rings()
-        // The last day with any data, rings or not (a vault of sleep alone has no ring days).
-        lastDay = ([rings.last?.day] + (try vault.heldTypes()).map(\.last)).compactMap { $0 }.max()
-        streaks = Streaks(days: rings)
-        summary = { metric, period, from, to in
-            try vault.summary(metric: metric, by: period, from: from, to: to).map { PeriodFigure(period: $0.period, value: $0.value, unit: $0.unit) }
+        public init(name: String, levels: String, days: [LocalDay: Bool?], streak: (current: Int, longest: Int)?) {
+            (self.name, self.levels, self.days, self.streak) = (name, levels, days, streak)
         }
-        nights = { from, to in
-            try vault.sleep(from: from, to: to).map { NightFigures(night: $0.night, asleep: $0.asleep, core: $0.core, deep: $0.deep, rem: $0.rem, awake: $0.awake) }
-        }
-        workouts = { from, to in
-            try vault.workouts(by: .month, from: from, to: to).map { ($0.type, $0.count, $0.minutes) }
-        }
-        training = { period, from, to in try vault.trainingStats(by: period, from: from, to: to) }
-        goalsKnown = try vault.goalsKnown()
-        lastTrackerDay = try vault.trackers().compactMap { try vault.trackerDays(name: $0.name).last?.day }.max()
-        trackers = { to in
-            try vault.trackers().map { tracker in
-                let from = LocalDay(dayNumber: to.dayNumber - 59)
-                var days: [LocalDay: Bool?] = [:]
-                for day in try vault.trackerDays(name: tracker.name, from: from, to: to) { days[day.day] = tracker.success.contains(day.level) }
-                let streak = try vault.trackerStreak(name: tracker.name)
-                return TrackerStrip(name: tracker.name, levels: tracker.levels.map { "\($0.name) \($0.value)" }.joined(separator: ", "),
-                                    days: days, streak: (streak.current, streak.longest))
-            }
-        }
+    }
+
+    /// Figures from their sources (a vault's queries: `vaultctl report` makes them).
+    public init(rings: [RingDay], lastDay: LocalDay?, streaks: Streaks,
+                summary: @escaping (String, SummaryPeriod, LocalDay, LocalDay) throws -> [PeriodFigure],
+                nights: @escaping (LocalDay, LocalDay) throws -> [NightFigures],
+                workouts: @escaping (LocalDay, LocalDay) throws -> [(type: String, count: Int, minutes: Double)],
+                training: @escaping (SummaryPeriod, LocalDay, LocalDay) throws -> [TrainingPeriod],
+                trackers: @escaping (LocalDay) throws -> [TrackerStrip], lastTrackerDay: LocalDay?, goalsKnown: Bool) {
+        self.rings = rings
+        self.lastDay = lastDay
+        self.streaks = streaks
+        self.summary = summary
+        self.nights = nights
+        self.workouts = workouts
+        self.training = training
+        self.trackers = trackers
+        self.lastTrackerDay = lastTrackerDay
+        self.goalsKnown = goalsKnown
     }
 }

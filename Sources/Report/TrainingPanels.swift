@@ -1,5 +1,5 @@
 import HealthModel
-import Vault
+import Projections
 
 /// The report's training section (SoFit's Stats page): per week, two weeks and month, each
 /// period's shares per body part and per motion as bars stacked to 100 %, and the latest two

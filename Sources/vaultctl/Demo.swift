@@ -221,7 +221,7 @@ extension Vaultctl {
             try step("report: one self-contained HTML file (rings, calendars, streaks, trends, charts, sleep, workouts, training, trackers)") {
                 let vault = try Vault.open(at: directory, passphrase: second)
                 try? FileManager.default.removeItem(atPath: report)
-                let html = try HealthReport.render(vault: vault).html
+                let html = try HealthReport.render(vaultFigures: ReportFigures(vault: vault)).html
                 try Data(html.utf8).write(to: URL(fileURLWithPath: report))
                 try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: report)
                 return "wrote \(report) (\(html.utf8.count) bytes); open it in any browser, offline"

@@ -34,7 +34,7 @@ extension Vaultctl {
             } else {
                 let opened = try vault.openWithProjections()
                 target = try opened.plaintextTarget(out)
-                report = try HealthReport.render(vault: opened, from: range.from, to: range.to)
+                report = try HealthReport.render(vaultFigures: ReportFigures(vault: opened), from: range.from, to: range.to)
             }
             try Self.write(Data(report.html.utf8), to: target)
             // The range drawn: without --from/--to, the year ending on the last day with data.

@@ -27,12 +27,10 @@ extension Vault {
     /// The HealthKit identifier a metric name stands for: a metric name (`steps`), any type's
     /// short name (`blood-glucose`, as `types` prints them) or an identifier.
     public static func metricIdentifier(_ name: String) throws -> String {
-        if let known = MetricNames.metric(name) { return known.identifier }
-        if let identifier = ShortNames.identifier(for: name) { return identifier }
-        if name.hasPrefix("HK"), name.count < 200 { return name }
-        // Names as CSV and companion JSON match them (`heart_rate`, `StepCount`, `Sleep Analysis`).
-        if case .known(let identifier, _) = TypeNames.resolve(name) { return identifier }
-        throw VaultError.unknownMetric(name: name, known: MetricNames.table.keys.sorted())
+        guard let identifier = MetricNames.identifier(for: name) else {
+            throw VaultError.unknownMetric(name: name, known: MetricNames.table.keys.sorted())
+        }
+        return identifier
     }
 
     /// Whether any ring goal is known (set by the person, or in Apple's summaries); without one
