@@ -22,23 +22,20 @@ if [ ! -x "$fitvenv/bin/python" ] || ! "$fitvenv/bin/python" -c "import garmin_f
     "$fitvenv/bin/pip" install -q garmin-fit-sdk==21.218.0 fitparse==1.2.0
 fi
 
-if ! command -v sqlcipher >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "installing sqlcipher (the page benchmark's comparison)" >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlcipher >/dev/null
-    else
-        echo "sqlcipher is not installed: vaultbench pages skips its comparison (sudo apt-get install sqlcipher)" >&2
+# A Debian package a benchmark compares against: installed as root, else the benchmark skips it.
+install_anchor() {  # command, what it is for, what is skipped without it
+    if ! command -v "$1" >/dev/null 2>&1; then
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+            echo "installing $1 ($2)" >&2
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null
+        else
+            echo "$1 is not installed: $3 (sudo apt-get install $1)" >&2
+        fi
     fi
-fi
+}
+install_anchor sqlcipher "the page benchmark's comparison" "vaultbench pages skips its comparison"
+install_anchor wrk "the serve benchmark's external load generator" "vaultbench serve skips its external load"
 
-if ! command -v wrk >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "installing wrk (the serve benchmark's external load generator)" >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
-    else
-        echo "wrk is not installed: vaultbench serve skips its external load (sudo apt-get install wrk)" >&2
-    fi
-fi
 
 # The binaries a user installs (`make release`): the Swift runtime linked in. The two builds take
 # the same flags, so that neither rebuilds the other's modules.

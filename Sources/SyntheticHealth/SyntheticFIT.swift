@@ -13,17 +13,11 @@ public enum SyntheticFIT {
         let epoch: Int64 = 631_065_600
         let t0 = UInt32(start - epoch)
         var body: [UInt8] = []
-        func definition(local: UInt8, global: UInt16, _ fields: [(UInt8, UInt8, UInt8)]) {
-            body += [0x40 | local, 0, 0, UInt8(global & 0xFF), UInt8(global >> 8), UInt8(fields.count)]
-            for (number, size, base) in fields { body += [number, size, base] }
-        }
-        func u16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
-        func u32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
         func s32(_ v: Int32) -> [UInt8] { u32(UInt32(bitPattern: v)) }
 
-        definition(local: 0, global: 0, [(0, 1, 0x00), (1, 2, 0x84), (2, 2, 0x84), (4, 4, 0x86)])
+        body += definition(local: 0, global: 0, [(0, 1, 0x00), (1, 2, 0x84), (2, 2, 0x84), (4, 4, 0x86)])
         body += [0x00, 4] + u16(1) + u16(2697) + u32(t0)
-        definition(local: 1, global: 20, [(253, 4, 0x86), (0, 4, 0x85), (1, 4, 0x85), (3, 1, 0x02), (6, 2, 0x84), (5, 4, 0x86)])
+        body += definition(local: 1, global: 20, [(253, 4, 0x86), (0, 4, 0x85), (1, 4, 0x85), (3, 1, 0x02), (6, 2, 0x84), (5, 4, 0x86)])
         var distance = 0.0
         let semicircles = 2_147_483_648.0 / 180
         var lat = latitude, lon = longitude
@@ -39,26 +33,20 @@ public enum SyntheticFIT {
         }
         let elapsed = UInt32(seconds * 1000), end = t0 + UInt32(seconds)
         if !summary {
-            definition(local: 2, global: 12, [(0, 1, 0x00), (1, 1, 0x00)])
+            body += definition(local: 2, global: 12, [(0, 1, 0x00), (1, 1, 0x00)])
             body += [0x02, sport, 0]
-            var header: [UInt8] = [14, 0x20] + u16(2132) + u32(UInt32(body.count)) + Array(".FIT".utf8)
-            header += u16(crc(header[...]))
-            let file = header + body
-            return file + u16(crc(file[...]))
+            return file(body)
         }
-        definition(local: 2, global: 19, [(253, 4, 0x86), (2, 4, 0x86), (7, 4, 0x86), (8, 4, 0x86), (9, 4, 0x86)])
+        body += definition(local: 2, global: 19, [(253, 4, 0x86), (2, 4, 0x86), (7, 4, 0x86), (8, 4, 0x86), (9, 4, 0x86)])
         body += [0x02] + u32(end) + u32(t0) + u32(elapsed) + u32(elapsed) + u32(UInt32(distance * 100))
-        definition(local: 3, global: 18, [(253, 4, 0x86), (2, 4, 0x86), (7, 4, 0x86), (8, 4, 0x86), (9, 4, 0x86), (11, 2, 0x84),
+        body += definition(local: 3, global: 18, [(253, 4, 0x86), (2, 4, 0x86), (7, 4, 0x86), (8, 4, 0x86), (9, 4, 0x86), (11, 2, 0x84),
                                           (5, 1, 0x00), (6, 1, 0x00), (16, 1, 0x02), (17, 1, 0x02)])
         body += [0x03] + u32(end) + u32(t0) + u32(elapsed) + u32(elapsed) + u32(UInt32(distance * 100))
             + u16(UInt16(min(65_000, seconds / 6))) + [sport, 0, 140, 185]
-        definition(local: 4, global: 34, [(253, 4, 0x86), (0, 4, 0x86), (1, 2, 0x84), (5, 4, 0x86)])
+        body += definition(local: 4, global: 34, [(253, 4, 0x86), (0, 4, 0x86), (1, 2, 0x84), (5, 4, 0x86)])
         body += [0x04] + u32(end) + u32(elapsed) + u16(1) + u32(UInt32(Int64(end) + Int64(utcOffset)))
 
-        var header: [UInt8] = [14, 0x20] + u16(2132) + u32(UInt32(body.count)) + Array(".FIT".utf8)
-        header += u16(crc(header[...]))
-        let file = header + body
-        return file + u16(crc(file[...]))
+        return file(body)
     }
 
     /// A sleep file (type 49) as a Garmin watch writes one: the sleep's start event, a
@@ -67,23 +55,14 @@ public enum SyntheticFIT {
     public static func sleep(start: Int64, levels: [(minutes: Int, level: UInt8)], stopMinutes: Int) -> [UInt8] {
         let t0 = UInt32(start - 631_065_600)
         var body: [UInt8] = []
-        func u16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
-        func u32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
-        func definition(local: UInt8, global: UInt16, _ fields: [(UInt8, UInt8, UInt8)]) {
-            body += [0x40 | local, 0, 0, UInt8(global & 0xFF), UInt8(global >> 8), UInt8(fields.count)]
-            for (number, size, base) in fields { body += [number, size, base] }
-        }
-        definition(local: 0, global: 0, [(0, 1, 0x00), (1, 2, 0x84), (2, 2, 0x84), (4, 4, 0x86)])
+        body += definition(local: 0, global: 0, [(0, 1, 0x00), (1, 2, 0x84), (2, 2, 0x84), (4, 4, 0x86)])
         body += [0x00, 49] + u16(1) + u16(3290) + u32(t0)
-        definition(local: 1, global: 21, [(253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00)])
+        body += definition(local: 1, global: 21, [(253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00)])
         body += [0x01] + u32(t0) + [74, 0]
-        definition(local: 2, global: 275, [(253, 4, 0x86), (0, 1, 0x00)])
+        body += definition(local: 2, global: 275, [(253, 4, 0x86), (0, 1, 0x00)])
         for (minutes, level) in levels { body += [0x02] + u32(t0 + UInt32(minutes * 60)) + [level] }
         body += [0x01] + u32(t0 + UInt32(stopMinutes * 60)) + [74, 1]
-        var header: [UInt8] = [14, 0x20] + u16(2132) + u32(UInt32(body.count)) + Array(".FIT".utf8)
-        header += u16(crc(header[...]))
-        let file = header + body
-        return file + u16(crc(file[...]))
+        return file(body)
     }
 
     /// A day's monitoring file (type 32) as a wrist device writes one from `start` (seconds since
@@ -95,19 +74,13 @@ public enum SyntheticFIT {
         var random = SplitMix64(seed: seed)
         let t0 = UInt32(start - 631_065_600)
         var body: [UInt8] = []
-        func u16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
-        func u32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
-        func definition(local: UInt8, global: UInt16, _ fields: [(UInt8, UInt8, UInt8)]) {
-            body += [0x40 | local, 0, 0, UInt8(global & 0xFF), UInt8(global >> 8), UInt8(fields.count)]
-            for (number, size, base) in fields { body += [number, size, base] }
-        }
-        definition(local: 0, global: 0, [(0, 1, 0x00), (1, 2, 0x84), (2, 2, 0x84), (4, 4, 0x86)])
+        body += definition(local: 0, global: 0, [(0, 1, 0x00), (1, 2, 0x84), (2, 2, 0x84), (4, 4, 0x86)])
         body += [0x00, 32] + u16(1) + u16(2927) + u32(t0)
-        definition(local: 1, global: 103, [(253, 4, 0x86), (0, 4, 0x86)])
+        body += definition(local: 1, global: 103, [(253, 4, 0x86), (0, 4, 0x86)])
         body += [0x01] + u32(t0) + u32(UInt32(Int64(t0) + Int64(utcOffset)))
-        definition(local: 2, global: 55, [(253, 4, 0x86), (5, 1, 0x00), (3, 4, 0x86)])
-        definition(local: 3, global: 55, [(26, 2, 0x84), (27, 1, 0x02)])
-        definition(local: 4, global: 55, [(26, 2, 0x84), (33, 2, 0x84), (34, 2, 0x84)])
+        body += definition(local: 2, global: 55, [(253, 4, 0x86), (5, 1, 0x00), (3, 4, 0x86)])
+        body += definition(local: 3, global: 55, [(26, 2, 0x84), (27, 1, 0x02)])
+        body += definition(local: 4, global: 55, [(26, 2, 0x84), (33, 2, 0x84), (34, 2, 0x84)])
         var steps: UInt32 = 0
         var heartRate = 60.0
         for minute in 0..<1_440 {
@@ -122,13 +95,29 @@ public enum SyntheticFIT {
                 body += [0x04] + u16(UInt16(t & 0xFFFF)) + u16(UInt16(random.next() % 20)) + u16(UInt16(random.next() % 10))
             }
         }
-        definition(local: 5, global: 211, [(253, 4, 0x86), (0, 1, 0x02), (1, 1, 0x02)])
+        body += definition(local: 5, global: 211, [(253, 4, 0x86), (0, 1, 0x02), (1, 1, 0x02)])
         body += [0x05] + u32(t0 + 86_340) + [52, 50 + UInt8(random.next() % 5)]
+        return file(body)
+    }
+
+    /// The file: a 14-byte header with its CRC, the records, and the file's CRC.
+    private static func file(_ body: [UInt8]) -> [UInt8] {
         var header: [UInt8] = [14, 0x20] + u16(2132) + u32(UInt32(body.count)) + Array(".FIT".utf8)
         header += u16(crc(header[...]))
-        let file = header + body
-        return file + u16(crc(file[...]))
+        let whole = header + body
+        return whole + u16(crc(whole[...]))
     }
+
+    /// A definition message, little-endian: local type `local` stands for global message `global`
+    /// with `fields` (number, size, base type).
+    private static func definition(local: UInt8, global: UInt16, _ fields: [(UInt8, UInt8, UInt8)]) -> [UInt8] {
+        var bytes: [UInt8] = [0x40 | local, 0, 0, UInt8(global & 0xFF), UInt8(global >> 8), UInt8(fields.count)]
+        for (number, size, base) in fields { bytes += [number, size, base] }
+        return bytes
+    }
+
+    private static func u16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+    private static func u32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
 
     /// FIT's CRC-16 (the SDK's nibble table), written here apart from the importer's on purpose:
     /// a file the generator makes checks the importer's reading, not its own.
