@@ -108,6 +108,13 @@ final class KeyScopedTables {
         }
     }
 
+    /// Forgets what this process holds of keys an erasure destroyed: their tables and, if it is
+    /// theirs, the frame kept for replaced values (its plaintext must not outlive the key).
+    func forget(keyIDs: Set<UInt32>) {
+        for id in keyIDs { encoders[id] = nil }
+        if let cached = lastFrame, keyIDs.contains(cached.keyID) { lastFrame = nil }
+    }
+
     /// Forgets every table: ids were assigned that never reached the log (a rolled-back commit),
     /// or the log moved on under another handle.
     func reset() {

@@ -20,6 +20,19 @@ import VaultTestSupport
         try t.vault.summary(metric: metric, by: .day, from: LocalDay(year: 2025, month: 8, day: 6), to: LocalDay(year: 2025, month: 8, day: 6)).first
     }
 
+    /// A replaced value's frame is kept in memory for the next replacement; an erasure of its key
+    /// lets it go, so that nothing of an erased month is served from memory afterwards.
+    @Test func theFrameKeptForReplacementsGoesWithAnErasure() throws {
+        let t = try ImportTestVault()
+        _ = try post(t, "a.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 38)])
+        _ = try post(t, "b.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 52)])
+        let key = try #require(t.vault.log.dataKeys.first { String(decoding: $0.label, as: UTF8.self) == "activity/2025-08" })
+        let frame = try #require(t.vault.log.frameSummaries().first { $0.keyID == key.id })
+        #expect(try t.vault.tables.event(keyID: key.id, index: frame.firstEventIndex) != nil)
+        _ = try t.vault.erase(categories: [.activity])
+        #expect((try? t.vault.tables.event(keyID: key.id, index: frame.firstEventIndex)) == nil)
+    }
+
     @Test func aNewValueForTheSameRangeReplacesTheOldOneAndTheSameValueIsADuplicate() throws {
         let t = try ImportTestVault()
         let first = try post(t, "a.json", "STEPS", [("2025-08-06 08:00/2025-08-06 09:00", 38)])

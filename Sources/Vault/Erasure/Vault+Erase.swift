@@ -50,6 +50,7 @@ extension Vault {
         let record = ErasureRecord(at: now, eraseID: eraseID.hex, labels: labels.map(\.description), events: count)
         if !ids.isEmpty {
             try log.destroyKeys(ids, at: now, eraseID: eraseID, events: counts)
+            tables.forget(keyIDs: Set(ids))
             try append([.erased(record)])
             try purgeReadModels()
             try moveReadModelsToFreshFile()
