@@ -283,12 +283,7 @@ final class ImportSession: ImportSink {
         var finished = waiting + [(file, displayName)]
         waiting = []
         if let external {
-            let decided = try resolve(external, isLast: isLast)
-            for (i, counts) in decided.enumerated() {
-                finished[i].report.added += counts.added
-                finished[i].report.duplicates += counts.duplicates
-                finished[i].report.repeats += counts.repeats
-            }
+            for (i, decided) in try resolve(external, isLast: isLast).enumerated() { finished[i].report.count(decided) }
         } else if !isLast {
             identities.endFile()
         }
@@ -300,19 +295,13 @@ final class ImportSession: ImportSink {
         return finished.map(\.report)
     }
 
-    /// Ends the current post (or file): what waited for its end is decided, and the copies it
-    /// used are free for the next one. Its report is `file`. With `isLast`, no more data comes
-    /// (identities kept outside memory are then not extended with what the file added).
-    func endFile(isLast: Bool = false) throws {
+    /// Ends the current post (the server's long-lived session): what waited for its end is
+    /// decided, and the copies it used are free for the next one. Its report is `file`.
+    func endFile() throws {
         if let external {
-            for resolved in try resolve(external, isLast: isLast) {
-                counts.added += resolved.added
-                counts.duplicates += resolved.duplicates
-                counts.repeats += resolved.repeats
-            }
-        } else if !isLast {
-            // The copies the file used are free for the next file to match (a pass over the
-            // whole table, ~3 ms a year of data): after the last, none comes.
+            for decided in try resolve(external, isLast: false) { counts.count(decided) }
+        } else {
+            // The copies the post used are free for the next one to match.
             identities.endFile()
         }
         warnAboutOtherTypes()
@@ -366,4 +355,13 @@ final class ImportSession: ImportSink {
     /// Whether the session keeps more than `slots` identities in memory (a long-lived session
     /// starts afresh past that).
     func exceedsMemory(slots: Int) -> Bool { external != nil || identities.wouldGrow(beyond: slots) }
+}
+
+extension FileImportReport {
+    /// Adds what the external deduplicator decided of the file's records set aside.
+    fileprivate mutating func count(_ decided: ExternalDeduplicator.FileCounts) {
+        added += decided.added
+        duplicates += decided.duplicates
+        repeats += decided.repeats
+    }
 }

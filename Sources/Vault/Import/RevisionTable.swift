@@ -1,5 +1,6 @@
 import BinaryCoding
 import EventLog
+import HealthModel
 import VaultEvents
 
 /// The upsert rule for what companion apps post (and `import` of companion JSON files): one live
@@ -88,7 +89,7 @@ struct RevisionTable {
             }
             loaded.insert(keyID)
         }
-        let live = committed[Self.day(place.start)]?[slot]
+        let live = committed[LocalDay.floorDivide(place.start, 86_400)]?[slot]
         if let live, live.value == value { return .duplicate }
         pending[slot] = Pending(event: event, slotEnd: place.slotEnd, value: value, replaces: live)
         pendingOrder.append(slot)
@@ -147,13 +148,11 @@ struct RevisionTable {
     private mutating func remember(index: UInt64, bytes: UnsafeRawBufferPointer, place: (source: UInt64, slotEnd: Int, valueEnd: Int, start: Int64),
                                    keyID: UInt32) {
         let slot = Slot(keyID: keyID, hash: FNV1a.hash(bytes[2..<place.slotEnd]))
-        if committed[Self.day(place.start), default: [:]].updateValue(Committed(index: index, value: FNV1a.hash(bytes[place.slotEnd..<place.valueEnd])),
+        if committed[LocalDay.floorDivide(place.start, 86_400), default: [:]].updateValue(Committed(index: index, value: FNV1a.hash(bytes[place.slotEnd..<place.valueEnd])),
                                                                      forKey: slot) == nil {
             held += 1
         }
     }
-
-    private static func day(_ seconds: Int64) -> Int64 { seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400 }
 
     /// Lets the oldest days of the held samples go, whole, until half are left, and notes it for
     /// every key held: what phones re-post (their last hours and days) stays, and a key is read
