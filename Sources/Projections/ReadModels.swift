@@ -65,6 +65,9 @@ public final class ReadModels {
     /// last `update` added; 0 when it changed nothing, and after a `rebuild`.
     public private(set) var rewritesInLastUpdate = 0
 
+    /// SQLite's page cache of the read models' connection, in KiB.
+    public static var cacheKiB: Int { SQLiteConnection.cacheKiB }
+
     /// The log position the models reflect, as given to the last update; nil before any.
     public var position: [UInt8]? {
         get throws {
@@ -76,8 +79,15 @@ public final class ReadModels {
     /// Applies what `feed` adds, then records the position `feed` returns, in one transaction
     /// that holds the write lock from the start (`position` read inside `feed` cannot move under
     /// it): if `feed` throws, nothing of it is kept; if it returns nil, nothing changes.
-    public func update(_ feed: (inout ProjectionUpdate) throws -> [UInt8]?) throws {
+    ///
+    /// - Parameter cacheKiB: SQLite's page cache for this update, when it is to be smaller than
+    ///   the connection's (`cacheKiB`): an import that also holds its identities' runs in memory.
+    public func update(cacheKiB: Int? = nil, _ feed: (inout ProjectionUpdate) throws -> [UInt8]?) throws {
         rewritesInLastUpdate = 0
+        if let cacheKiB {
+            try db.execute("PRAGMA cache_size = -\(cacheKiB)")
+        }
+        defer { if cacheKiB != nil { try? db.execute("PRAGMA cache_size = -\(SQLiteConnection.cacheKiB)") } }
         try db.transaction {
             var update = try ProjectionUpdate(db: db)
             guard let position = try feed(&update) else { return }

@@ -16,6 +16,9 @@ package final class SQLiteConnection {
         vfs = nil
     }
 
+    /// SQLite's page cache of a connection to an encrypted file, in KiB.
+    package static let cacheKiB = 16384
+
     /// Opens (creating it if missing) the database file at `path` through `vfs`.
     package init(path: String, vfs: PageCipherVFS) throws {
         handle = try Self.open(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE, vfs: vfs)
@@ -25,7 +28,7 @@ package final class SQLiteConnection {
         sqlite3_busy_timeout(handle, 10_000)
         try execute("PRAGMA temp_store = MEMORY")
         try execute("PRAGMA secure_delete = ON")
-        try execute("PRAGMA cache_size = -16384")
+        try execute("PRAGMA cache_size = -\(Self.cacheKiB)")
     }
 
     /// Opens (creating it if missing) the database file at `path` through the VFS `other` uses.

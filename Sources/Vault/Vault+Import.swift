@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import Importers
+import Projections
 import VaultEvents
 
 extension Vault {
@@ -38,10 +39,10 @@ extension Vault {
         // peak with the larger table (96-97 MiB, docs/benchmarks.md "FIT import"): not for them.
         let budget = files.allSatisfy { $0.format == .fit } ? importIdentityBudgetSlots * 2 : importIdentityBudgetSlots
         // Where the session would append events it holds no value of (see ImportReadModelFeed),
-        // the read models catch up from the log after the commit: companion JSON, and imports
-        // expected to take their identities out of memory. Else they are caught up now, and fed.
-        let feeds = feedsReadModelsDuringImport && expectedNew * 10 / 7 < budget
-            && !files.contains { $0.format == .companionJSON }
+        // the read models catch up from the log after the commit: companion JSON, whose values
+        // the upsert rule decides at the commit. Else they are caught up now, and fed (events
+        // set aside outside memory too, when the external deduplicator decides them).
+        let feeds = feedsReadModelsDuringImport && !files.contains { $0.format == .companionJSON }
         // The read models are caught up first either way, so that what they gain after the commit
         // (the rewrites they count) is this import's alone.
         let caughtUpBefore = feedsReadModelsDuringImport ? try? projections() : nil
@@ -65,7 +66,11 @@ extension Vault {
         do {
             // The read models follow the import in a transaction of their own, committed after
             // the log's: the session applies each event's input as it appends it.
-            try models.update { update in
+            // An import whose identities go out of memory feeds its read models while the
+            // external deduplicator's runs are in memory too: SQLite's cache is halved for it
+            // (the ten-year import's peak went from 90 to 106 MiB with the full cache, 97 with half).
+            let external = expectedNew * 10 / 7 >= budget
+            try models.update(cacheKiB: external ? ReadModels.cacheKiB / 2 : nil) { update in
                 try withUnsafeMutablePointer(to: &update) { pointer in
                     let feed = ImportReadModelFeed(update: pointer)
                     session.readModelFeed = feed

@@ -11,6 +11,12 @@ package final class EventDecoder {
 
     package init() {}
 
+    /// A decoder that starts from tables already known (`EventEncoder.decoder()`).
+    package init(strings: [String], sources: [HealthSource]) {
+        self.strings = strings
+        self.sources = sources
+    }
+
     /// The event, or nil for a definition (which is learned).
     package func decode(_ bytes: UnsafeRawBufferPointer, index: UInt64) throws -> VaultEvent? {
         var r = EventReader(bytes, index: index)

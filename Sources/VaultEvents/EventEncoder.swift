@@ -68,6 +68,14 @@ package final class EventEncoder {
 
     package func id(_ source: HealthSource) -> UInt64 { recentSources.value(for: source) { internedID($0) } }
 
+    /// A decoder that knows every string and source this encoder has interned so far: it reads
+    /// the events this encoder made without their definitions being read back from the log.
+    package func decoder() -> EventDecoder {
+        var sourcesByID = [HealthSource](repeating: HealthSource(name: ""), count: Int(nextSource))
+        for (source, id) in sources { sourcesByID[Int(id)] = source }
+        return EventDecoder(strings: stringsByID, sources: sourcesByID)
+    }
+
     private func internedID(_ source: HealthSource) -> UInt64 {
         if let id = sources[source] { return id }
         let fields = [id(source.name), id(source.version), id(source.device?.name), id(source.device?.manufacturer),

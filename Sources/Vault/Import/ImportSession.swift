@@ -184,8 +184,7 @@ final class ImportSession: ImportSink {
             }
             if external == nil && identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
             if let external {
-                // Decided when the file ends, from bytes set aside.
-                readModelFeed?.missedAnEvent()
+                // Decided when the file ends, from bytes set aside (the read models take it then).
                 try external.add(hash: hash, legacyHash: legacy, nested: nested, keyID: keyID, bytes: bytes)
                 return false
             }
@@ -307,10 +306,21 @@ final class ImportSession: ImportSink {
         warnAboutOtherTypes()
     }
 
-    /// Decides what waited outside memory, appending what is new.
+    /// Decides what waited outside memory, appending what is new, and handing it to the read
+    /// models' feed, read with a decoder of its key's tables.
     private func resolve(_ external: ExternalDeduplicator, isLast: Bool) throws -> [ExternalDeduplicator.FileCounts] {
-        try external.resolve(keepingAdded: !isLast) { keyID, bytes in
+        var decoders: [UInt32: EventDecoder] = [:]
+        return try external.resolve(keepingAdded: !isLast) { keyID, bytes in
             try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
+            guard let readModelFeed else { return }
+            let decoder: EventDecoder
+            if let known = decoders[keyID] {
+                decoder = known
+            } else {
+                decoder = try tables.encoder(for: keyID).decoder()
+                decoders[keyID] = decoder
+            }
+            readModelFeed.appended(encoded: bytes, decoder: decoder)
         }
     }
 

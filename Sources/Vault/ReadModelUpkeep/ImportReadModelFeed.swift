@@ -25,12 +25,20 @@ final class ImportReadModelFeed {
     /// The mapping and the chunk being filled, in one stored value: an event costs one access to
     /// it (checked for exclusivity at run time, since the mapping hashes), not one per property.
     private var gathering = Gathering()
-    private let worker: BatchWorker<[ProjectionInput]>
+    private let worker: BatchWorker<Chunk>
     /// Whether an event reached the log without passing here.
     private(set) var incomplete = false
 
     /// The feed missed an event, or applying one failed: its transaction is rolled back.
     struct Abandoned: Error {}
+
+    /// What the applying thread takes: inputs the session mapped, or events set aside outside
+    /// memory, as bytes with their key's decoder, which the applying thread reads (the session's
+    /// thread is the busier one while the external deduplicator decides).
+    private enum Chunk {
+        case inputs([ProjectionInput])
+        case encoded([(bytes: [UInt8], decoder: EventDecoder)])
+    }
 
     /// Starts the applying thread. `update` must stay valid, and untouched by anyone else, until
     /// `finish` or `close` returns.
@@ -38,8 +46,19 @@ final class ImportReadModelFeed {
         // Merged as the import goes, so that little is left for after its last event.
         update.pointee.flushThreshold = Self.flushThreshold
         let target = HandedOver(value: update)
-        worker = BatchWorker(name: "read-model feed", depth: Self.depth) { inputs in
-            for index in inputs.indices { try target.value.pointee.add(inputs.takeInput(at: index)) }
+        // The applying thread's own mapping, for the events it reads (a mapping is one thread's).
+        var reading = ProjectionFeed()
+        worker = BatchWorker(name: "read-model feed", depth: Self.depth) { chunk in
+            switch chunk {
+            case .inputs(var inputs):
+                chunk = .inputs([])
+                for index in inputs.indices { try target.value.pointee.add(inputs.takeInput(at: index)) }
+            case .encoded(let events):
+                for (bytes, decoder) in events {
+                    guard let input = try bytes.withUnsafeBytes({ try reading.input(encoded: $0, decoder: decoder) }) else { continue }
+                    try target.value.pointee.add(input)
+                }
+            }
         }
     }
 
@@ -47,25 +66,42 @@ final class ImportReadModelFeed {
     /// thread; waits while the applying thread is `depth` chunks behind).
     func appended(_ event: VaultEvent) {
         guard !incomplete else { return }
-        if let full = gathering.take(event: event) { handOver(full) }
+        handOverEncoded()
+        if let full = gathering.take(event: event) { handOver(.inputs(full)) }
     }
 
     /// `appended(.sample(sample))`, without going through the event.
     func appended(sample: HealthSample) {
         guard !incomplete else { return }
-        if let full = gathering.take(sample: sample) { handOver(full) }
+        handOverEncoded()
+        if let full = gathering.take(sample: sample) { handOver(.inputs(full)) }
+    }
+
+    /// `appended` for an event appended from its bytes alone (what the external deduplicator set
+    /// aside outside memory), read on the applying thread with `decoder`, which knows its key's
+    /// strings and sources and is left to that thread from now on. Bytes that do not decode
+    /// stop the feed (`finish` throws: the read models catch up from the log).
+    func appended(encoded bytes: [UInt8], decoder: EventDecoder) {
+        guard !incomplete else { return }
+        if !gathering.chunk.isEmpty { handOver(.inputs(gathering.takeChunk())) }
+        gathering.encoded.append((bytes, decoder))
+        if gathering.encoded.count == Self.chunkSize { handOverEncoded() }
     }
 
     /// Something reached the log without its event: the read models catch up from the log.
     func missedAnEvent() {
         incomplete = true
         gathering.chunk = []
+        gathering.encoded = []
     }
 
     /// Waits until every input is applied; throws `Abandoned` when the feed is incomplete or an
     /// input could not be applied (the read models then catch up from the log).
     func finish() throws {
-        if !incomplete, !gathering.chunk.isEmpty { handOver(gathering.chunk) }
+        if !incomplete {
+            handOverEncoded()
+            if !gathering.chunk.isEmpty { handOver(.inputs(gathering.takeChunk())) }
+        }
         do {
             try worker.finish()
         } catch {
@@ -79,16 +115,26 @@ final class ImportReadModelFeed {
         worker.cancel()
     }
 
-    private func handOver(_ full: [ProjectionInput]) {
+    /// Hands over the events waiting as bytes, if any: they go before whatever follows them.
+    private func handOverEncoded() {
+        guard !gathering.encoded.isEmpty else { return }
+        let events = gathering.encoded
+        gathering.encoded = []
+        handOver(.encoded(events))
+    }
+
+    private func handOver(_ chunk: Chunk) {
         // After a failure the applying thread has stopped: what follows is dropped, and
         // `finish` reports it.
-        try? worker.put(full)
+        try? worker.put(chunk)
     }
 
     /// Events mapped to inputs, gathered into chunks of `chunkSize`.
     private struct Gathering {
         var feed = ProjectionFeed()
         var chunk: [ProjectionInput] = []
+        /// Events set aside outside memory, as they come back decided.
+        var encoded: [(bytes: [UInt8], decoder: EventDecoder)] = []
 
         init() { chunk.reserveCapacity(ImportReadModelFeed.chunkSize) }
 
@@ -102,17 +148,32 @@ final class ImportReadModelFeed {
             return gather(input)
         }
 
-        /// Adds `input`; returns the chunk when it is full, and begins the next. The input is
-        /// moved in: an optional parameter was copied into the chunk and destroyed (~300
-        /// instructions a sample, measured).
-        private mutating func gather(_ input: consuming ProjectionInput) -> [ProjectionInput]? {
-            chunk.append(input)
-            guard chunk.count == ImportReadModelFeed.chunkSize else { return nil }
+        /// The chunk so far, a new one begun.
+        mutating func takeChunk() -> [ProjectionInput] {
             defer {
                 chunk = []
                 chunk.reserveCapacity(ImportReadModelFeed.chunkSize)
             }
             return chunk
         }
+
+        /// Adds `input`; returns the chunk when it is full, and begins the next. The input is
+        /// moved in: an optional parameter was copied into the chunk and destroyed (~300
+        /// instructions a sample, measured).
+        private mutating func gather(_ input: consuming ProjectionInput) -> [ProjectionInput]? {
+            chunk.append(input)
+            guard chunk.count == ImportReadModelFeed.chunkSize else { return nil }
+            return takeChunk()
+        }
+    }
+}
+
+extension ProjectionFeed {
+    /// The input of an event read from its bytes: a sample by its head, as a rebuild reads it;
+    /// any other event decoded whole.
+    mutating func input(encoded bytes: UnsafeRawBufferPointer, decoder: EventDecoder) throws -> ProjectionInput? {
+        if let head = try decoder.sampleHead(bytes, index: 0) { return input(for: head, of: decoder) }
+        guard let event = try decoder.decode(bytes, index: 0) else { return nil }
+        return input(for: event)
     }
 }
