@@ -315,6 +315,16 @@ public struct Correlation: Hashable, Sendable {
     }
 }
 
+extension Correlation {
+    /// Whether a HealthKit correlation can hold a sample of `type`: a blood pressure its systolic
+    /// and diastolic readings, a food its dietary quantities (the members `HKCorrelationType`
+    /// allows). A sample of any other type is never a correlation's member.
+    public static func mayHold(memberType type: String) -> Bool {
+        type.hasPrefix("HKQuantityTypeIdentifierDietary")
+            || type == "HKQuantityTypeIdentifierBloodPressureSystolic" || type == "HKQuantityTypeIdentifierBloodPressureDiastolic"
+    }
+}
+
 /// Elements the importer keeps without a model of their own (clinical records, vision
 /// prescriptions, audiograms): element name and attributes, under their category.
 public struct GenericRecord: Hashable, Sendable {

@@ -133,13 +133,13 @@ extension Vault {
         let pipeline = PipelinedSink(target: session)
         do {
             for (index, (path, format)) in files.enumerated() {
+                let isLast = index == files.count - 1
                 pipeline.perform {
-                    session.startFile(path: path, format: format.rawValue)
+                    session.startFile(path: path, format: format.rawValue, isLast: isLast)
                     // Companion JSON follows the upsert rule per source, as posts to `serve` do.
                     session.revisable = format == .companionJSON
                 }
                 try Importer.importFile(path, format: format, into: pipeline, timeZone: timeZone) { progress(path, $0, $1) }
-                let isLast = index == files.count - 1
                 pipeline.perform {
                     for file in try session.finishFile(displayName: (path as NSString).lastPathComponent, isLast: isLast) {
                         try report.add(file)

@@ -52,6 +52,16 @@ final class ImportSession: ImportSink {
     /// erased) unless `allowErased`, so that importing an old export again does not bring it back.
     var erasedLabels: Set<DataLabel> = [] { didSet { forgetRecentMonths() } }
     var allowErased = false { didSet { forgetRecentMonths() } }
+    /// Whether the current file is the session's last: what it adds is not looked for by a later file.
+    private var fileIsLast = false
+    /// Keys first met in the session's last file that held no event before: nothing in them can
+    /// match a record but what the file itself adds (see `add(sample:nested:)`).
+    private var freshKeys: Set<UInt32> = []
+    /// Whether a correlation can hold a sample of a type, by the type string's identity.
+    private let correlationMembers = StringMemo<Bool>()
+    /// Types of which the current file added samples without keeping their identities.
+    private var unrememberedTypes: Set<String> = []
+    private var unrememberedMemo = StringMemo<Bool>()
     /// Whether the vault holds events identified by the legacy scheme (written before identities
     /// covered every field): new records are then matched against those too.
     private var hasLegacyIdentities = false
@@ -106,7 +116,11 @@ final class ImportSession: ImportSink {
         identities.releaseStorage()
     }
 
-    func startFile(path: String, format: String) {
+    /// Begins a file; `isLast` when no file follows it in this session.
+    func startFile(path: String, format: String, isLast: Bool = false) {
+        fileIsLast = isLast
+        unrememberedTypes = []
+        unrememberedMemo = StringMemo<Bool>()
         counts = FileImportReport(path: path, format: format)
         warnings = []
         otherTypes = [:]
@@ -169,8 +183,35 @@ final class ImportSession: ImportSink {
             }
             return
         }
+        if month.fresh, try addUnremembered(bytes, type: sample.type, keyID: keyID, nested: nested) {
+            if !nested { readModelFeed?.appended(sample: sample) }
+            return
+        }
         guard try admit(bytes, identityLength: bytes.count, keyID: keyID, encoder: encoder, nested: nested, identified: true) else { return }
         readModelFeed?.appended(sample: sample)
+    }
+
+    /// Decides, without its identity, a sample of a key that held nothing before the session's
+    /// last file, when nothing can match it: no copy in the vault, no later file to look for it,
+    /// and (its type no correlation holds) no correlation's member that repeats it. Records alike
+    /// in every field are distinct samples within a file, so it is added, and its identity is
+    /// not kept: a first import holds no more identities than its correlations' members (a
+    /// ten-year export's went out of memory, and were decided from scratch files at its end).
+    /// False when the sample needs its identity (`admit`).
+    private func addUnremembered(_ bytes: [UInt8], type: String, keyID: UInt32, nested: Bool) throws -> Bool {
+        guard !correlationMembers.value(for: type, Correlation.mayHold(memberType:)) else { return false }
+        if nested {
+            // Outside HealthKit's rules (no correlation holds this type), but the export repeats
+            // members at top level: one whose top-level copies were added unremembered is one
+            // of them, counted as a repeat like any member met after its copy.
+            guard unrememberedTypes.contains(type) else { return false }
+            counts.repeats += 1
+            return true
+        }
+        _ = unrememberedMemo.value(for: type) { unrememberedTypes.insert($0).inserted }
+        counts.added += 1
+        try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
+        return true
     }
 
     /// Decides an encoded event by its identity (when `identified`: audit events have none) and
@@ -225,12 +266,14 @@ final class ImportSession: ImportSink {
         var day: Int64?
         /// Nil when the month's key was destroyed and its data is refused.
         var key: (keyID: UInt32, encoder: EventEncoder)?
+        /// Whether the key is one of `freshKeys`.
+        var fresh = false
     }
 
     private func decide(_ label: DataLabel, day: Int64?) throws -> RecentMonth {
         if !allowErased, erasedLabels.contains(label) { return RecentMonth(day: day, key: nil) }
         let id = try keyID(for: label)
-        return RecentMonth(day: day, key: (id, try tables.encoder(for: id)))
+        return RecentMonth(day: day, key: (id, try tables.encoder(for: id)), fresh: freshKeys.contains(id))
     }
 
     private func forgetRecentMonths() {
@@ -245,8 +288,10 @@ final class ImportSession: ImportSink {
         // tables, the identities of its events and, under the upsert rule, its live values,
         // in one pass over its frames.
         let learnsRevisions = revisable && revisions.beginLearning(keyID: id)
+        var held = 0
         do {
             _ = try tables.encoder(for: id) { index, bytes, string in
+                held += 1
                 try self.addExisting(event: bytes, string: string)
                 if learnsRevisions { self.revisions.learn(keyID: id, index: index, bytes: bytes) }
             }
@@ -254,6 +299,7 @@ final class ImportSession: ImportSink {
             if learnsRevisions { revisions.forgetCommitted() }
             throw error
         }
+        if fileIsLast, held == 0 { freshKeys.insert(id) }
         return id
     }
 
