@@ -15,7 +15,9 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product vaultctl
 
+# vaultctl demo generates its data with healthvault-demo, built beside it.
 demo: deps
+	$(SWIFT) build --product healthvault-demo
 	$(SWIFT) build --product vaultctl
 	.build/debug/vaultctl demo
 

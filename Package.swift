@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "vaultctl", targets: ["vaultctl"]),
+        .executable(name: "healthvault-demo", targets: ["healthvault-demo"]),
         .library(name: "Vault", targets: ["Vault"]),
         .library(name: "EventLog", targets: ["EventLog"]),
         .library(name: "Projections", targets: ["Projections"]),
@@ -153,15 +154,19 @@ let package = Package(
                 "Vault",
                 "ResearchBundle",
                 "HealthModel",
-                "SyntheticHealth",
                 "CompanionServer",
                 "CompanionClient",
                 "CQREncode",
                 "Report",
                 "StudyStore",
-                "SyntheticStudy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // The demo's generated inputs (an export, a FIT file, a study), run by `vaultctl demo` from
+        // beside it, so that the installed vaultctl links no generator.
+        .executableTarget(
+            name: "healthvault-demo",
+            dependencies: ["SyntheticHealth", "SyntheticStudy", "SecureMemory", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Benchmarks whose output docs/benchmarks.md records.
         .executableTarget(
@@ -209,7 +214,7 @@ let package = Package(
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Vault", "VaultTestSupport", "TestSupport"]),
         .testTarget(name: "EnvelopeTests", dependencies: ["Envelope", "SecureMemory"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "TestSupport"]),
-        .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "TestSupport", "SyntheticHealth", "Envelope", "SecureMemory", "Projections", "StudyStore", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "healthvault-demo", "ResearchBundle", "TestSupport", "SyntheticHealth", "Envelope", "SecureMemory", "Projections", "StudyStore", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "CompanionServerTests", dependencies: ["vaultctl", "CompanionClient", "TestSupport", "SyntheticHealth"]),
     ]
 )

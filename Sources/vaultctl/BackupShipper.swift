@@ -1,4 +1,3 @@
-import EventLog
 import Foundation
 import Vault
 
@@ -45,7 +44,7 @@ final class BackupShipper: @unchecked Sendable {
     }
 
     private func shipIfChanged() {
-        let head = try? POSIXFileSystem().readFileIfPresent(directory + "/events.head", limit: 4096)
+        let head = Vault.commitMark(at: directory)
         guard let head, head != shippedHead else { return }
         do {
             let opened = try vault ?? Vault.open(at: directory, passphrase: passphrase)

@@ -6,8 +6,6 @@ import HealthModel
 import Report
 import ResearchBundle
 import StudyStore
-import SyntheticHealth
-import SyntheticStudy
 import Vault
 
 extension Vaultctl {
@@ -31,6 +29,7 @@ extension Vaultctl {
             // Random passphrases that are never printed: the demo shows the flow, not secrets.
             let first = randomPassphrase()
             let second = randomPassphrase()
+            let inputs = try DemoInputs()
             Console.print("healthvault demo in \(directory)")
 
             try step("init: master key wrapped with Argon2id (interactive preset)") {
@@ -40,7 +39,7 @@ extension Vaultctl {
             let export = directory + "-export.zip"
             defer { try? FileManager.default.removeItem(atPath: export) }
             try step("generate: \(days) days of synthetic Apple Health data (iPhone + Watch, DST, a trip, runs with routes)") {
-                let summary = try SyntheticExport.writeZip(to: export, options: .init(days: days, tripStart: days / 2))
+                let summary = try inputs.export(days: days, tripStart: days / 2, to: export)
                 return "\(summary.records) records, \(summary.routeFiles) route files, \(summary.xmlBytes / 1_000_000) MB of XML"
             }
             try step("import export.zip") {
@@ -210,7 +209,7 @@ extension Vaultctl {
                 let fit = directory + "-run.fit"
                 defer { try? FileManager.default.removeItem(atPath: fit) }
                 let seconds = Int(run.end.seconds - run.start.seconds)
-                try Data(SyntheticFIT.activity(start: run.start.seconds, seconds: seconds, utcOffset: run.start.utcOffset)).write(to: URL(fileURLWithPath: fit))
+                try inputs.fitActivity(start: run.start.seconds, seconds: seconds, utcOffset: run.start.utcOffset, to: fit)
                 func runs() throws -> Int { try vault.workouts(by: .month).filter { $0.type == "HKWorkoutActivityTypeRunning" }.reduce(0) { $0 + $1.count } }
                 let before = try runs()
                 let report = try vault.importFiles([fit])
@@ -263,14 +262,14 @@ extension Vaultctl {
             }
             let studyDirectory = directory + "-study"
             defer { if !keep { try? FileManager.default.removeItem(atPath: studyDirectory) } }
-            var study: SyntheticStudy?
+            var study: DemoInputs.Study?
             try step("study: three participants share with the lab (one raw, one daily only, one under a consent that expired)") {
-                study = try SyntheticStudy.make(in: studyDirectory, participants: 3, days: 7, passphrase: randomPassphrase())
+                study = try inputs.study(in: studyDirectory, participants: 3, days: 7)
                 return "\(study!.bundles.count) bundles; roster \(study!.roster)"
             }
             let database = studyDirectory + "/study.sqlite"
             try step("researcher: study load checks each bundle whole and loads it into SQLite, all or nothing") {
-                let summary = try StudyLoader.load(bundles: study!.bundles, keyFile: study!.keyPrefix + ".key", into: .sqlite(path: database),
+                let summary = try StudyLoader.load(bundles: study!.bundles, keyFile: study!.keyFile, into: .sqlite(path: database),
                                                    roster: try StudyRoster(contentsOf: study!.roster))
                 return "\(summary.bundles) bundles from \(summary.participants) participants: \(summary.rows) rows, \(summary.duplicates) duplicates"
             }

@@ -115,6 +115,26 @@ import Testing
         try FileManager.default.removeItem(atPath: report)
     }
 
+    /// The installed vaultctl links no generator: without healthvault-demo beside it (a vaultctl
+    /// installed alone), `demo` says what it misses and how to get it, and writes nothing.
+    @Test func demoWithoutItsGeneratorSaysWhatIsMissing() throws {
+        let dir = TemporaryDirectory()
+        let alone = dir.path + "/vaultctl"
+        try FileManager.default.linkItem(atPath: CLIRunner.binary.path, toPath: alone)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: alone)
+        process.arguments = ["demo", "--days", "1"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(stderr == "vaultctl: error: vaultctl demo generates its data with healthvault-demo, which is not beside vaultctl (\(dir.path)/healthvault-demo): `make demo` builds both\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["vaultctl"])
+    }
+
     @Test func importPrintsTheSpecJSONAndNamesABrokenFileWithItsPlace() throws {
         let dir = TemporaryDirectory()
         let (vault, pass) = try initVault(dir)

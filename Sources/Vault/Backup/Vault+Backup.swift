@@ -140,6 +140,12 @@ extension Vault {
                          copiedWhole: from == 0)
     }
 
+    /// What changes with every commit to the vault at `directory`, read without the passphrase (the
+    /// head record's bytes): `serve --backup` ships when it changed. Nil when it cannot be read.
+    public static func commitMark(at directory: String) -> [UInt8]? {
+        try? POSIXFileSystem().readFileIfPresent(directory + "/events.head", limit: 4096)
+    }
+
     /// Every destination backed up to, with whether it still holds keys of months erased since.
     public func backupDestinations() throws -> [BackupDestinationRow] {
         let registry = try BackupRegistry.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
