@@ -72,6 +72,11 @@ extension Vault {
 
         try sealIdentity(identity, to: staging + "/" + identityFileName, log: newLog, masterKey: newKey, fileSystem: fileSystem)
         // The backups' list, sealed again: the next run to each rewrites it whole (its log is not this one).
+        // Its lock is held from here until the new list is in place, so that a run recording
+        // itself meanwhile is not lost under the list sealed before it.
+        let registryLock = try fileSystem.open(directory + "/" + BackupRegistry.fileName + ".lock", mode: .createIfMissing)
+        guard try waitForLock(registryLock, attempts: 400) else { throw BackupError.busy(path: directory + "/" + BackupRegistry.fileName) }
+        defer { try? registryLock.unlock() }
         let backups = try BackupRegistry.read(in: directory, vaultID: vaultID, masterKey: vault.masterKey, fileSystem: fileSystem)
         if !backups.entries.isEmpty { try backups.write(in: staging, log: newLog, masterKey: newKey, fileSystem: fileSystem) }
         // The server's certificate and key are not carried over (`moveCommitted` removes them).

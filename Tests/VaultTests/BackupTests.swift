@@ -311,12 +311,77 @@ import VaultTestSupport
             #expect(try files() == before, "errno \(errno)")
         }
         #expect(try Vault.verifyBackup(at: destination, passphrase: passphrase("p")).isOK)
+
+        // The disk unplugged in the middle of the run: every file under it is gone. One line too;
+        // what the run wrote past the backup's position is cut by the next run, once it is back.
+        let gone = RefusingFileSystem(under: destination, errno: ENOENT, afterBytes: 100)
+        let error = #expect(throws: BackupError.self) { try Vault.open(at: t.path, passphrase: passphrase("p"), fileSystem: gone).backup(to: destination) }
+        let text = error.map { "\($0)" } ?? ""
+        #expect(text.hasPrefix("cannot write the backup to \(destination) (") && text.contains(String(cString: strerror(ENOENT)))
+                && text.hasSuffix("the previous backup there is unchanged and the next run resumes"), "\(text)")
+        #expect(try Vault.verifyBackup(at: destination, passphrase: passphrase("p")).isOK)
+        let resumed = try t.vault.backup(to: destination)
+        #expect(!resumed.copiedWhole)
+        #expect(try Vault.verifyBackup(at: destination, passphrase: passphrase("p")).events == Int(resumed.position))
     }
+
+    /// `backup verify` and `restore` wait for a run in progress (its lock) before they read the
+    /// backup's state: a run replaces the state and removes the old one under a reader otherwise.
+    /// A re-key waits likewise for a run recording itself in the list of destinations.
+    @Test func verifyRestoreAndRekeyWaitForARunInProgress() throws {
+        let dir = TemporaryDirectory("backup-wait")
+        let path = dir.path + "/v", destination = dir.path + "/backup"
+        do {
+            // The writer's lock goes with this handle, before the re-key takes it.
+            let vault = try makeVault(at: path, passphrase: "p")
+            try vault.practice(name: "squats", repetitions: 10, seconds: nil, at: LocalTime.parse("2024-01-10 08:00", timeZone: Self.berlin)!)
+            try vault.backup(to: destination)
+        }
+        func whileHeld(_ lockPath: String, _ work: @escaping @Sendable () throws -> Void) throws -> (waited: Bool, error: String?) {
+            let lock = try POSIXFileSystem().open(lockPath, mode: .createIfMissing)
+            #expect(try lock.tryLockExclusive())
+            let done = DispatchSemaphore(value: 0)
+            let failure = LockedBox<String?>(nil)
+            Thread {
+                do { try work() } catch { failure.set("\(error)") }
+                done.signal()
+            }.start()
+            let finishedWhileHeld = done.wait(timeout: .now() + 0.4) == .success
+            try lock.unlock()
+            if !finishedWhileHeld { done.wait() }
+            return (!finishedWhileHeld, failure.get())
+        }
+        let lockPath = destination + "/" + BackupDestination.lockName
+        let verified = LockedBox(false)
+        var outcome = try whileHeld(lockPath) { verified.set(try Vault.verifyBackup(at: destination, passphrase: passphrase("p")).isOK) }
+        #expect(outcome.waited && outcome.error == nil && verified.get())
+        let restored = dir.path + "/restored"
+        outcome = try whileHeld(lockPath) { try Vault.restore(from: destination, to: restored, passphrase: passphrase("p")) }
+        #expect(outcome.waited && outcome.error == nil && FileManager.default.fileExists(atPath: restored + "/keyslot"))
+
+        let registryLock = path + "/backups.sealed.lock"
+        outcome = try whileHeld(registryLock) {
+            try Vault.rekey(at: path, from: passphrase("p"), to: passphrase("q"), kdf: KDFParameters.minimumForTesting)
+        }
+        #expect(outcome.error == nil)
+        #expect(outcome.waited)
+        #expect(try Vault.open(at: path, passphrase: passphrase("q")).backupDestinations().map(\.destination) == [destination])
+    }
+}
+
+/// A value two threads hand each other under a lock.
+final class LockedBox<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.withLock { value } }
+    func set(_ new: Value) { lock.withLock { value = new } }
 }
 
 /// A file system whose writes under one directory fail with `errno` once `afterBytes` bytes were
 /// written there (ENOSPC: a disk that fills up; EROFS with 0: one mounted read-only, where
-/// creating, renaming and removing fail too).
+/// creating, renaming and removing fail too; ENOENT: a disk unplugged, every file under it gone
+/// from then on).
 final class RefusingFileSystem: FileSystem, @unchecked Sendable {
     let base = POSIXFileSystem()
     let prefix: String
@@ -332,16 +397,25 @@ final class RefusingFileSystem: FileSystem, @unchecked Sendable {
     }
 
     func inside(_ path: String) -> Bool { path == prefix || path.hasPrefix(prefix + "/") }
+    private var gone = false
     func refuse(_ operation: String, _ path: String, bytes: Int = 0) throws {
         guard inside(path) else { return }
         try lock.withLock {
-            if errno == EROFS || written + bytes > limit { throw StorageError.io(operation: operation, path: path, errno: errno) }
+            if gone { throw StorageError.notFound(path: path) }
+            if errno == EROFS || written + bytes > limit {
+                if errno == ENOENT {
+                    gone = true
+                    throw StorageError.notFound(path: path)
+                }
+                throw StorageError.io(operation: operation, path: path, errno: errno)
+            }
             written += bytes
         }
     }
 
     func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
         if mode != .readOnly, errno == EROFS, inside(path), !path.hasSuffix(BackupDestination.lockName) { try refuse("open", path) }
+        if errno == ENOENT, inside(path), lock.withLock({ gone }) { throw StorageError.notFound(path: path) }
         let file = try base.open(path, mode: mode)
         return inside(path) ? Refusing(file: file, path: path, owner: self) : file
     }

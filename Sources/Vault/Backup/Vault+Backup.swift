@@ -190,18 +190,31 @@ extension Vault {
     /// Reads, changes and writes the list of destinations under its own lock (backups to two
     /// destinations may run at once).
     private func updateRegistry<T>(path: String, _ change: (inout BackupRegistry) throws -> T) throws -> T {
-        let lock = try fileSystem.open(directory + "/" + BackupRegistry.fileName + ".lock", mode: .createIfMissing)
-        var locked = false
-        for _ in 0..<400 where !locked {
-            locked = try lock.tryLockExclusive()
-            if !locked { usleep(5_000) }
+        try Self.holdingRegistryLock(in: directory, fileSystem: fileSystem) {
+            var registry = try BackupRegistry.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
+            let result = try change(&registry)
+            try registry.write(in: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
+            return result
         }
-        guard locked else { throw BackupError.busy(path: directory + "/" + BackupRegistry.fileName) }
+    }
+
+    /// Runs `body` holding the list of destinations' lock (`backups.sealed.lock`), which a run
+    /// holds while it records itself and a re-key while it seals the list again: neither loses
+    /// what the other wrote. Waits up to two seconds (a run holds it for a moment).
+    static func holdingRegistryLock<T>(in directory: String, fileSystem: any FileSystem, _ body: () throws -> T) throws -> T {
+        let lock = try fileSystem.open(directory + "/" + BackupRegistry.fileName + ".lock", mode: .createIfMissing)
+        guard try waitForLock(lock, attempts: 400) else { throw BackupError.busy(path: directory + "/" + BackupRegistry.fileName) }
         defer { try? lock.unlock() }
-        var registry = try BackupRegistry.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
-        let result = try change(&registry)
-        try registry.write(in: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
-        return result
+        return try body()
+    }
+
+    /// Tries `lock` every 5 ms, `attempts` times; whether it is held.
+    static func waitForLock(_ lock: any StorageFile, attempts: Int) throws -> Bool {
+        for attempt in 0..<attempts {
+            if try lock.tryLockExclusive() { return true }
+            if attempt + 1 < attempts { usleep(5_000) }
+        }
+        return false
     }
 
     /// Copies `range` of `source` to the same offsets of `target`, a few MiB at a time.
@@ -225,7 +238,12 @@ extension Vault {
         do {
             return try body()
         } catch StorageError.io(let operation, let file, let errno) {
-            throw BackupError.cannotWrite(path: path, reason: "\(operation) \(file): \(String(cString: strerror(errno)))")
+            throw BackupError.cannotWrite(path: path, reason: "\(operation) \(file): \(systemErrorMessage(errno))")
+        } catch StorageError.notFound(let file) {
+            // A file of the run gone under it: the disk was unplugged, or someone removed it.
+            throw BackupError.cannotWrite(path: path, reason: "\(file): \(systemErrorMessage(ENOENT))")
+        } catch StorageError.alreadyExists(let file) {
+            throw BackupError.cannotWrite(path: path, reason: "\(file): \(systemErrorMessage(EEXIST))")
         }
     }
 

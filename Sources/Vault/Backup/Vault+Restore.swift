@@ -24,8 +24,23 @@ extension Vault {
     /// backup's head, the key table the head names, every event decodable.
     public static func verifyBackup(at destination: String, passphrase: Passphrase,
                                     fileSystem: any FileSystem = POSIXFileSystem()) throws -> VerificationReport {
-        let view = try backupView(at: destination, passphrase: passphrase, fileSystem: fileSystem)
-        return try verify(at: BackupView.root, passphrase: passphrase, fileSystem: view)
+        try holdingBackupLock(of: destination, fileSystem: fileSystem) {
+            let view = try backupView(at: destination, passphrase: passphrase, fileSystem: fileSystem)
+            return try verify(at: BackupView.root, passphrase: passphrase, fileSystem: view)
+        }
+    }
+
+    /// Runs `body` holding the destination's `backup.lock`, so that no run replaces the state it
+    /// reads and removes the old one under it; waits up to ten seconds for a run to end. A
+    /// destination without the lock file (one copied by hand, or on read-only media where no run
+    /// can write either) is read without it.
+    static func holdingBackupLock<T>(of destination: String, fileSystem: any FileSystem, _ body: () throws -> T) throws -> T {
+        let path = absolute(destination) + "/" + BackupDestination.lockName
+        guard fileSystem.exists(path) else { return try body() }
+        let lock = try fileSystem.open(path, mode: .readOnly)
+        guard try waitForLock(lock, attempts: 2_000) else { throw BackupError.busy(path: absolute(destination)) }
+        defer { try? lock.unlock() }
+        return try body()
     }
 
     /// Restores the backup at `destination` into `directory` (new or empty): the vault as it was at
@@ -37,6 +52,13 @@ extension Vault {
         if fileSystem.exists(directory) {
             guard try fileSystem.contentsOfDirectory(directory).isEmpty else { throw BackupError.targetNotEmpty(path: directory) }
         }
+        return try holdingBackupLock(of: destination, fileSystem: fileSystem) {
+            try restoreUnlocked(from: destination, to: directory, passphrase: passphrase, fileSystem: fileSystem)
+        }
+    }
+
+    private static func restoreUnlocked(from destination: String, to directory: String, passphrase: Passphrase,
+                                        fileSystem: any FileSystem) throws -> VerificationReport {
         let view = try backupView(at: destination, passphrase: passphrase, fileSystem: fileSystem)
         let before = try verify(at: BackupView.root, passphrase: passphrase, fileSystem: view)
         guard before.isOK else { return before }
