@@ -11,7 +11,7 @@ build: deps
 
 # The binary to install: .build/release/vaultctl, optimized, with the Swift runtime linked in (it
 # runs where no Swift toolchain is installed, starts without loading the runtime's libraries, and
-# calls into it directly; docs/benchmarks.md, "Linking the Swift runtime in").
+# calls into it directly; docs/benchmarks-history.md, "Exclusivity checks and the Swift runtime linked in").
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product vaultctl
 

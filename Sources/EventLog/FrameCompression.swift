@@ -42,7 +42,7 @@ enum FrameCompression {
 
 /// A compressor for frames: libdeflate's, at `FrameCompression.level`, kept for every frame a
 /// job compresses. Its raw DEFLATE is the same format zlib writes and `inflate` reads; at level 1
-/// it spent half of zlib's instructions on an import's frames (docs/benchmarks.md, "The import's
+/// it spent half of zlib's instructions on an import's frames (docs/benchmarks-history.md, "The import's
 /// instructions cut by a quarter").
 final class Deflater {
     private let compressor: OpaquePointer
@@ -58,15 +58,25 @@ final class Deflater {
         libdeflate_free_compressor(compressor)
     }
 
-    /// The compressed bytes of `plaintext`, or nil when they would not be smaller.
+    /// Bytes of a large frame compressed first, to see whether the rest is worth it.
+    static let probeSize = 64 << 10
+
+    /// The compressed bytes of `plaintext`, or nil when they would not save a sixteenth of it: a
+    /// frame stored as it is costs every later read nothing to inflate. A frame of more than
+    /// twice `probeSize` is probed first, and stored as it is when its start does not shrink by a
+    /// sixteenth either (bytes that do not compress, such as the log benchmark's random events,
+    /// made the append four times slower and the read half as fast as before compression).
     func deflate(_ plaintext: UnsafeRawBufferPointer) -> [UInt8]? {
         guard plaintext.count > 64, let base = plaintext.baseAddress else { return nil }
-        // Room for one byte less than the plaintext: libdeflate answers 0 when the output
-        // does not fit, which is exactly "not smaller".
-        let room = plaintext.count - 1
+        // libdeflate answers 0 when the output does not fit its room: "does not save a sixteenth".
+        let room = plaintext.count - plaintext.count / 16
         if scratch.count < room { scratch = [UInt8](repeating: 0, count: room) }
         let compressor = self.compressor
         return scratch.withUnsafeMutableBytes { out -> [UInt8]? in
+            if plaintext.count > 2 * Self.probeSize {
+                let probeRoom = Self.probeSize - Self.probeSize / 16
+                guard libdeflate_deflate_compress(compressor, base, Self.probeSize, out.baseAddress!, probeRoom) > 0 else { return nil }
+            }
             let produced = libdeflate_deflate_compress(compressor, base, plaintext.count, out.baseAddress!, room)
             guard produced > 0 else { return nil }
             return Array(UnsafeRawBufferPointer(rebasing: out[..<produced]))

@@ -4,7 +4,7 @@
 /// An export interleaves the phone's and the watch's records, so a one-entry "last source"
 /// missed on most samples and its miss compared or hashed the source's seven strings (measured:
 /// ~2 % of a one-year import's instructions, and each comparison copied the device's five
-/// strings, docs/benchmarks.md). The parser hands out one instance per source it meets, so a hit
+/// strings, docs/benchmarks-history.md). The parser hands out one instance per source it meets, so a hit
 /// here compares a word.
 ///
 /// It is only a shortcut: an equal source in another instance costs one `compute`, whose answer

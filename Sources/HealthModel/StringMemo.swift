@@ -5,7 +5,7 @@
 /// hashing or comparing its bytes. `String ==` only shortcuts equal words too; when the type
 /// changes (most records of an export: step count, distance, energy, heart rate interleave) it
 /// compares the bytes, and a dictionary lookup hashes them (measured: 7 % of a one-year import's
-/// instructions went to such hashing and comparing, docs/benchmarks.md).
+/// instructions went to such hashing and comparing, docs/benchmarks-history.md).
 ///
 /// It is only a shortcut: a string met for the first time, an equal string with other storage,
 /// or one whose slot another took, costs one `compute`, whose answer must depend on the strings'

@@ -42,7 +42,7 @@ public final class PipelinedSink: ImportSink, @unchecked Sendable {
     ///
     /// 2048 items in batches three deep (about 2 MB of samples in flight): with 512 two deep,
     /// the parser and the session each ran at ~60 % of a core, waking each other ~900 times a
-    /// year of data; the year's import took 0.80 s against 0.74 s now (docs/benchmarks.md).
+    /// year of data; the year's import took 0.80 s against 0.74 s now (docs/benchmarks-history.md).
     public init(target: any ImportSink, batchSize: Int = 2048, depth: Int = 3) {
         self.batchSize = max(1, batchSize)
         pending = Batch(samples: SampleBuffer(capacity: self.batchSize))
@@ -119,7 +119,7 @@ public final class PipelinedSink: ImportSink, @unchecked Sendable {
 
 /// Samples moved in at the end and moved out at the front, in order, never copied (an `Array`
 /// hands its elements out as copies, or has them swapped out for a placeholder that it then
-/// destroys: ~260 instructions a sample, measured, docs/benchmarks.md). Used by one thread at a
+/// destroys: ~260 instructions a sample, measured, docs/benchmarks-history.md). Used by one thread at a
 /// time; what was not taken is destroyed with the buffer.
 private final class SampleBuffer {
     private let samples: UnsafeMutablePointer<HealthSample>

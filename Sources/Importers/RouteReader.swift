@@ -7,7 +7,7 @@ import ZIPFoundation
 /// The routes are only known once the export XML is parsed, so they are read at the import's
 /// end, where the other threads have little left to do: parsed on the importer's thread (a
 /// tenth of a one-year import's instructions went to ~10 MB of GPX), they kept one core busy and
-/// the other idle for the import's last tenth (docs/benchmarks.md). Each thread opens the zip
+/// the other idle for the import's last tenth (docs/benchmarks-history.md). Each thread opens the zip
 /// on its own (an `Archive` is one reader's) and takes every other file; at most one parsed
 /// route per thread waits for the importer, so a few routes at most are in memory.
 final class RouteReader {

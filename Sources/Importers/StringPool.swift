@@ -12,7 +12,7 @@ import Darwin
 /// An open-addressing table (linear probing, at most half full) of indexes into the entries,
 /// whose bytes sit in one buffer: a lookup hashes the bytes eight at a time and compares them
 /// once, without the two hashes and the bucket array a `Dictionary` of buckets cost
-/// (docs/benchmarks.md, "The import's two threads, and the read models fed as it goes"). The
+/// (docs/benchmarks-history.md, "The import's two threads, and the read models fed as it goes"). The
 /// hash is seeded per pool, so an export cannot be written to make every string collide.
 struct StringPool {
     private struct Entry {

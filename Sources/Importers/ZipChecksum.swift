@@ -9,7 +9,7 @@ import ZIPFoundation
 /// where a module named `zlib` exists): a fifth of a ten-year import's time. The importer asks
 /// ZIPFoundation to skip its check and makes the same one here. zlib's `crc32` (Debian's 1.2.13)
 /// still spent 3.9 instructions a byte, 5 % of a one-year import; libdeflate's folds with
-/// carry-less multiplication where the processor has it (docs/benchmarks.md).
+/// carry-less multiplication where the processor has it (docs/benchmarks-history.md).
 struct ZipChecksum {
     private(set) var value: UInt32 = 0
 

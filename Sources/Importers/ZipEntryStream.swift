@@ -13,7 +13,7 @@ import Darwin
 ///
 /// ZIPFoundation's `extract` zero-fills a fresh `Data` for every chunk it inflates (`calloc` of a
 /// mebibyte: 3 % of a one-year import's instructions went to the zeroing, on the inflating
-/// thread, docs/benchmarks.md); here the chunks are `malloc`'s, written once by zlib. Only the
+/// thread, docs/benchmarks-history.md); here the chunks are `malloc`'s, written once by zlib. Only the
 /// export XML comes this way; routes, ECGs and clinical records (small files) stay with
 /// ZIPFoundation, which also finds the entry: where its data starts it keeps to itself, so it
 /// is read here from the zip's central directory and the entry's local header (zip64 records

@@ -75,7 +75,7 @@ public struct ProjectionUpdate {
     var ringsChangedFrom: Int64?
     /// Days whose ring values alone changed (a move or exercise total, stand hours): only those
     /// days' rows are recomputed. A companion's sample used to recompute every ring from its
-    /// day to the vault's last (a decade: 110 M instructions, docs/benchmarks.md).
+    /// day to the vault's last (a decade: 110 M instructions, docs/benchmarks-history.md).
     var ringDaysChanged: Set<Int64> = []
     /// The metric ids of the move and exercise rings' totals, once looked up.
     var ringMetricIDs: Set<Int64>?

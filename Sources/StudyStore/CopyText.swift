@@ -14,7 +14,7 @@ enum CopyText {
     /// The row is written through one reservation of the buffer: a row's fields are one run of
     /// the arena, so twice that run (every byte escaped), three bytes a field (a tab and `\N`),
     /// the suffix and the newline bound it. Writing field by field cost a capacity check and an
-    /// exclusivity check on the buffer's storage for every field (docs/benchmarks.md).
+    /// exclusivity check on the buffer's storage for every field (docs/benchmarks-history.md).
     static func append(_ row: Int, _ fields: [StudyRowBatch.Field], of batch: StudyRowBatch, arena: UnsafeBufferPointer<UInt8>,
                        suffix: [UInt8] = [], to buffer: inout ByteBuffer) {
         let escape = batch.needsEscaping[row]

@@ -11,7 +11,7 @@
 /// so stages nothing but its true copies and skips the staging round trips); 0.24 % at five
 /// million lines in the largest filter. Sized to the bundle (1 MiB for 80,000 lines), a
 /// typical filter stays in the processor's cache; one size of 8 MiB for every bundle missed it
-/// on every line (docs/benchmarks.md).
+/// on every line (docs/benchmarks-history.md).
 final class LineBloomFilter {
     private static let maximumWords = 1 << 20
     private static let minimumWords = 1 << 13

@@ -7,7 +7,7 @@ import Foundation
 /// to `depth` batches ahead, so an embedded database inserting on this thread overlaps with the
 /// parsing; memory stays bounded (at most `depth + 2` batches exist, and they are reused). A
 /// server on the same two cores does better without it: the extra thread takes the CPU its
-/// backend needs (docs/benchmarks.md, "The study database").
+/// backend needs (docs/benchmarks-history.md, "The study database").
 final class RowFeed: @unchecked Sendable {
     let rows: BundleRows
     /// The batch being sent.

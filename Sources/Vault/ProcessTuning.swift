@@ -6,7 +6,7 @@ import Glibc
 public enum ProcessTuning {
     /// glibc gives each thread that allocates its own arena and keeps freed 1 MiB buffers in
     /// them; with the importer's decompression thread that inflated the peak RSS of a one-year
-    /// import from 58 to 83 MiB (docs/benchmarks.md). One arena is enough for two threads.
+    /// import from 58 to 83 MiB (docs/benchmarks-history.md). One arena is enough for two threads.
     public static func limitMallocArenas() {
         #if os(Linux)
         _ = glibcMallopt(glibcArenaMax, 1)

@@ -36,7 +36,7 @@ extension Vault {
         // activities (~1.3 million events) stays in memory and feeds the read models (a folder of
         // 180: 1.9 s through scratch files, 1.2 s in memory; peak RSS 91 MiB either way, the key
         // derivation's 64 MiB most of it). An Apple export's ten years took 5 MiB more at their
-        // peak with the larger table (96-97 MiB, docs/benchmarks.md "FIT import"): not for them.
+        // peak with the larger table (96-97 MiB, docs/benchmarks-history.md "FIT import"): not for them.
         let budget = files.allSatisfy { $0.format == .fit } ? importIdentityBudgetSlots * 2 : importIdentityBudgetSlots
         // Where the session would append events it holds no value of (see ImportReadModelFeed),
         // the read models catch up from the log after the commit: companion JSON, whose values

@@ -353,7 +353,7 @@ package final class EventDecoder {
     /// `decode` checks them but not built, and its source as an id; nil for any other event
     /// (`decode` reads those, and learns the definitions). A rebuild reads a year's samples this
     /// way: building each sample whole, its source's seven strings among it, cost more than the
-    /// read models' work (docs/benchmarks.md).
+    /// read models' work (docs/benchmarks-history.md).
     package func sampleHead(_ bytes: UnsafeRawBufferPointer, index: UInt64) throws -> SampleHead? {
         guard bytes.count >= 2, bytes[0] == EventCoding.version, bytes[1] == UInt8(EventCoding.Kind.sample.rawValue) else { return nil }
         var r = EventReader(bytes, index: index)

@@ -35,6 +35,24 @@ import Testing
         #expect(!flags.isEmpty && flags.allSatisfy { $0 & LogFormat.deflateFlag != 0 })
     }
 
+    /// A large frame of events that do not compress is decided by its first 64 KiB and stored as it
+    /// is: every later read would inflate it for nothing. One that saves less than a sixteenth too.
+    @Test func aLargeFrameThatDoesNotSaveASixteenthIsStoredAsItIs() throws {
+        let t = TestLog()
+        let events = (0..<6_000).map { _ in (0..<100).map { _ in UInt8.random(in: 0...255) } }
+        do {
+            let log = try t.create()
+            try log.append(try batch(events))
+        }
+        let flags = try frameFlags(t.logPath)
+        #expect(!flags.isEmpty && flags.allSatisfy { $0 & LogFormat.deflateFlag == 0 })
+        #expect(try t.readAll() == events)
+        // Past the probe, a frame must save a sixteenth: a tenth of each event compressible is not enough.
+        let halfRandom = (0..<6_000).map { i in Array(repeating: UInt8(i % 7), count: 6) + (0..<94).map { _ in UInt8.random(in: 0...255) } }
+        let joined = halfRandom.flatMap { $0 }
+        #expect(joined.withUnsafeBytes { Deflater()?.deflate($0) } == nil)
+    }
+
     /// A job compresses the same frames, to the same bytes, on one thread or on several: each
     /// worker fills only its own frames' slots, and every part gets back its own frames in order.
     @Test func aJobCompressesTheSameFramesOnOneThreadOrSeveral() throws {

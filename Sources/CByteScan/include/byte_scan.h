@@ -11,7 +11,7 @@
 /// value quoted with `quote`: the quote, '&', '<' or a byte below 0x20; `count` when there is
 /// none. Sixteen bytes a step with SSE2 (every x86-64 processor has it): the Swift tokenizer's
 /// eight-byte word test took 0.8 of the 11.3 G instructions of a one-year import
-/// (docs/benchmarks.md). Elsewhere, and for a last partial block, byte by byte.
+/// (docs/benchmarks-history.md). Elsewhere, and for a last partial block, byte by byte.
 static inline size_t hv_attribute_value_end(const uint8_t *bytes, size_t count, uint8_t quote) {
     size_t i = 0;
 #if defined(__SSE2__)

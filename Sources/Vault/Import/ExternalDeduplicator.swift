@@ -16,7 +16,7 @@ import EventLog
 /// files): `endFile` marks where the next begins, and one merge decides each file as if the ones
 /// before it had been resolved already (what a file adds is a copy the files after it match).
 /// One merge per file read every identity once per file: a folder of 180 FIT files spent most of
-/// its import there (docs/benchmarks.md, "FIT import").
+/// its import there (docs/benchmarks-history.md, "FIT import").
 ///
 /// Memory: one run buffer (16 bytes a hash; two when legacy identities are kept), one block per
 /// run while merging, and a few bits per spilled event. The scratch files hold only sealed bytes

@@ -2,7 +2,7 @@ import BinaryCoding
 
 /// The identities of the data events in a vault, as a multiset: 62-bit hashes in an
 /// open-addressing table (linear probing, at most 70% full), 8 bytes a slot, one slot per copy.
-/// A `Set<Int>` cost twice the memory and hashed every identity twice (docs/benchmarks.md).
+/// A `Set<Int>` cost twice the memory and hashed every identity twice (docs/benchmarks-history.md).
 ///
 /// Records identical in every field are distinct samples when one file holds them twice (two
 /// glasses of water logged at once), and the same samples when a later export repeats them.

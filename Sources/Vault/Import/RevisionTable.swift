@@ -158,7 +158,7 @@ struct RevisionTable {
     /// every key held: what phones re-post (their last hours and days) stays, and a key is read
     /// again only for an older sample. Forgetting everything instead had a server read the month
     /// it writes to again every few hundred thousand samples (stalls of 200-300 ms under a load
-    /// generator), and letting samples go one by one took tens of milliseconds (docs/benchmarks.md,
+    /// generator), and letting samples go one by one took tens of milliseconds (docs/benchmarks-history.md,
     /// issue 39).
     mutating func shed() {
         let target = held / 2
