@@ -80,7 +80,7 @@ let package = Package(
             dependencies: ["CSQLite", "CSodium"],
             linkerSettings: [.linkedLibrary("sqlite3"), .linkedLibrary("sodium")]
         ),
-        // The XML tokenizer's attribute-value scan, sixteen bytes a step (SSE2; docs/benchmarks.md).
+        // The XML tokenizer's attribute-value scan, sixteen bytes a step (SSE2; docs/benchmarks-history.md).
         .target(name: "CByteScan"),
         // SQLite connections and statements, plain or through the page cipher (CPageCipher), and
         // their errors: the read models and the researcher's study database both use them.
@@ -168,7 +168,7 @@ let package = Package(
             name: "healthvault-demo",
             dependencies: ["SyntheticHealth", "SyntheticStudy", "SecureMemory", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // Benchmarks whose output docs/benchmarks.md records.
+        // Benchmarks whose output docs/benchmarks-history.md records.
         .executableTarget(
             name: "vaultbench",
             dependencies: [
