@@ -8,9 +8,11 @@ import VaultEvents
 struct ProjectionFeed {
     private var deviceClasses: [String: DeviceClass] = [:]
     /// Source keys by source id, per decoder (each data key has its own table), and those of
-    /// the decoder met last. A scan keeps its decoders to its end, as long as the feed lives, so
-    /// an identifier is never another decoder's.
+    /// the decoder met last. The decoders met are held as long as the feed lives (`decodersMet`),
+    /// so that none is freed and its identifier given to another decoder: an import's feed meets
+    /// decoders made for each decision of its identities set aside, and lets them go.
     private var sourceKeysByTable: [ObjectIdentifier?: [SourceKey?]] = [:]
+    private var decodersMet: [ObjectIdentifier: EventDecoder] = [:]
     private var keysOfTable: (table: ObjectIdentifier?, keys: [SourceKey?]) = (nil, [])
     /// Each type's aggregation style, by the type string's identity (a feed is one thread's).
     private let styles = StringMemo<AggregationStyle>()
@@ -149,6 +151,7 @@ struct ProjectionFeed {
         if table != keysOfTable.table {
             sourceKeysByTable[keysOfTable.table] = keysOfTable.keys
             keysOfTable = (table, sourceKeysByTable[table] ?? [])
+            if decodersMet[table] == nil { decodersMet[table] = decoder }
         }
         if id < keysOfTable.keys.count, let key = keysOfTable.keys[id] { return key }
         let key = sourceKey(decoder.sources[id])
