@@ -143,18 +143,21 @@ import VaultTestSupport
         #expect(months == ["2024-02"])
     }
 
+    /// A vault with one squat logged at `path`, backed up to `destination`, and closed: the
+    /// writer's lock goes with its handle, before a re-key takes it.
+    private func backedUpVaultClosed(at path: String, to destination: String) throws {
+        let vault = try makeVault(at: path, passphrase: "p")
+        try vault.practice(name: "squats", repetitions: 10, seconds: nil, at: LocalTime.parse("2024-01-10 08:00", timeZone: Self.berlin)!)
+        try vault.backup(to: destination)
+    }
+
     /// After `passwd --rekey` the list of destinations is still known (sealed again), and the next
     /// run rewrites the backup whole under the new key: the old log file goes, the new passphrase
     /// opens it, the old one no longer does.
     @Test func aRekeyedVaultIsBackedUpWholeAtTheNextRun() throws {
         let dir = TemporaryDirectory("backup-rekey")
         let path = dir.path + "/v", destination = dir.path + "/backup"
-        do {
-            // The writer's lock goes with this handle, before the re-key takes it.
-            let vault = try makeVault(at: path, passphrase: "p")
-            try vault.practice(name: "squats", repetitions: 10, seconds: nil, at: LocalTime.parse("2024-01-10 08:00", timeZone: Self.berlin)!)
-            try vault.backup(to: destination)
-        }
+        try backedUpVaultClosed(at: path, to: destination)
         try Vault.rekey(at: path, from: passphrase("p"), to: passphrase("q"), kdf: KDFPreset.interactive.parameters)
         let vault = try Vault.open(at: path, passphrase: passphrase("q"))
         #expect(try vault.backupDestinations().map(\.destination) == [destination])
@@ -331,12 +334,7 @@ import VaultTestSupport
     @Test func verifyRestoreAndRekeyWaitForARunInProgress() throws {
         let dir = TemporaryDirectory("backup-wait")
         let path = dir.path + "/v", destination = dir.path + "/backup"
-        do {
-            // The writer's lock goes with this handle, before the re-key takes it.
-            let vault = try makeVault(at: path, passphrase: "p")
-            try vault.practice(name: "squats", repetitions: 10, seconds: nil, at: LocalTime.parse("2024-01-10 08:00", timeZone: Self.berlin)!)
-            try vault.backup(to: destination)
-        }
+        try backedUpVaultClosed(at: path, to: destination)
         func whileHeld(_ lockPath: String, _ work: @escaping @Sendable () throws -> Void) throws -> (waited: Bool, error: String?) {
             let lock = try POSIXFileSystem().open(lockPath, mode: .createIfMissing)
             #expect(try lock.tryLockExclusive())
