@@ -1,8 +1,11 @@
 import Foundation
 
-/// A bounded queue of chunks from one producer thread to one consumer: decompression runs on its
-/// own core while the parser works, and at most `capacity` chunks wait in memory.
-final class ChunkPipe<Chunk>: @unchecked Sendable {
+/// A bounded queue of chunks from one producer thread to one consumer that pulls them: the zip's
+/// inflation runs on its own core while the parser works, route files are parsed ahead of the
+/// import, and a rebuild's log is read and decoded while the read models apply it. At most
+/// `capacity` chunks wait in memory. `BatchWorker` is its other half: a consumer thread that
+/// works through what one producer pushes. Their contract is tested in `HandOffTests`.
+public final class ChunkPipe<Chunk>: @unchecked Sendable {
     private let condition = NSCondition()
     private var chunks: [Chunk] = []
     private var finished = false
@@ -10,12 +13,12 @@ final class ChunkPipe<Chunk>: @unchecked Sendable {
     private var cancelled = false
     private let capacity: Int
 
-    init(capacity: Int = 4) {
+    public init(capacity: Int = 4) {
         self.capacity = capacity
     }
 
     /// Producer: waits while the queue is full; throws once the consumer has given up.
-    func put(_ chunk: Chunk) throws {
+    public func put(_ chunk: Chunk) throws {
         condition.lock()
         defer { condition.unlock() }
         while chunks.count >= capacity && !cancelled { condition.wait() }
@@ -34,7 +37,7 @@ final class ChunkPipe<Chunk>: @unchecked Sendable {
     }
 
     /// Consumer: the next chunk, nil at the end; rethrows the producer's error.
-    func take() throws -> Chunk? {
+    public func take() throws -> Chunk? {
         condition.lock()
         defer { condition.unlock() }
         while chunks.isEmpty && !finished { condition.wait() }
@@ -47,7 +50,7 @@ final class ChunkPipe<Chunk>: @unchecked Sendable {
     }
 
     /// Consumer: stop the producer and wait until it has.
-    func cancelAndDrain() {
+    public func cancelAndDrain() {
         condition.lock()
         cancelled = true
         chunks.removeAll()
@@ -56,8 +59,9 @@ final class ChunkPipe<Chunk>: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Runs `produce` on a new thread, feeding this pipe.
-    func start(_ produce: @escaping @Sendable (ChunkPipe) throws -> Void) {
+    /// Runs `produce` on a new thread named `name`, feeding this pipe; the pipe is finished with
+    /// the error `produce` throws, if any, when it returns.
+    public func start(name: String = "chunk pipe", stackSize: Int = 1 << 20, _ produce: @escaping @Sendable (ChunkPipe) throws -> Void) {
         let thread = Thread { [self] in
             do {
                 try produce(self)
@@ -66,13 +70,14 @@ final class ChunkPipe<Chunk>: @unchecked Sendable {
                 finish(error)
             }
         }
-        thread.stackSize = 1 << 20
+        thread.stackSize = stackSize
+        thread.name = name
         thread.start()
     }
 }
 
 /// What `ChunkPipe.put` throws once the consumer has given up.
-struct ChunkPipeCancelled: Error {}
+public struct ChunkPipeCancelled: Error {}
 
 /// Carries a value that is used by one thread at a time to a producer thread.
 struct UncheckedBox<T>: @unchecked Sendable {
