@@ -135,7 +135,7 @@ let package = Package(
         // The researcher's study database: bundles of many participants loaded into SQLite (embedded)
         // or PostgreSQL (PostgresNIO), all or nothing, withdrawals honoured (docs/study-schema.md).
         .target(name: "StudyStore", dependencies: [
-            "ResearchBundle", "SQLiteStore", "CSQLite", "Envelope", "SecureMemory",
+            "BinaryCoding", "ResearchBundle", "SQLiteStore", "CSQLite", "Envelope", "SecureMemory",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -143,7 +143,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], linkerSettings: [.linkedLibrary("sqlite3")]),
         // Realistic synthetic Apple Health exports for tests, the demo and the benchmarks.
-        .target(name: "SyntheticHealth", dependencies: ["HealthModel", "ZIPFoundation"]),
+        .target(name: "SyntheticHealth", dependencies: ["BinaryCoding", "HealthModel", "ZIPFoundation"]),
         // A generated study (participants' vaults, consents of four kinds, their bundles, a roster)
         // for the tests, the demo and `vaultbench study`.
         .target(name: "SyntheticStudy", dependencies: ["Vault", "ResearchBundle", "SyntheticHealth", "HealthModel", "EventLog"]),
@@ -172,6 +172,7 @@ let package = Package(
         .executableTarget(
             name: "vaultbench",
             dependencies: [
+                "BinaryCoding",
                 "EventLog",
                 "SecureMemory",
                 "CSodium",
@@ -200,7 +201,7 @@ let package = Package(
         // Test doubles and helpers the tests and the benchmarks share (a library, so that the bench
         // depends on nothing under Tests/): temporary directories, file systems that fail or lose
         // power at a chosen step, a PostgreSQL server in a temporary directory. vaultctl links none of it.
-        .target(name: "TestSupport", dependencies: ["EventLog", "SecureMemory"]),
+        .target(name: "TestSupport", dependencies: ["BinaryCoding", "EventLog", "SecureMemory"]),
         // The one way test suites make a vault.
         .target(name: "VaultTestSupport", dependencies: ["Vault", "TestSupport"], path: "Tests/VaultTestSupport"),
         .testTarget(name: "EventLogTests", dependencies: ["BinaryCoding", "EventLog", "SecureMemory", "TestSupport"]),

@@ -1,3 +1,5 @@
+import BinaryCoding
+
 /// The line hashes a bundle has shown so far, in bounded memory whatever the bundle's size: a
 /// blocked Bloom filter (eight bits within one 64-byte block, so one cache miss a line) of eight
 /// bytes a line the bundle's manifest announces, between 64 KiB and 8 MiB. A participant's first
@@ -37,8 +39,8 @@ final class LineBloomFilter {
     func insert(_ hash: UInt64) -> Bool {
         // Two SplitMix64 finalisers spread FNV's bits: the first picks the block; each byte of
         // the second sets one bit (its low six bits) in one word of the block.
-        let z = Self.mix(hash &+ 0x9E37_79B9_7F4A_7C15)
-        let bits = Self.mix(z)
+        let z = SplitMix64.mix(hash &+ SplitMix64.increment)
+        let bits = SplitMix64.mix(z)
         let block = words + (Int(truncatingIfNeeded: z) & blockMask) * 8
         var seen = true
         for probe in 0..<8 {
@@ -50,12 +52,5 @@ final class LineBloomFilter {
             }
         }
         return seen
-    }
-
-    private static func mix(_ x: UInt64) -> UInt64 {
-        var z = x
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import BinaryCoding
 import Foundation
 import HealthModel
 

@@ -1,3 +1,5 @@
+import BinaryCoding
+
 /// FIT activity files as a watch writes them (docs/fit.md), for fuzz seeds and benchmarks: a
 /// file_id, one record a second with position, heart rate, speed and distance, one lap, one
 /// session and the activity with its local time, in little-endian definitions, closed by the

@@ -1,3 +1,4 @@
+import BinaryCoding
 import ArgumentParser
 import Foundation
 import SyntheticHealth
