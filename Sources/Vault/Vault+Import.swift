@@ -69,6 +69,9 @@ extension Vault {
             // An import whose identities go out of memory feeds its read models while the
             // external deduplicator's runs are in memory too: SQLite's cache is halved for it
             // (the ten-year import's peak went from 90 to 106 MiB with the full cache, 97 with half).
+            // Decided from the size expected: a first import into months the vault does not hold
+            // keeps few identities (`ImportSession.addUnremembered`) and stays in memory, with the
+            // smaller cache all the same.
             let external = expectedNew * 10 / 7 >= budget
             try models.update(cacheKiB: external ? ReadModels.cacheKiB / 2 : nil) { update in
                 try withUnsafeMutablePointer(to: &update) { pointer in

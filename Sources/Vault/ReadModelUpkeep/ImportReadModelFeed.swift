@@ -28,6 +28,9 @@ final class ImportReadModelFeed {
     private let worker: BatchWorker<Chunk>
     /// Whether an event reached the log without passing here.
     private(set) var incomplete = false
+    /// Whether events set aside wait in `gathering.encoded`: a plain flag, so that a sample's
+    /// `appended` asks it without a second access to `gathering` (checked at run time).
+    private var holdsEncoded = false
 
     /// The feed missed an event, or applying one failed: its transaction is rolled back.
     struct Abandoned: Error {}
@@ -66,14 +69,14 @@ final class ImportReadModelFeed {
     /// thread; waits while the applying thread is `depth` chunks behind).
     func appended(_ event: VaultEvent) {
         guard !incomplete else { return }
-        handOverEncoded()
+        if holdsEncoded { handOverEncoded() }
         if let full = gathering.take(event: event) { handOver(.inputs(full)) }
     }
 
     /// `appended(.sample(sample))`, without going through the event.
     func appended(sample: HealthSample) {
         guard !incomplete else { return }
-        handOverEncoded()
+        if holdsEncoded { handOverEncoded() }
         if let full = gathering.take(sample: sample) { handOver(.inputs(full)) }
     }
 
@@ -85,6 +88,7 @@ final class ImportReadModelFeed {
         guard !incomplete else { return }
         if !gathering.chunk.isEmpty { handOver(.inputs(gathering.takeChunk())) }
         gathering.encoded.append((bytes, decoder))
+        holdsEncoded = true
         if gathering.encoded.count == Self.chunkSize { handOverEncoded() }
     }
 
@@ -93,6 +97,7 @@ final class ImportReadModelFeed {
         incomplete = true
         gathering.chunk = []
         gathering.encoded = []
+        holdsEncoded = false
     }
 
     /// Waits until every input is applied; throws `Abandoned` when the feed is incomplete or an
@@ -117,7 +122,8 @@ final class ImportReadModelFeed {
 
     /// Hands over the events waiting as bytes, if any: they go before whatever follows them.
     private func handOverEncoded() {
-        guard !gathering.encoded.isEmpty else { return }
+        guard holdsEncoded else { return }
+        holdsEncoded = false
         let events = gathering.encoded
         gathering.encoded = []
         handOver(.encoded(events))
