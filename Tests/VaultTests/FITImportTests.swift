@@ -101,6 +101,18 @@ import VaultTestSupport
         #expect(try t.vault.importFiles([path]).added == 0)
     }
 
+    /// Records whose timestamp field is missing (a Wahoo file of developer data: three heart
+    /// rates, no session, and Garmin's SDK reads them with no time): nothing places them in
+    /// time, so nothing is kept, and the file says why rather than calling itself a settings file.
+    @Test func recordsWithoutATimeAreNamedAndNotKept() throws {
+        let figures = try #require(Self.oracle["DeveloperData.fit"])
+        #expect(figures["recordsWithHeartRate"] as? Int == 3 && figures["firstRecord"] is NSNull)
+        let t = try ImportTestVault()
+        let report = try t.vault.importFiles([Self.path("DeveloperData.fit")])
+        #expect(report.added == 0 && report.rejected == 0)
+        #expect(report.files[0].warnings == ["DeveloperData.fit: 3 record(s) without a time (no timestamp field): not kept"])
+    }
+
     static let monitoringWithHeartRate = oracle.filter { ($0.value["monitoringHeartRates"] as? Int ?? 0) > 0 }.keys.sorted()
 
     /// A recent watch's monitoring files (a vívosmart 4): every heart rate, the intensity minutes

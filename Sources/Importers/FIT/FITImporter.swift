@@ -132,7 +132,11 @@ struct FITImporter {
         kept += try importMonitoring(messages, source: source)
         kept += try importSleep(messages, source: source)
         let other = messages.filter { ![0, 18, 19, 20, 30, 34, 55, 103, FITSleep.global].contains($0.global) }
-        if kept == 0, !other.isEmpty, sessions.isEmpty, !messages.contains(where: { $0.global == FITSleep.global }) {
+        let untimed = records.count { $0.date(253) == nil }
+        if untimed > 0 {
+            // A record without its timestamp field cannot be placed in time (the SDK reads them with none).
+            sink.warn("\((name as NSString).lastPathComponent): \(untimed) record(s) without a time (no timestamp field): not kept")
+        } else if kept == 0, !other.isEmpty, sessions.isEmpty, !messages.contains(where: { $0.global == FITSleep.global }) {
             sink.warn("\((name as NSString).lastPathComponent): no activity or weighing in it (a settings, course or workout plan file)")
         }
     }
