@@ -74,24 +74,23 @@ extension Vault {
         // The backups' list, sealed again: the next run to each rewrites it whole (its log is not this one).
         // Its lock is held from here until the new list is in place, so that a run recording
         // itself meanwhile is not lost under the list sealed before it.
-        let registryLock = try fileSystem.open(directory + "/" + BackupRegistry.fileName + ".lock", mode: .createIfMissing)
-        guard try waitForLock(registryLock, attempts: 400) else { throw BackupError.busy(path: directory + "/" + BackupRegistry.fileName) }
-        defer { try? registryLock.unlock() }
-        let backups = try BackupRegistry.read(in: directory, vaultID: vaultID, masterKey: vault.masterKey, fileSystem: fileSystem)
-        if !backups.entries.isEmpty { try backups.write(in: staging, log: newLog, masterKey: newKey, fileSystem: fileSystem) }
-        // The server's certificate and key are not carried over (`moveCommitted` removes them).
-        let current = try Keyslot.read(from: keyslotPath(in: directory), fileSystem: fileSystem)
-        let keyslot = try Keyslot.seal(masterKey: newKey, vaultID: vaultID, passphrase: new, kdf: kdf ?? current.kdf)
-        try keyslot.write(to: keyslotPath(in: staging), fileSystem: fileSystem)
-        // The staging log's lock stays behind: the vault's own lock file is the one writers hold.
-        try fileSystem.remove(staging + "/events.lock")
-        try fileSystem.syncDirectory(staging)
+        return try holdingRegistryLock(in: directory, fileSystem: fileSystem) {
+            let backups = try BackupRegistry.read(in: directory, vaultID: vaultID, masterKey: vault.masterKey, fileSystem: fileSystem)
+            if !backups.entries.isEmpty { try backups.write(in: staging, log: newLog, masterKey: newKey, fileSystem: fileSystem) }
+            // The server's certificate and key are not carried over (`moveCommitted` removes them).
+            let current = try Keyslot.read(from: keyslotPath(in: directory), fileSystem: fileSystem)
+            let keyslot = try Keyslot.seal(masterKey: newKey, vaultID: vaultID, passphrase: new, kdf: kdf ?? current.kdf)
+            try keyslot.write(to: keyslotPath(in: staging), fileSystem: fileSystem)
+            // The staging log's lock stays behind: the vault's own lock file is the one writers hold.
+            try fileSystem.remove(staging + "/events.lock")
+            try fileSystem.syncDirectory(staging)
 
-        try fileSystem.rename(staging, to: directory + "/" + rekeyCommitted)
-        try fileSystem.syncDirectory(directory)
-        try moveCommitted(directory + "/" + rekeyCommitted, files: rekeyFiles, in: directory, fileSystem: fileSystem)
-        return RekeyOutcome(oldFingerprint: oldIdentity.fingerprint, newFingerprint: identity.fingerprint, unpairedApps: apps,
-                            droppedServerCertificate: hadCertificate)
+            try fileSystem.rename(staging, to: directory + "/" + rekeyCommitted)
+            try fileSystem.syncDirectory(directory)
+            try moveCommitted(directory + "/" + rekeyCommitted, files: rekeyFiles, in: directory, fileSystem: fileSystem)
+            return RekeyOutcome(oldFingerprint: oldIdentity.fingerprint, newFingerprint: identity.fingerprint, unpairedApps: apps,
+                                droppedServerCertificate: hadCertificate)
+        }
     }
 
     /// Finishes a re-key or a log upgrade that committed before a crash, and removes one that did
