@@ -97,7 +97,7 @@ let package = Package(
         .target(name: "Importers", dependencies: ["BinaryCoding", "CByteScan", "CLibDeflate", "CZlibSystem", "HealthModel", "VaultEvents", "ZIPFoundation"]),
         // The bundle a researcher receives: format, writer, streaming reader, key files. Usable
         // without the vault.
-        .target(name: "ResearchBundle", dependencies: ["BinaryCoding", "Envelope", "SecureMemory", "Storage"]),
+        .target(name: "ResearchBundle", dependencies: ["BinaryCoding", "Envelope", "HealthModel", "SecureMemory", "Storage"]),
         // The facade: lifecycle, import sessions, consent, exports, projection orchestration.
         .target(name: "Vault", dependencies: [
             "BinaryCoding", "EventLog", "SecureMemory", "HealthModel", "VaultEvents", "Importers", "ResearchBundle", "Projections",
@@ -214,6 +214,7 @@ let package = Package(
         ]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Vault", "VaultTestSupport", "TestSupport"]),
         .testTarget(name: "EnvelopeTests", dependencies: ["Envelope", "SecureMemory"]),
+        .testTarget(name: "ResearchBundleTests", dependencies: ["ResearchBundle", "HealthModel"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "TestSupport"]),
         .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "healthvault-demo", "ResearchBundle", "TestSupport", "SyntheticHealth", "Envelope", "SecureMemory", "Projections", "StudyStore", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "CompanionServerTests", dependencies: ["vaultctl", "CompanionClient", "TestSupport", "SyntheticHealth"]),

@@ -49,6 +49,8 @@ echo
 echo
 .build/release/vaultbench bundle
 echo
+.build/release/vaultbench export-scope
+echo
 .build/release/vaultbench rekey
 echo
 .build/release/vaultbench erase

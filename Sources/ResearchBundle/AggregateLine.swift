@@ -3,7 +3,7 @@ import Foundation
 /// One line of a daily or hourly data file (docs/bundle-format.md, "Data files"): a metric's
 /// figure for a period, or a figure the vault derives (`ring:move`, `goal:move`, `sleep:deep`,
 /// `workout:HKWorkoutActivityTypeRunning`).
-public struct AggregateLine: Decodable, Equatable, Sendable {
+public struct AggregateLine: Equatable, Sendable {
     public var category: String
     public var metric: String
     /// `2024-01-05` (daily) or `2024-01-05T08` (hourly).
@@ -46,7 +46,7 @@ public struct OpenedBundleDirectory: Sendable {
             throw BundleError.refused(path: manifestPath, reason: "is not a bundle manifest")
         }
         var lines: [AggregateLine] = []
-        let decoder = JSONDecoder()
+        let reader = BundleLineReader()
         for file in manifest.files where file.granularity == "daily" && file.format == "ndjson" {
             // The manifest's paths were checked when the bundle was opened; checked again here
             // because the directory may have been edited since.
@@ -61,9 +61,11 @@ public struct OpenedBundleDirectory: Sendable {
             for line in contents.split(separator: 0x0A, omittingEmptySubsequences: false) {
                 number += 1
                 if line.isEmpty { continue }
-                do { lines.append(try decoder.decode(AggregateLine.self, from: Data(line))) } catch {
+                let read = Result { try Array(line).withUnsafeBufferPointer { try reader.read($0) } }
+                guard case .success(.figure(let figure)) = read else {
                     throw BundleError.refused(path: path, reason: "line \(number) is not a daily line")
                 }
+                lines.append(figure)
             }
         }
         sender = manifest.sender.fingerprint ?? ""

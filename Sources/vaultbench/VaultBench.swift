@@ -8,7 +8,7 @@ struct VaultBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vaultbench",
         abstract: "Measure healthvault against its targets and anchors.",
-        subcommands: [LogBench.self, ImportBench.self, ProjectionBench.self, BundleBench.self, RekeyBench.self, EraseBench.self, CommandsBench.self, PagesBench.self, ServeBench.self, BackupBench.self, FITBench.self, ReportBench.self, StudyBench.self, Generate.self]
+        subcommands: [LogBench.self, ImportBench.self, ProjectionBench.self, BundleBench.self, RekeyBench.self, EraseBench.self, CommandsBench.self, ExportScopeBench.self, PagesBench.self, ServeBench.self, BackupBench.self, FITBench.self, ReportBench.self, StudyBench.self, Generate.self]
     )
 
     /// The same process setting as vaultctl, so that the figures are vaultctl's.

@@ -1,6 +1,7 @@
 import Foundation
 @testable import HealthModel
 import Projections
+import ResearchBundle
 @testable import Importers
 import Testing
 @testable import Vault
@@ -212,8 +213,9 @@ import VaultTestSupport
 /// repetitions (or workout minutes) an Open mHealth sum, not an average.
 @Suite struct TrainingStandardFormatTests {
     func convert(_ line: String, _ format: StandardFormat, granularity: String) throws -> [String: Any] {
-        let bytes = try format.convert(Array((line + "\n").utf8), granularity: granularity, createdAt: Date(timeIntervalSince1970: 0), salt: [1])
-        return try #require(try JSONSerialization.jsonObject(with: Data(bytes.split(separator: 0x0A)[0])) as? [String: Any])
+        var encoder = StandardLineEncoder(format: format, granularity: granularity, createdAt: Date(timeIntervalSince1970: 0), salt: [1])
+        encoder.append(try Array(line.utf8).withUnsafeBufferPointer { try BundleLineReader().read($0) })
+        return try #require(try JSONSerialization.jsonObject(with: Data(encoder.bytes.split(separator: 0x0A)[0])) as? [String: Any])
     }
 
     @Test func repetitionsAreAnAnnotatedCountAndADaysAreASum() throws {

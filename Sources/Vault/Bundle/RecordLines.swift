@@ -1,5 +1,6 @@
 import HealthModel
 import Projections
+import ResearchBundle
 import VaultEvents
 
 /// Raw bundle lines of records that are not samples or workouts, so that everything the vault
@@ -18,40 +19,40 @@ enum RecordLines {
         }
     }
 
-    static func append(_ event: VaultEvent, category: HealthCategory, grant: ConsentGrant, to lines: inout BundleLines) {
+    static func lines(of event: VaultEvent, category: HealthCategory, grant: ConsentGrant, _ emit: (RecordLine) throws -> Void) rethrows {
         if let type = typeName(of: event), !grant.admits(category, type: type) { return }
         switch event {
         case .route(let route):
             for p in route.points {
                 let t = HealthTimestamp(seconds: p.time, utcOffset: route.workoutStart.utcOffset)
                 guard PeriodClip(start: t, end: t, from: grant.from, to: grant.to) != nil else { continue }
-                var fields: [(String, BundleLines.Field)] = [("latitude", .number(p.latitude)), ("longitude", .number(p.longitude))]
+                var fields: [RecordLine.Field] = [.init("latitude", .number(p.latitude)), .init("longitude", .number(p.longitude))]
                 let optional: [(String, Double?)] = [("altitude", p.altitude), ("speed", p.speed), ("course", p.course),
                                                      ("horizontalAccuracy", p.horizontalAccuracy), ("verticalAccuracy", p.verticalAccuracy)]
-                for (name, value) in optional { if let value { fields.append((name, .number(value))) } }
-                lines.raw(category: category.rawValue, type: ProjectionFeed.routeType, start: t, end: t, value: .none, unit: nil, fields: fields)
+                for (name, value) in optional { if let value { fields.append(.init(name, .number(value))) } }
+                try emit(RecordLine(category: category.rawValue, type: ProjectionFeed.routeType, start: t, end: t, value: .none, unit: nil, fields: fields))
             }
         case .characteristics(let entries):
             // Undated: a grant's period does not select them.
             for entry in entries {
-                lines.raw(category: category.rawValue, type: entry.key, start: nil, end: nil, value: .text(entry.value), unit: nil)
+                try emit(RecordLine(category: category.rawValue, type: entry.key, start: nil, end: nil, value: .text(entry.value), unit: nil))
             }
         case .correlation(let c):
             guard let clip = PeriodClip(start: c.start, end: c.end, from: grant.from, to: grant.to) else { return }
-            lines.raw(category: category.rawValue, type: c.type, start: clip.start, end: clip.end, value: .none, unit: nil,
-                      clipped: clip.clipped, fields: c.metadata.isEmpty ? [] : [("metadata", .object(c.metadata))])
+            try emit(RecordLine(category: category.rawValue, type: c.type, start: clip.start, end: clip.end, value: .none, unit: nil,
+                                clipped: clip.clipped, fields: c.metadata.isEmpty ? [] : [.init("metadata", .object(c.metadata))]))
         case .electrocardiogram(let e):
             guard PeriodClip(start: e.recorded, end: e.recorded, from: grant.from, to: grant.to) != nil else { return }
-            var fields: [(String, BundleLines.Field)] = [("fields", .object(e.fields)), ("voltages", .thousandths(e.millivoltages))]
-            if let rate = e.sampleRate { fields.insert(("sampleRate", .number(rate)), at: 0) }
-            lines.raw(category: category.rawValue, type: Electrocardiogram.type, start: e.recorded, end: e.end,
-                      value: e.field("Classification").map { .text($0) } ?? .none, unit: e.unit, fields: fields)
+            var fields: [RecordLine.Field] = [.init("fields", .object(e.fields)), .init("voltages", .thousandths(e.millivoltages))]
+            if let rate = e.sampleRate { fields.insert(.init("sampleRate", .number(rate)), at: 0) }
+            try emit(RecordLine(category: category.rawValue, type: Electrocardiogram.type, start: e.recorded, end: e.end,
+                                value: e.field("Classification").map { .text($0) } ?? .none, unit: e.unit, fields: fields))
         case .genericRecord(let g):
             let type = typeName(of: event) ?? g.element
             let date = DataLabel.timestamp(of: g)
             if let date, PeriodClip(start: date, end: date, from: grant.from, to: grant.to) == nil { return }
-            lines.raw(category: category.rawValue, type: type, start: date, end: date, value: .none, unit: nil,
-                      fields: [("element", .text(g.element)), ("attributes", .object(g.attributes))])
+            try emit(RecordLine(category: category.rawValue, type: type, start: date, end: date, value: .none, unit: nil,
+                                fields: [.init("element", .text(g.element)), .init("attributes", .object(g.attributes))]))
         default:
             return
         }

@@ -23,8 +23,9 @@ struct SinceLast {
     /// A source order set since: every deduplicated figure may have changed.
     private let figuresAllChanged: Bool
 
-    /// Nil when nothing was ever exported to `recipient` (the export is then a full one).
-    init?(vault: Vault, recipient: String) throws {
+    /// Nil when nothing was ever exported to `recipient` (the export is then a full one). Reads
+    /// the audit trail and the events of `categories` (those the new bundle holds) only.
+    init?(vault: Vault, recipient: String, categories: Set<HealthCategory>) throws {
         var ledger = ConsentLedger()
         var last: (index: UInt64, record: ExportRecord, inForce: [HealthCategory: ConsentGrant])?
         var sourceOrderSince: UInt64?
@@ -45,7 +46,7 @@ struct SinceLast {
                 day = LocalDay(dayNumber: day.dayNumber + 1)
             }
         }
-        try vault.forEachEvent { index, event in
+        try vault.forEachEvent(sealedBy: vault.liveKeys(of: categories), audit: true) { index, event in
             ledger.apply(event)
             switch event {
             case .exportPerformed(let record) where record.recipient == recipient:

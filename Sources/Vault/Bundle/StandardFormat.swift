@@ -1,34 +1,97 @@
 import Envelope
 import Foundation
 import HealthModel
+import ResearchBundle
 
-/// `export --format fhir|omh`: a bundle's lines written as FHIR R4 Observations or Open mHealth
-/// data points, one per line, in `data/<category>.fhir.ndjson` or `.omh.ndjson`
-/// (docs/bundle-format.md, "FHIR and Open mHealth"). Each is made from the line the ndjson
-/// format would hold, so both carry the same facts; an id derived from the line's bytes makes a
-/// re-export of the same line the same resource.
+/// `export --format`: the data files as the lines themselves (ndjson), or the same lines as
+/// FHIR R4 Observations or Open mHealth data points, one per line, in
+/// `data/<category>.fhir.ndjson` or `.omh.ndjson` (docs/bundle-format.md, "FHIR and Open
+/// mHealth"; `StandardLineEncoder`).
 public enum StandardFormat: String, CaseIterable, Sendable {
     case ndjson, fhir, omh
 
     /// The data file's name suffix.
     var suffix: String { self == .ndjson ? ".ndjson" : ".\(rawValue).ndjson" }
+}
 
-    /// `lines` (ndjson, one object per line) converted; `createdAt` stamps OMH headers. Ids are
-    /// keyed by `salt` (the bundle's: sender and time) and the line's place, so two identical
-    /// samples are two resources and an id reveals nothing of the line to whoever sees it.
-    func convert(_ lines: [UInt8], granularity: String, createdAt: Date, salt: [UInt8]) throws -> [UInt8] {
-        guard self != .ndjson else { return lines }
-        var out: [UInt8] = []
-        let created = ISO8601DateFormatter().string(from: createdAt)
-        for (index, line) in lines.split(separator: 0x0A).enumerated() {
-            guard let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { continue }
-            let id = Self.uuid(Digest.of(salt + Array("\(granularity)\u{0}\(index)\u{0}".utf8) + Array(line)).hex)
-            let converted = self == .fhir ? Self.observation(object, id: id, granularity: granularity)
-                : Self.dataPoint(object, id: id, granularity: granularity, created: created)
-            out += try JSONSerialization.data(withJSONObject: converted, options: [.sortedKeys, .withoutEscapingSlashes])
-            out.append(0x0A)
+/// Writes `BundleLine`s as FHIR R4 Observations or Open mHealth data points. Each resource holds
+/// the members the line's NDJSON holds (`members(of:)`), so both formats carry the same facts.
+/// Ids are keyed by `salt` (the bundle's: sender and time) and the line's place and NDJSON bytes,
+/// so two identical samples are two resources, a re-export of the same line in the same bundle
+/// the same resource, and an id reveals nothing of the line to whoever sees it.
+struct StandardLineEncoder {
+    let format: StandardFormat
+    let granularity: String
+    /// When the bundle was made, stamped in Open mHealth headers.
+    let created: String
+    let salt: [UInt8]
+    /// The line's NDJSON, which its id is made from.
+    private var line = BundleLineWriter(format: .ndjson, figures: false)
+    private var index = 0
+    private(set) var bytes: [UInt8] = []
+
+    init(format: StandardFormat, granularity: String, createdAt: Date, salt: [UInt8]) {
+        self.format = format
+        self.granularity = granularity
+        created = ISO8601DateFormatter().string(from: createdAt)
+        self.salt = salt
+    }
+
+    mutating func append(_ bundleLine: BundleLine) {
+        line.append(bundleLine)
+        let ndjson = line.take().dropLast()  // its newline
+        let id = Self.uuid(Digest.of(salt + Array("\(granularity)\u{0}\(index)\u{0}".utf8) + Array(ndjson)).hex)
+        let members = Self.members(of: bundleLine)
+        let resource = format == .fhir ? Self.observation(members, id: id, granularity: granularity)
+            : Self.dataPoint(members, id: id, granularity: granularity, created: created)
+        // Every number is finite (`members` gives null for any other) and every key a string:
+        // nothing here that serialization refuses.
+        bytes += (try? JSONSerialization.data(withJSONObject: resource, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        bytes.append(0x0A)
+        index += 1
+    }
+
+    /// The line's members as its NDJSON object holds them: numbers as JSON reads their written
+    /// form (a whole number without a point or exponent as an integer), null where the line
+    /// writes null.
+    static func members(of line: BundleLine) -> [String: Any] {
+        func number(_ literal: String) -> Any {
+            if literal == "null" { return NSNull() }
+            if literal.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) { return NSNumber(value: Double(literal) ?? .nan) }
+            return Int64(literal).map { NSNumber(value: $0) } ?? NSNumber(value: Double(literal) ?? .nan)
         }
-        return out
+        var members: [String: Any] = [:]
+        switch line {
+        case .figure(let f):
+            members = ["category": f.category, "metric": f.metric, "period": f.period, "unit": f.unit, "samples": NSNumber(value: f.samples),
+                       "value": f.value.map { number(BundleLineWriter.number($0)) } ?? NSNull()]
+            if let min = f.min, let max = f.max {
+                members["min"] = number(BundleLineWriter.number(min))
+                members["max"] = number(BundleLineWriter.number(max))
+            }
+        case .record(let r):
+            members = ["category": r.category, "type": r.type, "start": r.start.map { $0.iso8601 as Any } ?? NSNull(),
+                       "end": r.end.map { $0.iso8601 as Any } ?? NSNull(), "unit": r.unit.map { $0 as Any } ?? NSNull()]
+            switch r.value {
+            case .decimal(let d): members["value"] = number(BundleLineWriter.decimalText(d))
+            case .text(let text): members["value"] = text
+            case .none: members["value"] = NSNull()
+            }
+            if r.clipped { members["clipped"] = NSNumber(value: true) }
+            for field in r.fields {
+                switch field.value {
+                case .number(let v): members[field.name] = number(BundleLineWriter.number(v))
+                case .text(let text): members[field.name] = text
+                case .object(let entries):
+                    var object: [String: Any] = [:]
+                    for entry in entries { object[entry.key] = entry.value }
+                    members[field.name] = object
+                case .thousandths(let values):
+                    members[field.name] = values.map { number(BundleLineWriter.decimalText(DecimalValue(mantissa: $0, scale: 3))) }
+                }
+            }
+        }
+        return members
     }
 
     /// A UUID-shaped id from the first 32 hex digits of a hash.

@@ -7,47 +7,47 @@
 /// (docs/study-schema.md, "Loading"). Strict: anything that is not one JSON object is refused,
 /// as are numbers outside JSON's grammar or a double's normal range, NUL and invalid UTF-8
 /// (what a database column would refuse or cut).
-final class JSONLineScanner {
-    enum Kind: UInt8 { case string, number, `true`, `false`, null, nested }
+package final class JSONLineScanner {
+    package enum Kind: UInt8 { case string, number, `true`, `false`, null, nested }
 
     /// Bytes of a key or value: a range of the line, or of `decoded` (a string with escapes).
-    struct Span {
-        var start: Int
-        var end: Int
-        var decoded: Bool
+    package struct Span {
+        package var start: Int
+        package var end: Int
+        package var decoded: Bool
     }
 
-    struct Member {
-        var key: Span
-        var kind: Kind
+    package struct Member {
+        package var key: Span
+        package var kind: Kind
         /// A string's text without quotes (decoded); any other value's exact text.
-        var value: Span
+        package var value: Span
         /// The value exactly as written, quotes and escapes included.
-        var written: Range<Int>
+        package var written: Range<Int>
         /// A number's value.
-        var number: Double
+        package var number: Double
     }
 
-    struct Malformed: Error {}
+    package struct Malformed: Error {}
 
     /// The members of the last line scanned, in order.
-    private(set) var members: [Member] = []
+    package private(set) var members: [Member] = []
     /// Whether the last line held a backslash, tab or carriage return anywhere: only then can a
     /// field taken from it need escaping in COPY's text format.
-    private(set) var hasSpecialBytes = false
+    package private(set) var hasSpecialBytes = false
     /// Decoded strings of the last line (those that had escapes), end to end: never longer
     /// than the line, so it is sized before a scan and never moves during one.
     private var decoded = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 4096)
     private var decodedCount = 0
 
-    init() {
+    package init() {
         members.reserveCapacity(16)
     }
 
     deinit { decoded.deallocate() }
 
     /// Scans `line` (without its newline). The spans refer to `line`, valid while it is.
-    func scan(_ line: UnsafeBufferPointer<UInt8>) throws(Malformed) {
+    package func scan(_ line: UnsafeBufferPointer<UInt8>) throws(Malformed) {
         // Worked on as a local (no exclusivity check per member), put back at the end.
         var members: [Member] = []
         swap(&members, &self.members)
@@ -89,7 +89,7 @@ final class JSONLineScanner {
     }
 
     /// The first member named `key`.
-    func member(_ key: StaticString, in line: UnsafeBufferPointer<UInt8>) -> Member? {
+    package func member(_ key: StaticString, in line: UnsafeBufferPointer<UInt8>) -> Member? {
         let wanted = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
         for member in members where member.key.end - member.key.start == wanted.count {
             if bytes(member.key, in: line).elementsEqual(wanted) { return member }
@@ -98,7 +98,7 @@ final class JSONLineScanner {
     }
 
     /// The bytes of `span`.
-    func bytes(_ span: Span, in line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    package func bytes(_ span: Span, in line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         if span.decoded { return UnsafeBufferPointer(rebasing: decoded[span.start..<span.end]) }
         return UnsafeBufferPointer(rebasing: line[span.start..<span.end])
     }
@@ -305,7 +305,7 @@ final class JSONLineScanner {
 }
 
 /// JSON numbers: the grammar, and a value within a double's normal range.
-enum JSONNumber {
+package enum JSONNumber {
     private static let powersOfTen: [Double] = (0...22).map { pow10($0) }
 
     private static func pow10(_ n: Int) -> Double {
@@ -316,7 +316,7 @@ enum JSONNumber {
 
     /// The value of `text` if it is a JSON number (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`)
     /// whose value is finite and zero or at least 1e-300 in magnitude; nil otherwise.
-    static func value(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+    package static func value(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
         var p = 0
         let end = text.count
         var mantissa: UInt64 = 0

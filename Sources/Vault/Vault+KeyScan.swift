@@ -1,0 +1,29 @@
+import EventLog
+import HealthModel
+import VaultEvents
+
+/// Reading some keys' frames only: a command that needs some categories' events decrypts those
+/// categories' frames and no other (the frames' headers, whose chain `frameSummaries` checks,
+/// say which key sealed each).
+extension Vault {
+    /// The live data keys of `categories`.
+    func liveKeys(of categories: Set<HealthCategory>) -> Set<UInt32> {
+        Set(log.dataKeys.compactMap { key in
+            guard key.erasedAt == nil, let label = DataLabel(bytes: key.label), categories.contains(label.category) else { return nil }
+            return key.id
+        })
+    }
+
+    /// Calls `body` with the events `keys` sealed, and the audit events too when `audit`, in log
+    /// order, each decoded with its key's tables.
+    func forEachEvent(sealedBy keys: Set<UInt32>, audit: Bool = false, _ body: (UInt64, VaultEvent) throws -> Void) throws {
+        let frames = try tables.frames().filter { keys.contains($0.keyID) || (audit && $0.keyID == EventLog.auditKeyID) }
+        var decoders = KeyScopedTables.Decoders()
+        try log.readFrames(frames) { frame in
+            let decoder = decoders.decoder(for: frame)
+            try frame.forEachEvent { index, bytes in
+                if let event = try decoder.decode(bytes, index: index) { try body(index, event) }
+            }
+        }
+    }
+}
