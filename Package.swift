@@ -68,6 +68,9 @@ let package = Package(
         // Files behind a protocol (POSIX, and the tests' fault-injecting ones): the log, the
         // backups and the researcher's bundles write through it.
         .target(name: "Storage"),
+        // The hand-offs between threads: `ChunkPipe` (a consumer pulls), `BatchWorker` (a producer
+        // pushes), `GroupWorker` (many producers, one thread taking everything waiting).
+        .target(name: "HandOff"),
         // Bytes, frames and keys. Knows nothing of health.
         .target(name: "EventLog", dependencies: ["BinaryCoding", "CLibDeflate", "CSodium", "SecureMemory", "Storage"]),
         // The health model: types and their categories, units, timestamps, local days, rings,
@@ -94,19 +97,19 @@ let package = Package(
         .target(name: "VaultEvents", dependencies: ["BinaryCoding", "HealthModel"]),
         // Parsers over byte streams (Apple Health zip and XML, companion JSON, CSV): a file, a zip
         // entry and a request's body go through the same code, into an `ImportSink`.
-        .target(name: "Importers", dependencies: ["BinaryCoding", "CByteScan", "CLibDeflate", "CZlibSystem", "HealthModel", "VaultEvents", "ZIPFoundation"]),
+        .target(name: "Importers", dependencies: ["BinaryCoding", "CByteScan", "CLibDeflate", "CZlibSystem", "HandOff", "HealthModel", "VaultEvents", "ZIPFoundation"]),
         // The bundle a researcher receives: format, writer, streaming reader, key files. Usable
         // without the vault.
         .target(name: "ResearchBundle", dependencies: ["BinaryCoding", "Envelope", "HealthModel", "SecureMemory", "Storage"]),
         // The facade: lifecycle, import sessions, consent, exports, projection orchestration.
         .target(name: "Vault", dependencies: [
             "BinaryCoding", "EventLog", "SecureMemory", "HealthModel", "VaultEvents", "Importers", "ResearchBundle", "Projections",
-            "Envelope",
+            "Envelope", "HandOff",
         ]),
         // `vaultctl serve`: the companion endpoint over HTTPS (Hummingbird on SwiftNIO), the vault-made
         // certificate, tokens, limits, and the group commit that writes posts to the vault.
         .target(name: "CompanionServer", dependencies: [
-            "Vault", "HealthModel", "SecureMemory",
+            "Vault", "HealthModel", "SecureMemory", "HandOff",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -135,7 +138,7 @@ let package = Package(
         // The researcher's study database: bundles of many participants loaded into SQLite (embedded)
         // or PostgreSQL (PostgresNIO), all or nothing, withdrawals honoured (docs/study-schema.md).
         .target(name: "StudyStore", dependencies: [
-            "BinaryCoding", "ResearchBundle", "SQLiteStore", "CSQLite", "Envelope", "SecureMemory",
+            "BinaryCoding", "ResearchBundle", "SQLiteStore", "CSQLite", "Envelope", "SecureMemory", "HandOff",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -215,6 +218,7 @@ let package = Package(
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Vault", "VaultTestSupport", "TestSupport"]),
         .testTarget(name: "EnvelopeTests", dependencies: ["Envelope", "SecureMemory"]),
         .testTarget(name: "ResearchBundleTests", dependencies: ["ResearchBundle", "HealthModel"]),
+        .testTarget(name: "HandOffTests", dependencies: ["HandOff"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "TestSupport"]),
         .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "healthvault-demo", "ResearchBundle", "TestSupport", "SyntheticHealth", "Envelope", "SecureMemory", "Projections", "StudyStore", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "CompanionServerTests", dependencies: ["vaultctl", "CompanionClient", "TestSupport", "SyntheticHealth"]),

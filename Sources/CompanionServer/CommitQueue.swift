@@ -1,11 +1,12 @@
 import Foundation
+import HandOff
 import HealthModel
 import Vault
 
 /// Hands work from the server's request handlers to the one thread that owns the vault's
-/// `CompanionIngest`. The thread takes everything waiting at once, so the posts that arrived
-/// while a commit synced share the next commit (group commit); a handler resumes only when its
-/// post is durable, or refused.
+/// `CompanionIngest` (a `GroupWorker`). The thread takes everything waiting at once, so the posts
+/// that arrived while a commit synced share the next commit (group commit); a handler resumes
+/// only when its post is durable, or refused.
 final class CommitQueue: @unchecked Sendable {
     enum Work {
         case post(CompanionPost, CheckedContinuation<Result<CompanionPostOutcome?, Error>, Never>)
@@ -14,10 +15,7 @@ final class CommitQueue: @unchecked Sendable {
         case anchor(token: String, metric: String, CheckedContinuation<Result<HealthTimestamp??, Error>, Never>)
     }
 
-    private let condition = NSCondition()
-    private var waiting: [Work] = []
-    private var stopped = false
-    private var thread: Thread?
+    private var worker: GroupWorker<Work>?
     private let ingest: CompanionIngest
     /// The registry as of the last commit, for handlers to check tokens without waiting.
     private let registryLock = NSLock()
@@ -40,31 +38,24 @@ final class CommitQueue: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "healthvault-commit"
-        self.thread = thread
-        thread.start()
+        worker = GroupWorker(name: "healthvault-commit", capacity: Self.maxWaiting, maxBatch: Self.maxBatch) { [self] batch in
+            // A command waiting for the writer lock gets a gap between commits.
+            if ingest.lockIsWanted { usleep(20_000) }
+            process(batch)
+        }
     }
 
     /// Stops taking work; what is waiting is finished first.
     func stop() {
-        condition.lock()
-        stopped = true
-        condition.signal()
-        condition.unlock()
+        worker?.stop()
     }
 
     func submit(_ work: Work) {
-        condition.lock()
-        if stopped || waiting.count >= Self.maxWaiting {
-            let reason: Error = stopped ? ServerStopping() : Busy()
-            condition.unlock()
-            fail(work, reason)
-            return
+        switch worker?.submit(work) ?? .stopped {
+        case .queued: return
+        case .full: fail(work, Busy())
+        case .stopped: fail(work, ServerStopping())
         }
-        waiting.append(work)
-        condition.signal()
-        condition.unlock()
     }
 
     struct ServerStopping: Error, CustomStringConvertible {
@@ -73,23 +64,6 @@ final class CommitQueue: @unchecked Sendable {
 
     struct Busy: Error, CustomStringConvertible {
         var description: String { "too many posts are waiting; retry in a second" }
-    }
-
-    private func run() {
-        while true {
-            condition.lock()
-            while waiting.isEmpty && !stopped { condition.wait() }
-            if waiting.isEmpty && stopped {
-                condition.unlock()
-                return
-            }
-            let batch = Array(waiting.prefix(Self.maxBatch))
-            waiting.removeFirst(batch.count)
-            condition.unlock()
-            // A command waiting for the writer lock gets a gap between commits.
-            if ingest.lockIsWanted { usleep(20_000) }
-            process(batch)
-        }
     }
 
     private func process(_ batch: [Work]) {

@@ -1,4 +1,5 @@
 import Foundation
+import HandOff
 import HealthModel
 import VaultEvents
 import ZIPFoundation

@@ -1,4 +1,5 @@
 import Foundation
+import HandOff
 import ZIPFoundation
 
 /// The route files of a zip, each inflated (its CRC checked, its inflation bounded) and parsed

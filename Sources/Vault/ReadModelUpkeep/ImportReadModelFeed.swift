@@ -1,3 +1,4 @@
+import HandOff
 import HealthModel
 import Importers
 import Projections

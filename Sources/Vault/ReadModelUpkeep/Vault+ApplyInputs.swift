@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import HandOff
 import Importers
 import Projections
 import VaultEvents

@@ -2,9 +2,10 @@ import Foundation
 
 /// A bounded queue of chunks from one producer thread to one consumer that pulls them: the zip's
 /// inflation runs on its own core while the parser works, route files are parsed ahead of the
-/// import, and a rebuild's log is read and decoded while the read models apply it. At most
-/// `capacity` chunks wait in memory. `BatchWorker` is its other half: a consumer thread that
-/// works through what one producer pushes. Their contract is tested in `HandOffTests`.
+/// import, a rebuild's log is read and decoded while the read models apply it, and a study's
+/// bundles are read and hashed ahead of the database. At most `capacity` chunks wait in memory.
+/// `BatchWorker` is its other half: a consumer thread that works through what one producer
+/// pushes; `GroupWorker` serves many producers. Their contract is tested in `HandOffTests`.
 public final class ChunkPipe<Chunk>: @unchecked Sendable {
     private let condition = NSCondition()
     private var chunks: [Chunk] = []
@@ -78,8 +79,3 @@ public final class ChunkPipe<Chunk>: @unchecked Sendable {
 
 /// What `ChunkPipe.put` throws once the consumer has given up.
 public struct ChunkPipeCancelled: Error {}
-
-/// Carries a value that is used by one thread at a time to a producer thread.
-struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-}

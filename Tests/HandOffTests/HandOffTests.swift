@@ -1,12 +1,13 @@
 import Foundation
-@testable import Importers
+import HandOff
 import Testing
 
-/// The two hand-offs every threaded stage uses, and their contract: `ChunkPipe` (a producer
-/// thread, a consumer that pulls: the zip's inflation, route files, a rebuild's log reader) and
-/// `BatchWorker` (a producer that pushes, a worker thread: the import session, the read models'
-/// feed). Order kept, memory bounded, the producer's or the worker's error handed on, and a
-/// cancel that stops the other side and waits for it.
+/// The hand-offs every threaded stage uses, and their contract: `ChunkPipe` (a producer thread, a
+/// consumer that pulls: the zip's inflation, route files, a rebuild's log reader, a study's
+/// bundle reader and file hashes), `BatchWorker` (a producer that pushes, a worker thread: the
+/// import session, the read models' feed) and `GroupWorker` (many producers, one thread taking
+/// all that waits: the companion server's commits). Order kept, memory bounded, the producer's
+/// or the worker's error handed on, and a cancel that stops the other side and waits for it.
 @Suite struct HandOffTests {
     struct Stop: Error, Equatable { var at: Int }
 
@@ -88,6 +89,51 @@ import Testing
         // Nothing more runs once cancelled; finish has nothing to report.
         try worker.finish()
         #expect(done.value == 1)
+    }
+
+    /// What a `GroupWorker`'s thread was handed, group by group.
+    private final class Groups: @unchecked Sendable {
+        private var groups: [[Int]] = []
+        private let lock = NSLock()
+        var value: [[Int]] { lock.withLock { groups } }
+        func add(_ group: [Int]) { lock.withLock { groups.append(group) } }
+    }
+
+    /// A worker whose first group waits until `release` is signalled; `started` says it is in hand.
+    private func blockedWorker(capacity: Int, maxBatch: Int) -> (GroupWorker<Int>, Groups, DispatchSemaphore, DispatchSemaphore) {
+        let groups = Groups(), started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let worker = GroupWorker<Int>(name: "test group worker", capacity: capacity, maxBatch: maxBatch) { group in
+            if group.first == 0 {
+                started.signal()
+                release.wait()
+            }
+            groups.add(group)
+        }
+        return (worker, groups, started, release)
+    }
+
+    @Test func aGroupWorkerTakesAllThatWaitedWhileItWorkedAsOneGroupInOrder() {
+        let (worker, groups, started, release) = blockedWorker(capacity: 100, maxBatch: 4)
+        #expect(worker.submit(0) == .queued)
+        #expect(started.wait(timeout: .now() + 5) == .success)
+        for i in 1...10 { #expect(worker.submit(i) == .queued) }
+        release.signal()
+        worker.stopAndWait()
+        // At most `maxBatch` a group: the ten that waited go as four, four and two.
+        #expect(groups.value == [[0], [1, 2, 3, 4], [5, 6, 7, 8], [9, 10]])
+    }
+
+    @Test func aGroupWorkerRefusesPastItsCapacityAndOnceStoppedButFinishesWhatWaits() {
+        let (worker, groups, started, release) = blockedWorker(capacity: 3, maxBatch: 10)
+        #expect(worker.submit(0) == .queued)
+        #expect(started.wait(timeout: .now() + 5) == .success)
+        #expect([1, 2, 3].map { worker.submit($0) } == [.queued, .queued, .queued])
+        #expect(worker.submit(4) == .full)
+        worker.stop()
+        #expect(worker.submit(5) == .stopped)
+        release.signal()
+        worker.stopAndWait()
+        #expect(groups.value == [[0], [1, 2, 3]])
     }
 }
 

@@ -32,7 +32,7 @@ public final class BatchWorker<Batch>: @unchecked Sendable {
     }
 
     /// How many batches wait for the worker (for tests that watch a cancel drop them).
-    var waitingBatches: Int {
+    public var waitingBatches: Int {
         condition.lock()
         defer { condition.unlock() }
         return queue.count
