@@ -13,8 +13,8 @@ import VaultTestSupport
 /// file's steps per day equal to the device's own daily summaries; a scale's weighings; damage
 /// refused by its byte; a second import adding nothing.
 @Suite struct FITImportTests {
-    static var oracle: [String: [String: Any]] { FITDecoderTests.oracle }
-    static func path(_ name: String) -> String { FITDecoderTests.directory + "/" + name }
+    static var oracle: [String: [String: Any]] { FITFixtures.oracle }
+    static func path(_ name: String) -> String { FITFixtures.path(name) }
 
     static let activities = oracle.filter { entry in
         (entry.value["errors"] as? [String])?.isEmpty == true && !((entry.value["sessions"] as? [[String: Any]]) ?? []).isEmpty

@@ -2,7 +2,7 @@ import Foundation
 import Importers
 import SyntheticHealth
 import Testing
-import VaultTestSupport
+import TestSupport
 
 /// An import sizes what it keeps per record from the export XML's size: a zip's is read from
 /// its directory (the zip's own size undercounts it many times over).

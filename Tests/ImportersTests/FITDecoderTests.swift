@@ -1,6 +1,7 @@
 import Foundation
 @testable import Importers
 import SyntheticHealth
+import TestSupport
 import Testing
 
 /// The FIT decoder (issue 40) against Garmin's own FIT SDK for Python: every real file in
@@ -8,14 +9,8 @@ import Testing
 /// gave (`oracle.json`, made by `scripts/fit-oracle.py`) compared with ours, file by file. Files
 /// the SDK reads only in part are checked against what it says: a cut file and a corrupt header.
 @Suite struct FITDecoderTests {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/fit").path
-
-    /// The SDK's figures, by file (read each time: a JSON object is not Sendable).
-    static var oracle: [String: [String: Any]] {
-        let data = try! Data(contentsOf: URL(fileURLWithPath: directory + "/oracle.json"))
-        return (try! JSONSerialization.jsonObject(with: data) as! [String: Any])["files"] as! [String: [String: Any]]
-    }
+    static let directory = FITFixtures.directory
+    static var oracle: [String: [String: Any]] { FITFixtures.oracle }
 
     static func messages(_ name: String) throws -> ([FITMessage], FITDecoder.Summary) {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
