@@ -219,6 +219,7 @@ let package = Package(
         .testTarget(name: "EnvelopeTests", dependencies: ["Envelope", "SecureMemory"]),
         .testTarget(name: "ResearchBundleTests", dependencies: ["ResearchBundle", "HealthModel"]),
         .testTarget(name: "HandOffTests", dependencies: ["HandOff"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "ImportersTests", dependencies: ["Importers", "HealthModel", "VaultEvents", "CByteScan", "TestSupport", "SyntheticHealth"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "TestSupport"]),
         .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "healthvault-demo", "ResearchBundle", "TestSupport", "SyntheticHealth", "Envelope", "SecureMemory", "Projections", "StudyStore", .product(name: "NIOCore", package: "swift-nio")]),

@@ -1,13 +1,14 @@
 import EventLog
 import Foundation
 
-/// A real file system that "crashes" at the k-th mutating operation: that operation and every
-/// later one fail, as if the process had died there. What reached the disk before stays.
+/// A file system that "crashes" at the k-th mutating operation: that operation and every later
+/// one fail, as if the process had died there. What reached the disk before stays. It works on
+/// the real file system, or on `base` (an `InMemoryFileSystem` where the disk is not the subject).
 ///
 /// Counting every step (create, write, sync, truncate, rename, unlink, directory sync) lets a test
 /// run an operation once per crash point and check what a restart finds.
 public final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
-    private let base = POSIXFileSystem()
+    private let base: any FileSystem
     private let lock = NSLock()
     private var performed = 0
     /// The 0-based index of the operation that fails, or nil to fail nothing.
@@ -18,9 +19,10 @@ public final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     /// Operations performed (or attempted) so far, with their names, for messages.
     public private(set) var journal: [String] = []
 
-    public init(failAt: Int?, once: Bool = false) {
+    public init(failAt: Int?, once: Bool = false, base: any FileSystem = POSIXFileSystem()) {
         self.failAt = failAt
         self.once = once
+        self.base = base
     }
 
     /// Whether the injected crash has happened.

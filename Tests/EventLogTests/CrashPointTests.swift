@@ -4,7 +4,8 @@ import Testing
 
 /// Crash `append` at every file operation it performs: whatever it acknowledged before is
 /// there after a restart, the interrupted batch is either wholly there or wholly absent, and
-/// the log keeps working.
+/// the log keeps working. In memory: the subject is the order of the log's steps, not fsync
+/// (which `PowerLossTests` takes on, on the real disk).
 @Suite struct CrashPointTests {
     @Test func appendCrashedAtEveryStepLosesNothingAcknowledged() throws {
         let acknowledged = events("a", count: 5)
@@ -12,12 +13,13 @@ import Testing
         var crashPoint = 0
         var sawCompletion = false
         while !sawCompletion {
-            let t = TestLog("crash\(crashPoint)")
+            let memory = InMemoryFileSystem()
+            let t = TestLog("crash\(crashPoint)", fileSystem: memory)
             do {
                 let log = try t.create()
                 try log.append(try batch(acknowledged))
             }
-            let faulty = FaultInjectingFileSystem(failAt: crashPoint)
+            let faulty = FaultInjectingFileSystem(failAt: crashPoint, base: memory)
             do {
                 let log = try EventLog.open(in: t.directory.path, masterKey: t.key, mode: .readWrite, fileSystem: faulty)
                 log.targetFrameSize = 256
@@ -26,7 +28,7 @@ import Testing
             } catch {
                 #expect(faulty.crashed, "failed without an injected crash: \(error)")
             }
-            // Restart on the real file system.
+            // Restart on the file system as the crash left it.
             let reopened = try t.open(.readWrite)
             let found = try readAll(reopened)
             #expect(found == acknowledged || found == acknowledged + interrupted, "crash at step \(crashPoint): \(faulty.journal)")

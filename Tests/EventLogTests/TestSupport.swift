@@ -29,30 +29,53 @@ struct TestLog {
     let directory: TemporaryDirectory
     let key: SecretKey
     let vaultID: [UInt8]
+    /// Where the log lives: the real file system, or memory for loops whose subject is not the disk.
+    let fileSystem: any FileSystem
 
-    init(_ label: String = #function) {
+    init(_ label: String = #function, fileSystem: any FileSystem = POSIXFileSystem()) {
         directory = TemporaryDirectory(label)
         key = SecretKey.random()
         vaultID = Sodium.randomBytes(16)
+        self.fileSystem = fileSystem
+        // The same path in memory: messages and paths read as they would on disk.
+        if fileSystem is InMemoryFileSystem { try! fileSystem.createDirectory(directory.path) }
     }
 
     var logPath: String { LogDirectory(directory.path).log }
     var headPath: String { LogDirectory(directory.path).head }
 
     func create(targetFrameSize: Int = 1 << 20) throws -> EventLog {
-        let log = try EventLog.create(in: directory.path, vaultID: vaultID, masterKey: key)
+        let log = try EventLog.create(in: directory.path, vaultID: vaultID, masterKey: key, fileSystem: fileSystem)
         log.targetFrameSize = targetFrameSize
         return log
     }
 
     func open(_ mode: EventLog.AccessMode = .readWrite, targetFrameSize: Int = 1 << 20) throws -> EventLog {
-        let log = try EventLog.open(in: directory.path, masterKey: key, mode: mode)
+        let log = try EventLog.open(in: directory.path, masterKey: key, mode: mode, fileSystem: fileSystem)
         log.targetFrameSize = targetFrameSize
         return log
     }
 
+    /// A file's bytes, from wherever the log lives.
+    func read(_ path: String) -> [UInt8] {
+        let file = try! fileSystem.open(path, mode: .readOnly)
+        return try! file.readBytes(at: 0, count: Int(try! file.size()))
+    }
+
+    /// Replaces a file's bytes, wherever the log lives (as a crash or an attacker leaves them).
+    func write(_ path: String, _ bytes: [UInt8]) {
+        let file = try! fileSystem.open(path, mode: .createIfMissing)
+        try! file.truncate(to: 0)
+        try! bytes.withUnsafeBytes { try file.write(at: 0, $0) }
+    }
+
+    /// Adds bytes at a file's end, wherever the log lives.
+    func append(_ path: String, _ extra: [UInt8]) {
+        write(path, read(path) + extra)
+    }
+
     func verify() throws -> VerificationReport {
-        try EventLog.verify(in: directory.path, masterKey: key)
+        try EventLog.verify(in: directory.path, masterKey: key, fileSystem: fileSystem)
     }
 
     /// Every event of the log, read frame by frame from the start by a new read-only handle:

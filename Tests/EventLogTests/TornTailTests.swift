@@ -3,7 +3,8 @@ import SecureMemory
 import TestSupport
 import Testing
 
-/// Crashes while appending: whatever was not acknowledged may vanish, nothing else may.
+/// Crashes while appending: whatever was not acknowledged may vanish, nothing else may. In
+/// memory: the subject is what opening makes of the bytes a crash left, not the disk.
 @Suite struct TornTailTests {
     /// Builds a log whose last batch is on disk but unacknowledged (the head names the batch
     /// before it), as after a crash between the log's write and the head's replacement.
@@ -12,21 +13,21 @@ import Testing
         let a = events("a", count: 3), b = events("b", count: 4)
         try log.append(try batch(a))
         try log.append(try batch(b))
-        let headBytes = Disk.read(t.headPath)
-        let acknowledgedLength = Disk.read(t.logPath).count
+        let headBytes = t.read(t.headPath)
+        let acknowledgedLength = t.read(t.logPath).count
         let c = events("c", count: 9, size: 30)
         try log.append(try batch(c))
-        return (a + b, c, headBytes, acknowledgedLength, Disk.read(t.logPath))
+        return (a + b, c, headBytes, acknowledgedLength, t.read(t.logPath))
     }
 
     @Test func truncationAtEveryOffsetOfTheLastBatchLosesOnlyThatBatch() throws {
-        let t = TestLog()
+        let t = TestLog(fileSystem: InMemoryFileSystem())
         let s = try logWithUnacknowledgedTail(t)
         #expect(s.full.count - s.acknowledgedLength > 400) // several frames are cut through
         let extra = events("d", count: 2)
         for cut in s.acknowledgedLength...s.full.count {
-            Disk.write(t.logPath, Array(s.full.prefix(cut)))
-            Disk.write(t.headPath, s.headBytes)
+            t.write(t.logPath, Array(s.full.prefix(cut)))
+            t.write(t.headPath, s.headBytes)
             let complete = cut == s.full.count
             do {
                 let log = try t.open(.readWrite, targetFrameSize: 120)
@@ -49,7 +50,7 @@ import Testing
     /// A power cut during a multi-frame append can persist any subset of its pages: authentic
     /// frames of the unacknowledged batch may follow a hole. That is a torn tail, not damage.
     @Test func holesInAnUnacknowledgedBatchAreATornTail() throws {
-        let t = TestLog()
+        let t = TestLog(fileSystem: InMemoryFileSystem())
         let s = try logWithUnacknowledgedTail(t)
         let layout = try frameLayout(try t.open(.readOnly))
         let tailFrames = layout.filter { $0.offset >= s.acknowledgedLength }
@@ -57,8 +58,8 @@ import Testing
         for hole in tailFrames.dropLast() {
             var bytes = s.full
             for i in hole.offset..<(hole.offset + hole.size) { bytes[i] = 0 }
-            Disk.write(t.logPath, bytes)
-            Disk.write(t.headPath, s.headBytes)
+            t.write(t.logPath, bytes)
+            t.write(t.headPath, s.headBytes)
             do {
                 let log = try t.open(.readWrite)
                 #expect(firstDifference(try readAll(log), s.acknowledged) == nil, "hole at \(hole.offset)")
@@ -70,32 +71,32 @@ import Testing
     }
 
     @Test func readOnlyOpenReportsATornTailWithoutCuttingIt() throws {
-        let t = TestLog()
+        let t = TestLog(fileSystem: InMemoryFileSystem())
         let s = try logWithUnacknowledgedTail(t)
         let cut = s.acknowledgedLength + 150
-        Disk.write(t.logPath, Array(s.full.prefix(cut)))
-        Disk.write(t.headPath, s.headBytes)
+        t.write(t.logPath, Array(s.full.prefix(cut)))
+        t.write(t.headPath, s.headBytes)
         let log = try t.open(.readOnly)
         #expect(log.tornTail?.offset == UInt64(s.acknowledgedLength))
         #expect(firstDifference(try readAll(log), s.acknowledged) == nil)
-        #expect(Disk.read(t.logPath).count == cut)
+        #expect(t.read(t.logPath).count == cut)
         let report = try t.verify()
         #expect(report.isOK)
         #expect(report.tornTail?.length == UInt64(150))
     }
 
     @Test func truncatingCommittedFramesIsARollbackNotATornTail() throws {
-        let t = TestLog()
+        let t = TestLog(fileSystem: InMemoryFileSystem())
         var afterA = 0
         do {
             let log = try t.create()
             try log.append(try batch(events("a", count: 3)))
-            afterA = Disk.read(t.logPath).count
+            afterA = t.read(t.logPath).count
             try log.append(try batch(events("b", count: 3)))
         }
-        let full = Disk.read(t.logPath)
+        let full = t.read(t.logPath)
         for cut in [afterA, afterA + 1, afterA + 50, full.count - 1] {
-            Disk.write(t.logPath, Array(full.prefix(cut)))
+            t.write(t.logPath, Array(full.prefix(cut)))
             #expect(throws: EventLogError.rolledBack(path: t.logPath, headSequence: 2, logSequence: 1), "cut at \(cut)") {
                 _ = try t.open(.readWrite)
             }
@@ -126,16 +127,16 @@ import Testing
             try log.append(try batch(Array(committed.prefix(3))))
             try log.append(try batch(Array(committed.suffix(3))))
         }
-        let length = Disk.read(t.logPath).count
-        Disk.append(t.logPath, junk)
+        let length = t.read(t.logPath).count
+        t.append(t.logPath, junk)
         do {
             let log = try t.open(.readWrite)
             #expect(log.tornTail == TornTail(offset: UInt64(length), length: UInt64(junk.count), uncommittedFrames: 0,
                                              keptAs: "events.log.torn.1", digest: FrameCipher.digest(junk)))
             // The cut bytes are kept, whole, beside the log before it is cut.
-            #expect(Disk.read(t.directory.path + "/events.log.torn.1") == junk)
+            #expect(t.read(t.directory.path + "/events.log.torn.1") == junk)
             #expect(firstDifference(try readAll(log), committed) == nil)
-            #expect(Disk.read(t.logPath).count == length)
+            #expect(t.read(t.logPath).count == length)
             try log.append(try batch(events("c", count: 1)))
         }
         #expect(try readAll(try t.open(.readOnly)) == committed + events("c", count: 1))
@@ -143,13 +144,13 @@ import Testing
     }
 
     @Test func aHeaderClaimingAnOversizedPayloadIsATornTailAndNothingIsAllocated() throws {
-        let t = TestLog()
+        let t = TestLog(fileSystem: InMemoryFileSystem())
         let last = try t.create().append(try batch(events("a", count: 2)))
         var header = FrameHeader(flags: 1, keyID: 1, payloadLength: LogFormat.maxPayloadLength, sequence: 2, firstEventIndex: 2, eventCount: 1, vaultID: t.vaultID, previousHash: last.chainHash, nonce: Sodium.randomBytes(24))
-        Disk.append(t.logPath, header.encoded())
+        t.append(t.logPath, header.encoded())
         #expect(try t.open(.readWrite).tornTail?.length == 112)
         header.payloadLength = UInt32.max
-        Disk.append(t.logPath, header.encoded())
+        t.append(t.logPath, header.encoded())
         #expect(try t.open(.readWrite).tornTail?.length == 112)
     }
 }
