@@ -220,9 +220,10 @@ let package = Package(
         .testTarget(name: "ResearchBundleTests", dependencies: ["ResearchBundle", "HealthModel"]),
         .testTarget(name: "HandOffTests", dependencies: ["HandOff"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
+        .testTarget(name: "StudyStoreTests", dependencies: ["StudyStore", "ResearchBundle", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "ImportersTests", dependencies: ["Importers", "HealthModel", "VaultEvents", "CByteScan", "TestSupport", "SyntheticHealth"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "TestSupport"]),
-        .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "healthvault-demo", "ResearchBundle", "TestSupport", "SyntheticHealth", "Envelope", "SecureMemory", "Projections", "StudyStore", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "healthvault-demo", "ResearchBundle", "TestSupport", "SyntheticHealth", "Envelope", "SecureMemory", "Projections", "StudyStore"]),
         .testTarget(name: "CompanionServerTests", dependencies: ["vaultctl", "CompanionClient", "TestSupport", "SyntheticHealth"]),
     ]
 )
