@@ -15,7 +15,9 @@ extension Vault {
     }
 
     /// Calls `body` with the events `keys` sealed, and the audit events too when `audit`, in log
-    /// order, each decoded with its key's tables.
+    /// order, each decoded with its key's tables. For a log of format 2 or later, where each key's
+    /// frames define the strings its events use (`KeyScopedTables`); a writer upgrades a
+    /// version-1 log when it opens it, and export, its one caller, opens for writing.
     func forEachEvent(sealedBy keys: Set<UInt32>, audit: Bool = false, _ body: (UInt64, VaultEvent) throws -> Void) throws {
         let frames = try tables.frames().filter { keys.contains($0.keyID) || (audit && $0.keyID == EventLog.auditKeyID) }
         var decoders = KeyScopedTables.Decoders()

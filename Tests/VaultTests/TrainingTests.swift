@@ -214,7 +214,7 @@ import VaultTestSupport
 @Suite struct TrainingStandardFormatTests {
     func convert(_ line: String, _ format: StandardFormat, granularity: String) throws -> [String: Any] {
         var encoder = StandardLineEncoder(format: format, granularity: granularity, createdAt: Date(timeIntervalSince1970: 0), salt: [1])
-        encoder.append(try Array(line.utf8).withUnsafeBufferPointer { try BundleLineReader().read($0) })
+        try encoder.append(try Array(line.utf8).withUnsafeBufferPointer { try BundleLineReader().read($0) })
         return try #require(try JSONSerialization.jsonObject(with: Data(encoder.bytes.split(separator: 0x0A)[0])) as? [String: Any])
     }
 

@@ -22,9 +22,9 @@ struct DataFileLines {
         self.csv = csv ? BundleLineWriter(format: .csv, figures: figures) : nil
     }
 
-    mutating func append(_ line: BundleLine) {
+    mutating func append(_ line: BundleLine) throws {
         ndjson?.append(line)
-        standard?.append(line)
+        try standard?.append(line)
         csv?.append(line)
         count += 1
     }

@@ -37,16 +37,17 @@ struct StandardLineEncoder {
         self.salt = salt
     }
 
-    mutating func append(_ bundleLine: BundleLine) {
+    mutating func append(_ bundleLine: BundleLine) throws {
         line.append(bundleLine)
         let ndjson = line.take().dropLast()  // its newline
         let id = Self.uuid(Digest.of(salt + Array("\(granularity)\u{0}\(index)\u{0}".utf8) + Array(ndjson)).hex)
         let members = Self.members(of: bundleLine)
         let resource = format == .fhir ? Self.observation(members, id: id, granularity: granularity)
             : Self.dataPoint(members, id: id, granularity: granularity, created: created)
-        // Every number is finite (`members` gives null for any other) and every key a string:
-        // nothing here that serialization refuses.
-        bytes += (try? JSONSerialization.data(withJSONObject: resource, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        // Every number is finite (`members` gives null for any other) and every key a string, so
+        // serialization has nothing to refuse; if it ever did, the export fails rather than
+        // leave the line out.
+        bytes += try JSONSerialization.data(withJSONObject: resource, options: [.sortedKeys, .withoutEscapingSlashes])
         bytes.append(0x0A)
         index += 1
     }

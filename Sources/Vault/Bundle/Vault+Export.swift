@@ -47,7 +47,7 @@ extension Vault {
                                             salt: Array("\(identity.fingerprint)\u{0}\(now.timeIntervalSince1970)\u{0}\(category.rawValue)".utf8))
         }
         try withReadModels { models in
-            let emit: ExportPlan.Emit = { category, line in files[category]!.append(line) }
+            let emit: ExportPlan.Emit = { category, line in try files[category]!.append(line) }
             try plan.figures(from: models, emit)
             try plan.scannedLines(vault: self, models: models, emit)
         }
