@@ -3,14 +3,18 @@ import SecureMemory
 @_exported import TestSupport
 @testable import EventLog
 
-/// Raw file helpers for damaging a log the way disks, crashes and attackers do.
+/// Raw file helpers for damaging a log the way disks, crashes and attackers do, on the real file
+/// system or on the one a `TestLog` lives on.
 enum Disk {
-    static func read(_ path: String) -> [UInt8] {
-        [UInt8](FileManager.default.contents(atPath: path)!)
+    static func read(_ path: String, in fileSystem: any FileSystem = POSIXFileSystem()) -> [UInt8] {
+        let file = try! fileSystem.open(path, mode: .readOnly)
+        return try! file.readBytes(at: 0, count: Int(try! file.size()))
     }
 
-    static func write(_ path: String, _ bytes: [UInt8]) {
-        try! Data(bytes).write(to: URL(fileURLWithPath: path))
+    static func write(_ path: String, _ bytes: [UInt8], in fileSystem: any FileSystem = POSIXFileSystem()) {
+        let file = try! fileSystem.open(path, mode: .createIfMissing)
+        try! file.truncate(to: 0)
+        try! bytes.withUnsafeBytes { try file.write(at: 0, $0) }
     }
 
     static func flipBit(_ path: String, bit: Int) {
@@ -19,8 +23,8 @@ enum Disk {
         write(path, bytes)
     }
 
-    static func append(_ path: String, _ extra: [UInt8]) {
-        write(path, read(path) + extra)
+    static func append(_ path: String, _ extra: [UInt8], in fileSystem: any FileSystem = POSIXFileSystem()) {
+        write(path, read(path, in: fileSystem) + extra, in: fileSystem)
     }
 }
 
@@ -57,22 +61,13 @@ struct TestLog {
     }
 
     /// A file's bytes, from wherever the log lives.
-    func read(_ path: String) -> [UInt8] {
-        let file = try! fileSystem.open(path, mode: .readOnly)
-        return try! file.readBytes(at: 0, count: Int(try! file.size()))
-    }
+    func read(_ path: String) -> [UInt8] { Disk.read(path, in: fileSystem) }
 
     /// Replaces a file's bytes, wherever the log lives (as a crash or an attacker leaves them).
-    func write(_ path: String, _ bytes: [UInt8]) {
-        let file = try! fileSystem.open(path, mode: .createIfMissing)
-        try! file.truncate(to: 0)
-        try! bytes.withUnsafeBytes { try file.write(at: 0, $0) }
-    }
+    func write(_ path: String, _ bytes: [UInt8]) { Disk.write(path, bytes, in: fileSystem) }
 
     /// Adds bytes at a file's end, wherever the log lives.
-    func append(_ path: String, _ extra: [UInt8]) {
-        write(path, read(path) + extra)
-    }
+    func append(_ path: String, _ extra: [UInt8]) { Disk.append(path, extra, in: fileSystem) }
 
     func verify() throws -> VerificationReport {
         try EventLog.verify(in: directory.path, masterKey: key, fileSystem: fileSystem)

@@ -5,20 +5,19 @@ import VaultEvents
 /// What an export writes, decided before a line is read: the grant in force per category (its
 /// granularity, data period and types), the months erasure took, what the last bundle to the
 /// same recipient already held (`--since-last`), and which data keys' frames hold the lines the
-/// read models cannot give. A bundle's lines then come from three sources (`ExportLineSources`):
-/// the read models' figures, a scan of exactly those keys' frames, and the tracker entries that
-/// scan meets. Nothing of a category without a grant is decrypted.
+/// read models cannot give. A bundle's lines then come from three sources: the read models'
+/// figures (`figures(from:_:)`), a scan of exactly those keys' frames, and the tracker entries
+/// that scan meets (`scannedLines(vault:models:_:)`). Nothing of a category without a grant is
+/// decrypted.
 struct ExportPlan {
     /// The grant in force for each category the bundle holds.
     let grants: [HealthCategory: ConsentGrant]
     /// Erased months: a span reaching into one is cut there, a day of one gives no figure.
     let erased: ErasedMonths
     let since: SinceLast?
-    /// Categories whose lines come from the log: raw and hourly grants, and trackers' categories
-    /// (a tracker's unit is the day: its entries are read whatever the granularity).
-    let scanned: Set<HealthCategory>
-    /// The live data keys the scan reads: those of `scanned` categories, for every month up to
-    /// the grant's last (a sample that starts before the period may reach into it; one that
+    /// The live data keys the scan reads: those of the categories whose lines come from the log
+    /// (raw and hourly grants, and trackers' categories: a tracker's unit is the day, its entries
+    /// are read whatever the granularity), for every month up to the grant's last (a sample that starts before the period may reach into it; one that
     /// starts after it cannot, since a key's month is its events' starting month in their own
     /// offset, the day `PeriodClip` compares).
     let keys: Set<UInt32>
@@ -28,14 +27,12 @@ struct ExportPlan {
         self.grants = grants
         self.erased = ErasedMonths(erased)
         self.since = since
-        let scanned = Set(grants.filter { $0.value.granularity != .daily || trackerCategories.contains($0.key) }.keys)
-        self.scanned = scanned
-        keys = Set(dataKeys.compactMap { key -> UInt32? in
-            guard key.erasedAt == nil, let label = DataLabel(bytes: key.label), scanned.contains(label.category),
-                  let grant = grants[label.category] else { return nil }
-            if let month = label.month, let last = grant.to, month > LocalMonth(last) { return nil }
-            return key.id
-        })
+        let scanned = grants.filter { $0.value.granularity != .daily || trackerCategories.contains($0.key) }
+        keys = Vault.liveKeys(dataKeys) { label in
+            guard let grant = scanned[label.category] else { return false }
+            if let month = label.month, let last = grant.to, month > LocalMonth(last) { return false }
+            return true
+        }
     }
 
     /// The grant of `category` when it is at `granularity`.

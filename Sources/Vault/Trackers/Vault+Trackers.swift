@@ -115,17 +115,10 @@ extension Vault {
 
     /// Every tracker entry of `categories`, in log order (only those categories' keys are read).
     func forEachTrackerEntry(categories: Set<HealthCategory>, _ body: (TrackerEntry) throws -> Void) throws {
-        let keys = Set(log.dataKeys.filter { key in
-            key.erasedAt == nil && DataLabel(bytes: key.label).map { categories.contains($0.category) } ?? false
-        }.map(\.id))
+        let keys = liveKeys(of: categories)
         guard !keys.isEmpty else { return }
-        var decoders: [UInt32: EventDecoder] = [:]
-        try log.readFrames(try tables.frames().filter { keys.contains($0.keyID) }) { frame in
-            let decoder = decoders[frame.keyID] ?? EventDecoder()
-            decoders[frame.keyID] = decoder
-            try frame.forEachEvent { index, bytes in
-                if case .trackerEntry(let entry)? = try decoder.decode(bytes, index: index) { try body(entry) }
-            }
+        try forEachEvent(sealedBy: keys) { _, event in
+            if case .trackerEntry(let entry) = event { try body(entry) }
         }
     }
 
