@@ -207,7 +207,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["BinaryCoding", "EventLog", "SecureMemory"]),
         // The one way test suites make a vault.
         .target(name: "VaultTestSupport", dependencies: ["Vault", "TestSupport"], path: "Tests/VaultTestSupport"),
-        .testTarget(name: "EventLogTests", dependencies: ["BinaryCoding", "EventLog", "SecureMemory", "TestSupport"]),
+        .testTarget(name: "EventLogTests", dependencies: ["EventLog", "SecureMemory", "TestSupport"]),
         .testTarget(name: "ProjectionTests", dependencies: [
             "HealthModel", "Projections", "Vault", "VaultEvents", "EventLog", "SecureMemory", "TestSupport", "VaultTestSupport", "SyntheticHealth",
         ]),
@@ -219,6 +219,11 @@ let package = Package(
         .testTarget(name: "EnvelopeTests", dependencies: ["Envelope", "SecureMemory"]),
         .testTarget(name: "ResearchBundleTests", dependencies: ["ResearchBundle", "HealthModel"]),
         .testTarget(name: "HandOffTests", dependencies: ["HandOff"]),
+        .testTarget(name: "BinaryCodingTests", dependencies: ["BinaryCoding"]),
+        .testTarget(name: "SecureMemoryTests", dependencies: ["SecureMemory"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "SecureMemory", "TestSupport"]),
+        .testTarget(name: "VaultEventsTests", dependencies: ["VaultEvents", "HealthModel"]),
+        .testTarget(name: "ReportTests", dependencies: ["Report", "Projections", "HealthModel", "ResearchBundle"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "StudyStoreTests", dependencies: ["StudyStore", "ResearchBundle", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "ImportersTests", dependencies: ["Importers", "HealthModel", "VaultEvents", "CByteScan", "TestSupport", "SyntheticHealth"]),

@@ -52,33 +52,4 @@ import VaultTestSupport
             crashPoint += 1
         }
     }
-
-    @Test func eventsRoundTripThroughTheirEncoding() throws {
-        let date = Date(timeIntervalSince1970: 1_732_320_000.123)
-        let encoder = EventEncoder()
-        let pushUps = Exercise(name: "push-ups", bodyParts: [.chest, .arms], motion: .strength)
-        let set = HealthTimestamp(seconds: 1_710_111_300, utcOffset: -25_200)
-        let events: [VaultEvent] = [
-            .vaultCreated(at: date, kdf: "moderate"), .passphraseChanged(at: Date(timeIntervalSince1970: -86_400.5)),
-            .exerciseDefined(ExerciseDefinition(at: date, exercise: Exercise(name: "Wall sit", bodyParts: [.legs, .fullBody], motion: .mobility))),
-            .practiceLogged(PracticeEntry(exercise: pushUps, repetitions: 20, seconds: 90, at: set)),
-            .practiceLogged(PracticeEntry(exercise: pushUps, repetitions: 0, seconds: 0, at: set)),
-            .practiceLogged(PracticeEntry(exercise: pushUps, repetitions: 12, seconds: nil, at: set)),
-        ]
-        for event in events {
-            let (bytes, _) = encoder.encode(event)
-            let decoded = try bytes.withUnsafeBytes { try EventDecoder().decode($0, index: 0) }
-            #expect(decoded == event)
-            // Every strict prefix is refused rather than misread.
-            for cut in 0..<bytes.count {
-                let error = #expect(throws: UndecodableEvent.self) {
-                    _ = try Array(bytes.prefix(cut)).withUnsafeBytes { try EventDecoder().decode($0, index: 7) }
-                }
-                #expect(error?.index == 7 && error?.reason.hasPrefix("truncated") == true, "cut at \(cut): \(String(describing: error))")
-            }
-        }
-        #expect(throws: UndecodableEvent(index: 3, reason: "unknown encoding version (written by a newer build?)")) {
-            _ = try [UInt8]([9, 1]).withUnsafeBytes { try EventDecoder().decode($0, index: 3) }
-        }
-    }
 }

@@ -1,9 +1,6 @@
-@testable import HealthModel
-import Projections
+import HealthModel
 import Testing
-@testable import Vault
-@testable import VaultEvents
-import VaultTestSupport
+import VaultEvents
 
 /// The names the log stores are fixed for ever (docs/event-encoding.md): a vault written today
 /// must decode in ten years whatever the enums become.

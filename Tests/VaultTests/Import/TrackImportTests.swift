@@ -10,7 +10,7 @@ import VaultTestSupport
 /// workout each, spanning the track, with its route and heart rate; TCX laps, time, distance and
 /// energy as the file sums them.
 @Suite struct TrackImportTests {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/tracks").path
 
     static var oracle: [String: [String: Any]] {

@@ -91,7 +91,7 @@ import VaultTestSupport
 /// The real payloads of `Tests/Fixtures/health-auto-export/` (README there: where from, licence,
 /// and the figures counted from them with python3's json module), against what the vault shows.
 @Suite struct AutoExportFixtureTests {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/health-auto-export").path
 
     @Test func aNightsTotalsOfTheFirstShape() throws {

@@ -2,7 +2,7 @@ import Foundation
 import SecureMemory
 import Testing
 import TestSupport
-@testable import Projections
+import SQLiteStore
 
 /// The page-encrypting VFS under real SQLite files: what SQLite reads back is what it wrote, at
 /// any page size; rollbacks and hot journals restore the pages; nothing on disk is readable.

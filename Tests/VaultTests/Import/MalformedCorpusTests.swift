@@ -9,7 +9,7 @@ import Vault
 /// log and its head record are byte for byte what they were. A file whose every record is
 /// rejected is refused so too (issue 36: it used to exit 0), its reasons in the error.
 @Suite struct MalformedCorpusTests {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fuzz/malformed").path
 
     struct Expectation: CustomStringConvertible {

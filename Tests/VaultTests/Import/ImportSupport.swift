@@ -10,7 +10,7 @@ import ZIPFoundation
 enum Fixtures {
     static let root: String = {
         let here = URL(fileURLWithPath: #filePath)
-        return here.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/apple-health").path
+        return here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/apple-health").path
     }()
 
     static func path(_ name: String) -> String { root + "/" + name }
@@ -20,7 +20,7 @@ enum Fixtures {
 /// The committed fixture vaults (`Tests/Fixtures/<name>/vault`, made by older builds; passphrase
 /// `fixture passphrase`), and the files beside them.
 enum FixtureVaults {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     /// `Tests/Fixtures/<name>/<file>`.
     static func path(_ name: String, _ file: String) -> String { root.appendingPathComponent(name + "/" + file).path }
