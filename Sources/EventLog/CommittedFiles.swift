@@ -38,10 +38,15 @@ public struct LiveKey: Equatable, Sendable {
 extension EventLog {
     /// Reads the committed state of the log in `directory` (`CommittedFiles`). Retries while a
     /// writer is between replacing the table and the head; throws what the last attempt found.
-    public static func committedFiles(in directory: String, masterKey: SecretKey,
+    ///
+    /// Without `masterKey` (a backup run without the passphrase) nothing is authenticated: the head
+    /// is parsed, the key table is the one it names by digest but is not opened (`liveKeys` is
+    /// empty), and whoever copies these files must not trust them; `backup verify` and `restore`
+    /// authenticate everything.
+    public static func committedFiles(in directory: String, masterKey: SecretKey?,
                                       fileSystem: any FileSystem = POSIXFileSystem()) throws -> CommittedFiles {
         let names = LogDirectory(directory)
-        let keyring = LogKeyring(masterKey: masterKey)
+        let keyring = masterKey.map { LogKeyring(masterKey: $0) }
         var lastProblem: Error = EventLogError.headRecordInvalid(path: names.head, reason: "missing")
         for attempt in 0..<50 {
             if attempt > 0 { usleep(20_000) }
@@ -49,7 +54,8 @@ extension EventLog {
                 guard let headBytes = try fileSystem.readFileIfPresent(names.head, limit: HeadRecord.size + 1) else {
                     throw EventLogError.headRecordInvalid(path: names.head, reason: "missing")
                 }
-                let head = try HeadRecord.decode(headBytes, key: keyring.headKey, path: names.head)
+                let head = try keyring.map { try HeadRecord.decode(headBytes, key: $0.headKey, path: names.head) }
+                    ?? HeadRecord.parseUnauthenticated(headBytes, path: names.head)
                 let log = try fileSystem.open(names.log, mode: .readOnly)
                 let header = try LogFileHeader.decode(try log.readBytes(at: 0, count: LogFormat.fileHeaderSize), path: names.log)
                 guard header.vaultID == head.vaultID else {
@@ -65,8 +71,10 @@ extension EventLog {
                     guard head.keyTables.contains(FrameCipher.digest(bytes)) else {
                         throw EventLogError.keyTableInvalid(path: names.keys, reason: "not the one the head record names")
                     }
-                    let opened = try KeyTable.open(bytes, vaultID: header.vaultID, tableKey: keyring.tableKey, path: names.keys)
-                    live = opened.entries.compactMap { $0.key == nil ? nil : LiveKey(id: $0.id, label: $0.label) }
+                    if let keyring {
+                        let opened = try KeyTable.open(bytes, vaultID: header.vaultID, tableKey: keyring.tableKey, path: names.keys)
+                        live = opened.entries.compactMap { $0.key == nil ? nil : LiveKey(id: $0.id, label: $0.label) }
+                    }
                     table = bytes
                 }
                 // The head read again: unchanged, the table and the log handle belong to it.
@@ -85,10 +93,24 @@ extension EventLog {
 
     /// The position and last frame's offset a head record's bytes name (a backup's), authenticated
     /// with the master key.
-    public static func headPosition(of bytes: [UInt8], masterKey: SecretKey, path: String) throws -> (position: LogPosition, lastFrameOffset: UInt64) {
-        let head = try HeadRecord.decode(bytes, key: LogKeyring(masterKey: masterKey).headKey, path: path)
+    /// Without `masterKey`, unauthenticated (see `committedFiles`).
+    public static func headPosition(of bytes: [UInt8], masterKey: SecretKey?, path: String) throws -> (position: LogPosition, lastFrameOffset: UInt64) {
+        let head = try masterKey.map { try HeadRecord.decode(bytes, key: LogKeyring(masterKey: $0).headKey, path: path) }
+            ?? HeadRecord.parseUnauthenticated(bytes, path: path)
         return (head.committed, head.lastFrameOffset)
     }
+
+    /// The vault id the log file in `directory` begins with (unauthenticated); nil when there is
+    /// no log or its header is not one.
+    public static func vaultID(in directory: String, fileSystem: any FileSystem = POSIXFileSystem()) throws -> [UInt8]? {
+        let names = LogDirectory(directory)
+        guard fileSystem.exists(names.log) else { return nil }
+        let log = try fileSystem.open(names.log, mode: .readOnly)
+        return try? LogFileHeader.decode(try log.readBytes(at: 0, count: LogFormat.fileHeaderSize), path: names.log).vaultID
+    }
+
+    /// The digest a head record names a key table's bytes by (BLAKE2b-256).
+    public static func digest(ofKeyTable bytes: [UInt8]) -> [UInt8] { FrameCipher.digest(bytes) }
 
     /// The live data keys of a key table's bytes (a backup's), opened with the master key.
     public static func liveKeys(ofKeyTable bytes: [UInt8], vaultID: [UInt8], masterKey: SecretKey, path: String) throws -> [LiveKey] {

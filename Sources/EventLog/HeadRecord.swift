@@ -54,6 +54,14 @@ struct HeadRecord: Equatable {
         let mac = FrameCipher.mac(body, key: key)
         let macMatches = mac.withUnsafeBytes { a in bytes.suffix(32).withUnsafeBytes { b in Sodium.constantTimeEqual(a, b) } }
         guard macMatches else { throw invalid("authentication failed: written by another vault or altered") }
+        return try parseUnauthenticated(bytes, path: path)
+    }
+
+    /// The record's fields without checking its tag: for a reader without the master key (a
+    /// backup run without the passphrase), which copies what it names and trusts none of it.
+    static func parseUnauthenticated(_ bytes: [UInt8], path: String) throws -> HeadRecord {
+        func invalid(_ reason: String) -> EventLogError { .headRecordInvalid(path: path, reason: reason) }
+        guard bytes.count == size || bytes.count == sizeV1, bytes.prefix(8).elementsEqual(magic) else { throw invalid("not a head record") }
         return try bytes.withUnsafeBytes { raw in
             var reader = ByteReader(raw)
             _ = reader.readBytes(8)

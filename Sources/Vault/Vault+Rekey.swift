@@ -18,7 +18,7 @@ extension Vault {
     /// What a committed rekey moves into place, in this order: the keyslot last, so that until
     /// it moves the old passphrase and key still open whatever has not moved yet.
     static let rekeyFiles = ["events.log", "keys.sealed", "events.head", identityFileName, serverCredentialsFileName, BackupRegistry.fileName,
-                             "keyslot"]
+                             PendingBackupRuns.publicKeyFileName, "keyslot"]
     /// What a re-key replaced besides the master key: everything an old keyslot opened that
     /// would still act for the vault.
     public struct RekeyOutcome: Sendable, Equatable {
@@ -75,8 +75,10 @@ extension Vault {
         // Its lock is held from here until the new list is in place, so that a run recording
         // itself meanwhile is not lost under the list sealed before it.
         return try holdingRegistryLock(in: directory, fileSystem: fileSystem) {
-            let backups = try BackupRegistry.read(in: directory, vaultID: vaultID, masterKey: vault.masterKey, fileSystem: fileSystem)
+            // With the runs made without the passphrase in it: their records are sealed to the old key.
+            let backups = try vault.backupRegistry()
             if !backups.entries.isEmpty { try backups.write(in: staging, log: newLog, masterKey: newKey, fileSystem: fileSystem) }
+            try PendingBackupRuns.writePublicKey(in: staging, vaultID: vaultID, masterKey: newKey, fileSystem: fileSystem)
             // The server's certificate and key are not carried over (`moveCommitted` removes them).
             let current = try Keyslot.read(from: keyslotPath(in: directory), fileSystem: fileSystem)
             let keyslot = try Keyslot.seal(masterKey: newKey, vaultID: vaultID, passphrase: new, kdf: kdf ?? current.kdf)
@@ -88,6 +90,8 @@ extension Vault {
             try fileSystem.rename(staging, to: directory + "/" + rekeyCommitted)
             try fileSystem.syncDirectory(directory)
             try moveCommitted(directory + "/" + rekeyCommitted, files: rekeyFiles, in: directory, fileSystem: fileSystem)
+            // In the new list now (a crash before this leaves records no key opens: they are dropped).
+            try PendingBackupRuns.remove(in: directory, fileSystem: fileSystem)
             return RekeyOutcome(oldFingerprint: oldIdentity.fingerprint, newFingerprint: identity.fingerprint, unpairedApps: apps,
                                 droppedServerCertificate: hadCertificate)
         }

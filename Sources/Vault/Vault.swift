@@ -28,6 +28,7 @@ public final class Vault {
     /// Files a crashed `init` may leave behind without a keyslot; they hold nothing recoverable.
     static let initLeftovers: Set<String> = [
         "events.log", "events.head", "events.head.tmp", "events.lock", "keys.sealed", "keys.sealed.tmp", "keyslot.tmp", identityFileName,
+        PendingBackupRuns.publicKeyFileName, PendingBackupRuns.publicKeyFileName + ".tmp",
     ]
 
     /// Whether `name` is something a crashed `init` may leave (the identity's temporary names too).
@@ -69,6 +70,8 @@ public final class Vault {
         let identity = VaultIdentity.generate()
         try vault.append([.vaultCreated(at: now, kdf: kdfName), .identityRecorded(IdentityRecord(identity, reason: .created, at: now))])
         try vault.writeIdentity(identity, to: vault.identityPath)
+        // The key runs of `backup` without the passphrase record themselves to (docs/backup.md).
+        try PendingBackupRuns.writePublicKey(in: directory, vaultID: vaultID, masterKey: masterKey, fileSystem: fileSystem)
         let keyslot = try Keyslot.seal(masterKey: masterKey, vaultID: vaultID, passphrase: passphrase, kdf: kdf)
         try keyslot.write(to: keyslotPath, fileSystem: fileSystem)
         return vault

@@ -4,8 +4,9 @@ import SyntheticHealth
 
 extension VaultBench {
     /// Issue 37's targets, measured as a person runs the commands: the first `vaultctl backup`
-    /// of a vault of `days` generated days against `cp -r` of the same directory; a backup after
-    /// one companion post against `vaultctl backup list` (the same open and unlock, no copy); and
+    /// of a vault of `days` generated days against `cp -r` of the same directory (and `cp -r` +
+    /// `sync`, as durable as a backup); a backup after one companion post, beside `vaultctl backup
+    /// list` (an open and unlock, no copy: a run needs them only when the key table changed); and
     /// how long `serve --backup` takes to ship a commit while 16 phones post, read from outside:
     /// the time from a head record appearing in the vault to the same bytes appearing in the
     /// backup's current state.
@@ -15,7 +16,7 @@ extension VaultBench {
             abstract: "Time `vaultctl backup` (first, after one post) against `cp -r`, and `serve --backup`'s lag under load (issue 37).")
 
         @Option(help: "Days the vault's generated export covers.") var days = 3650
-        @Option(help: "Timed passes of the first backup and of cp -r; the median is reported.") var passes = 3
+        @Option(help: "Timed passes of the first backup and of cp -r; the median is reported.") var passes = 5
         @Option(help: "Concurrent phones posting while `serve --backup` ships.") var clients = 16
         @Option(help: "Seconds of load for the lag.") var seconds = 20.0
         @Option(help: "Work directory (the export is generated once and kept there).") var work = ".build/bench"
@@ -49,9 +50,11 @@ extension VaultBench {
             var firstTimes: [Double] = [], copyTimes: [Double] = [], copySyncTimes: [Double] = []
             for _ in 0..<passes {
                 try? FileManager.default.removeItem(atPath: copy)
-                copyTimes.append(try timedFromHere("/bin/cp", ["-r", vault, copy]).seconds)
+                // Timed as vaultctl is (a process started from here, waited for): /usr/bin/time's
+                // extra process and pipe would add to the anchor's time alone.
+                copyTimes.append(try VaultctlProcess("/bin/cp").time(["-r", vault, copy]))
                 try? FileManager.default.removeItem(atPath: copy)
-                copySyncTimes.append(try timedFromHere("/bin/sh", ["-c", "cp -r '\(vault)' '\(copy)' && sync"]).seconds)
+                copySyncTimes.append(try VaultctlProcess("/bin/sh").time(["-c", "cp -r '\(vault)' '\(copy)' && sync"]))
                 // A new backup each pass, in a folder made for it (a destination gone since its last
                 // run is refused as an unmounted disk).
                 try? FileManager.default.removeItem(atPath: dest)
@@ -60,8 +63,9 @@ extension VaultBench {
             }
             let first = median(firstTimes), cp = median(copyTimes), cpSync = median(copySyncTimes)
             print("")
-            print("first backup   \(first.formatted(2)) s (whole command, median of \(passes)); cp -r \(cp.formatted(2)) s, cp -r + sync \(cpSync.formatted(2)) s")
-            print("               ratio \((first / cp).formatted(2))x cp -r, \((first / cpSync).formatted(2))x cp -r + sync (target <= 1.5x cp -r)")
+            print("first backup   \(first.formatted(3)) s (whole command, median of \(passes)); cp -r \(cp.formatted(3)) s, cp -r + sync \(cpSync.formatted(3)) s")
+            print("               ratio \((first / cp).formatted(2))x cp -r, \((first / cpSync).formatted(2))x cp -r + sync (target <= 1.5x cp -r; "
+                  + "the backup is durable when it exits, as cp -r + sync is)")
 
             // One companion post's commit (the same path as `serve`'s: a Yappi batch of 24 minutes), then a backup.
             try Data(ServeBench.post(index: 0, batch: 24).utf8).write(to: URL(fileURLWithPath: post))
@@ -76,8 +80,8 @@ extension VaultBench {
             var listTimes: [Double] = []
             for _ in 0..<passes { listTimes.append(try cli.time(args(["backup", "list"]))) }
             let list = median(listTimes)
-            print("after 1 post   \((incremental * 1000).formatted(0)) ms whole command; `backup list` (same open and unlock, no copy) \((list * 1000).formatted(0)) ms:"
-                  + " the run itself \(((incremental - list) * 1000).formatted(0)) ms (target <= 100 ms)")
+            print("after 1 post   \((incremental * 1000).formatted(0)) ms whole command (target <= 100 ms); `backup list` (an open and unlock, no copy) "
+                  + "\((list * 1000).formatted(0)) ms")
             print("               \(written) bytes written for \(newFrames) bytes of new frames and \(small) of small files: "
                   + "\((Double(written) / Double(2 * newFrames + small)).formatted(2)) of the target's 2x frames + small files")
 

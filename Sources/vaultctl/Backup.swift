@@ -25,8 +25,18 @@ extension Vaultctl {
             }
 
             func execute() throws {
-                let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase())
-                let run = try opened.backup(to: destination)
+                // Only ciphertext is copied: the passphrase is asked for when the run must decide
+                // something only the key tells (docs/backup.md, "Runs without the passphrase").
+                let run: BackupRun
+                switch try Vault.backupWithoutPassphrase(of: vault.directory, to: destination) {
+                case .done(let done):
+                    run = done
+                case .needsPassphrase(let reason):
+                    if vault.passphraseFile == nil, getenv("HEALTHVAULT_PASSPHRASE") == nil, isatty(STDIN_FILENO) == 1 {
+                        Console.note("the passphrase is needed: \(reason)")
+                    }
+                    run = try Vault.open(at: vault.directory, passphrase: try vault.passphrase()).backup(to: destination)
+                }
                 if json {
                     try Console.json(Output(destination: run.destination, position: run.position, bytesWritten: run.bytesWritten,
                                             erasuresApplied: run.erasuresApplied))
@@ -52,7 +62,13 @@ extension Vaultctl {
             }
 
             func execute() throws {
-                let rows = try Vault.open(at: vault.directory, passphrase: try vault.passphrase()).backupDestinations().map {
+                let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase())
+                let notOpened = try opened.backupRunsNotOpened()
+                if notOpened > 0 {
+                    Console.note("warning: \(notOpened) record(s) of backups made without the passphrase could not be opened (backups.pub was altered, "
+                                 + "or a re-key was interrupted); those runs are missing below until the next `vaultctl backup DEST` to each backup")
+                }
+                let rows = try opened.backupDestinations().map {
                     Output(destination: $0.destination, lastRun: ISO8601DateFormatter().string(from: $0.lastRun), position: $0.position,
                            bytes: $0.bytes, holdsErasedKeys: $0.holdsErasedKeys)
                 }

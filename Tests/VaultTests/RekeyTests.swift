@@ -52,7 +52,7 @@ import VaultTestSupport
 
         try Vault.rekey(at: path, from: passphrase(Self.old), to: passphrase(Self.new))
         #expect(try FileManager.default.contentsOfDirectory(atPath: path).sorted()
-                == ["backups.sealed.lock", "events.head", "events.lock", "events.log", "identity.sealed", "keys.sealed", "keyslot"])  // the image, under the old key, is gone
+                == ["backups.pub", "backups.sealed.lock", "events.head", "events.lock", "events.log", "identity.sealed", "keys.sealed", "keyslot"])  // the image, under the old key, is gone
         let vault = try Vault.open(at: path, passphrase: passphrase(Self.new))
         let after = Contents(try vault.allEvents().map(\.event))
         #expect(after.audit.map(\.kind) == before.contents.audit.map(\.kind) + ["rekey", "identity"] && after.data == before.contents.data)

@@ -65,4 +65,27 @@ import Testing
         let damaged = try run(["backup", "verify", destination])
         #expect(damaged.status != 0 && damaged.stdout.hasPrefix("DAMAGED: ") && damaged.stdout.contains("offset"), "\(damaged.stdout)\(damaged.stderr)")
     }
+
+    /// A run as a timer or a script runs it, with no passphrase anywhere: into a folder that exists
+    /// it backs up, and `backup list` (with the passphrase) knows it; where it must ask (a folder
+    /// that does not exist: only the list says whether it is a disk not mounted) and cannot, it
+    /// says how to give one, and makes nothing.
+    @Test func aRunWithoutAnyPassphraseBacksUpAndSaysWhenItNeedsOne() throws {
+        let vault = try CLIVault()
+        #expect(try vault.run(["practice", "squats", "--reps", "10", "--at", "2024-01-10 08:00"]).status == 0)
+        let destination = vault.file("nas")
+        try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false)
+        let first = try #require(try object(vault.cli.run(["backup", destination, "--json", "--vault", vault.path])) as? [String: Any])
+        #expect(first["destination"] as? String == destination && first["erasuresApplied"] as? Int == 0 && (first["position"] as? Int ?? 0) > 2)
+        let list = try #require(try object(vault.run(["backup", "list", "--json"])) as? [[String: Any]])
+        #expect(list.map { $0["destination"] as? String } == [destination] && list.map { $0["position"] as? Int } == [first["position"] as? Int])
+        let verified = try vault.run(["backup", "verify", destination])
+        #expect(verified.status == 0 && verified.stdout.hasPrefix("ok: "), "\(verified.stdout)\(verified.stderr)")
+
+        let gone = vault.file("gone")
+        let missing = try vault.cli.run(["backup", gone, "--vault", vault.path])
+        #expect(missing.status != 0 && missing.stderr.contains("no passphrase given and no terminal to ask on: pass --passphrase-file FILE or set HEALTHVAULT_PASSPHRASE"),
+                "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: gone))
+    }
 }

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import SecureMemory
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,36 +35,93 @@ extension Vault {
     /// a new state that one rename commits. Only ciphertext leaves; nothing of the vault is locked.
     @discardableResult
     public func backup(to destination: String, now: Date = Date()) throws -> BackupRun {
-        let path = Self.absolute(destination)
-        let vaultPath = Self.absolute(directory)
-        guard path != vaultPath, !path.hasPrefix(vaultPath + "/"), !vaultPath.hasPrefix(path + "/") else {
-            throw BackupError.insideVault(path: path)
-        }
+        let path = try Self.backupPath(destination, of: directory)
         let dest = BackupDestination(path: path, fileSystem: fileSystem)
         if try !dest.check(vaultID: log.vaultID) {
             // A destination backed up to before that holds no backup now: most likely the disk is
             // not mounted and this is its empty mount point's folder on the internal disk.
-            let known = try BackupRegistry.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
+            let known = try backupRegistry()
             if !fileSystem.exists(path), known.entries.contains(where: { $0.path == path }) { throw BackupError.backupMissing(path: path) }
-            // Made only inside a folder that exists: an unplugged disk's mount point is not written to.
-            guard fileSystem.exists(directoryName(of: path)) else {
-                throw BackupError.cannotWrite(path: path, reason: "its folder \(directoryName(of: path)) does not exist: is the disk mounted?")
-            }
-            try Self.writing(path) {
-                if !fileSystem.exists(path) {
-                    try fileSystem.createDirectory(path)
-                    try fileSystem.syncDirectory(directoryName(of: path))
-                }
-                try fileSystem.replaceAtomically(dest.file(BackupDestination.markerName), with: BackupDestination.marker(vaultID: log.vaultID))
-            }
+            try Self.startBackup(at: dest, vaultID: log.vaultID)
         }
-        let lock = try Self.writing(path) { try fileSystem.open(dest.file(BackupDestination.lockName), mode: .createIfMissing) }
+        let copy = try Self.copyCommittedState(of: directory, vaultID: log.vaultID, masterKey: masterKey, into: dest) { _, _ in nil }!
+        let erasures = try updateRegistry(path: path) { registry in
+            // What the previous backup held: its key table opened, else what the list says.
+            let before = copy.previousKeyTable.flatMap { try? EventLog.liveKeys(ofKeyTable: $0, vaultID: log.vaultID, masterKey: masterKey, path: path) }
+                ?? registry.entries.first { $0.path == path }?.liveKeys
+                ?? []
+            registry.entries.removeAll { $0.path == path }
+            registry.entries.append(BackupRegistry.Entry(path: path, lastRun: Int64((now.timeIntervalSince1970 * 1000).rounded()),
+                                                         eventCount: copy.position.eventCount, offset: copy.position.offset,
+                                                         bytes: (try? dest.size()) ?? 0, liveKeys: copy.liveKeys))
+            // What the previous backup held that this run's key table no longer holds live: by id, or
+            // by label when a re-key gave every key a new id since.
+            let nowIDs = Set(copy.liveKeys.map(\.id)), nowLabels = Set(copy.liveKeys.map(\.label))
+            let renumbered = !before.isEmpty && before.allSatisfy { !nowIDs.contains($0.id) }
+            return before.filter { renumbered ? !nowLabels.contains($0.label) : !nowIDs.contains($0.id) }.count
+        }
+        return BackupRun(destination: path, position: copy.position.eventCount, bytesWritten: copy.written, erasuresApplied: erasures,
+                         copiedWhole: copy.copiedWhole)
+    }
+
+    /// `destination` made absolute, refused when it is the vault or inside it (or the reverse).
+    static func backupPath(_ destination: String, of directory: String) throws -> String {
+        let path = absolute(destination)
+        let vaultPath = absolute(directory)
+        guard path != vaultPath, !path.hasPrefix(vaultPath + "/"), !vaultPath.hasPrefix(path + "/") else {
+            throw BackupError.insideVault(path: path)
+        }
+        return path
+    }
+
+    /// Makes `dest` a backup of the vault: its folder (only inside one that exists: an unplugged
+    /// disk's mount point is not written to) and its marker.
+    static func startBackup(at dest: BackupDestination, vaultID: [UInt8]) throws {
+        let fileSystem = dest.fileSystem, path = dest.path
+        guard fileSystem.exists(directoryName(of: path)) else {
+            throw BackupError.cannotWrite(path: path, reason: "its folder \(directoryName(of: path)) does not exist: is the disk mounted?")
+        }
+        try writing(path) {
+            if !fileSystem.exists(path) {
+                try fileSystem.createDirectory(path)
+                try fileSystem.syncDirectory(directoryName(of: path))
+            }
+            try fileSystem.replaceAtomically(dest.file(BackupDestination.markerName), with: BackupDestination.marker(vaultID: vaultID))
+        }
+    }
+
+    /// What one run copied.
+    struct BackupCopy {
+        var position: LogPosition
+        var written: UInt64
+        var copiedWhole: Bool
+        /// The key table the destination's previous state held, and the one this run copied.
+        var previousKeyTable: [UInt8]?
+        var keyTable: [UInt8]?
+        /// The copied table's live keys (empty without the master key, which opens it).
+        var liveKeys: [LiveKey]
+    }
+
+    /// Copies the committed state of the vault at `directory` into `dest` (a backup of it, its
+    /// marker in place), holding the destination's lock: the log from where the backup's ended
+    /// (whole when that is not the vault's), a new state of the small files, `CURRENT` renamed
+    /// over, and what no state names removed. Without `masterKey` nothing read is authenticated
+    /// (`backup verify` and `restore` are what authenticate a backup).
+    ///
+    /// `refusal` sees the previous state's key table and the vault's, under the lock and before
+    /// anything is written: a reason returned stops the run (nil is returned).
+    static func copyCommittedState(of directory: String, vaultID: [UInt8], masterKey: SecretKey?, into dest: BackupDestination,
+                                   refusal: (_ previousKeyTable: [UInt8]?, _ keyTable: [UInt8]?) -> String?) throws -> BackupCopy? {
+        let fileSystem = dest.fileSystem, path = dest.path
+        let lock = try writing(path) { try fileSystem.open(dest.file(BackupDestination.lockName), mode: .createIfMissing) }
         guard try lock.tryLockExclusive() else { throw BackupError.busy(path: path) }
         defer { try? lock.unlock() }
 
-        let source = try committedSnapshot()
+        let source = try committedSnapshot(of: directory, masterKey: masterKey, fileSystem: fileSystem)
+        guard source.log.vaultID == vaultID else { throw BackupError.otherVault(path: directory) }
         let previous = try dest.current()
         let previousFiles = try previous.map { try dest.stateContents($0) }
+        if refusal(previousFiles?["keys.sealed"], source.files["keys.sealed"]) != nil { return nil }
         // The log goes on where the backup's ended when its last frame is the vault's, byte for byte
         // (the frame's chain hash covers every frame before it); else it is copied whole.
         var from: UInt64 = 0
@@ -92,12 +150,12 @@ extension Vault {
         var committed = false
         let target = dest.file(state.logName)
         do {
-            try Self.writing(path) {
+            try writing(path) {
                 if from == 0, fileSystem.exists(target) { try fileSystem.remove(target) }
                 let out = try fileSystem.open(target, mode: .createIfMissing)
                 // Bytes past the backup's position are an unfinished run's.
                 try out.truncate(to: from)
-                written += try Self.copy(from: source.log.log, range: from..<source.log.position.offset, to: out)
+                written += try copy(from: source.log.log, range: from..<source.log.position.offset, to: out)
                 try out.sync()
                 if from == 0 { try fileSystem.syncDirectory(path) }
                 try dest.writeState(state, files: source.files)
@@ -122,22 +180,8 @@ extension Vault {
             try? fileSystem.remove(dest.file(BackupDestination.currentName) + ".tmp")
             throw error
         }
-        let erasures = try updateRegistry(path: path) { registry in
-            let before = registry.entries.first { $0.path == path }?.liveKeys
-                ?? (previousFiles?["keys.sealed"]).flatMap { try? EventLog.liveKeys(ofKeyTable: $0, vaultID: log.vaultID, masterKey: masterKey, path: path) }
-                ?? []
-            registry.entries.removeAll { $0.path == path }
-            registry.entries.append(BackupRegistry.Entry(path: path, lastRun: Int64((now.timeIntervalSince1970 * 1000).rounded()),
-                                                         eventCount: source.log.position.eventCount, offset: source.log.position.offset,
-                                                         bytes: (try? dest.size()) ?? 0, liveKeys: source.log.liveKeys))
-            // What the previous backup held that this run's key table no longer holds live: by id, or
-            // by label when a re-key gave every key a new id since.
-            let nowIDs = Set(source.log.liveKeys.map(\.id)), nowLabels = Set(source.log.liveKeys.map(\.label))
-            let renumbered = !before.isEmpty && before.allSatisfy { !nowIDs.contains($0.id) }
-            return before.filter { renumbered ? !nowLabels.contains($0.label) : !nowIDs.contains($0.id) }.count
-        }
-        return BackupRun(destination: path, position: source.log.position.eventCount, bytesWritten: written, erasuresApplied: erasures,
-                         copiedWhole: from == 0)
+        return BackupCopy(position: source.log.position, written: written, copiedWhole: from == 0, previousKeyTable: previousFiles?["keys.sealed"],
+                          keyTable: source.files["keys.sealed"], liveKeys: source.log.liveKeys)
     }
 
     /// What changes with every commit to the vault at `directory`, read without the passphrase (the
@@ -148,7 +192,7 @@ extension Vault {
 
     /// Every destination backed up to, with whether it still holds keys of months erased since.
     public func backupDestinations() throws -> [BackupDestinationRow] {
-        let registry = try BackupRegistry.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
+        let registry = try backupRegistry()
         let keys = log.dataKeys
         return registry.entries.sorted { $0.path < $1.path }.map { entry in
             BackupDestinationRow(destination: entry.path, lastRun: Date(timeIntervalSince1970: Double(entry.lastRun) / 1000),
@@ -157,10 +201,27 @@ extension Vault {
         }
     }
 
+    /// Records of runs made without the passphrase that no key of this vault opens (`backups.pub`
+    /// altered, or records a re-key that crashed after its commit left under the old key): the runs
+    /// they stand for are not in the list until the next run with the key to each destination.
+    public func backupRunsNotOpened() throws -> Int {
+        try PendingBackupRuns.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem).unreadable
+    }
+
+    /// The list of destinations with the runs made without the passphrase in it
+    /// (`PendingBackupRuns`).
+    func backupRegistry() throws -> BackupRegistry {
+        var registry = try BackupRegistry.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
+        let pending = try PendingBackupRuns.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
+        let table = try fileSystem.readFileIfPresent(directory + "/keys.sealed", limit: 64 << 20)
+        registry.merge(pending.runs, vaultKeys: log.dataKeys, currentKeyTableDigest: table.map(EventLog.digest(ofKeyTable:)))
+        return registry
+    }
+
     /// The files a backup takes, consistent with one another: the log's committed state and the
     /// keyslot, identity and server credentials of the same moment (a re-key, which moves them
     /// all, makes it read again).
-    private func committedSnapshot() throws -> (log: CommittedFiles, files: [String: [UInt8]]) {
+    static func committedSnapshot(of directory: String, masterKey: SecretKey?, fileSystem: any FileSystem) throws -> (log: CommittedFiles, files: [String: [UInt8]]) {
         let names = BackupDestination.stateFiles.filter { !["events.head", "keys.sealed"].contains($0) }
         var lastProblem: Error = BackupError.damaged(path: directory, reason: "changed while it was read")
         for attempt in 0..<20 {
@@ -175,7 +236,7 @@ extension Vault {
                 let committed = try EventLog.committedFiles(in: directory, masterKey: masterKey, fileSystem: fileSystem)
                 let after = try smallFiles()
                 let head = try fileSystem.readFileIfPresent(directory + "/events.head", limit: 4096)
-                guard before == after, head == committed.head, !fileSystem.exists(directory + "/" + Self.rekeyCommitted) else { continue }
+                guard before == after, head == committed.head, !fileSystem.exists(directory + "/" + rekeyCommitted) else { continue }
                 var files = after
                 files["events.head"] = committed.head
                 files["keys.sealed"] = committed.keyTable
@@ -188,12 +249,15 @@ extension Vault {
     }
 
     /// Reads, changes and writes the list of destinations under its own lock (backups to two
-    /// destinations may run at once).
+    /// destinations may run at once); the runs made without the passphrase go into it, and their
+    /// records with it, and `backups.pub` is put right when it is not this key's.
     private func updateRegistry<T>(path: String, _ change: (inout BackupRegistry) throws -> T) throws -> T {
         try Self.holdingRegistryLock(in: directory, fileSystem: fileSystem) {
-            var registry = try BackupRegistry.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
+            var registry = try backupRegistry()
             let result = try change(&registry)
             try registry.write(in: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
+            try PendingBackupRuns.remove(in: directory, fileSystem: fileSystem)
+            try PendingBackupRuns.writePublicKey(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
             return result
         }
     }

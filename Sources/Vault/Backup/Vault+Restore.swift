@@ -6,6 +6,12 @@ extension Vault {
     /// The committed state of the backup at `destination` as a read-only vault directory
     /// (`BackupView`), with the passphrase that opens it (the one in force at its last run).
     static func backupView(at destination: String, passphrase: Passphrase, fileSystem: any FileSystem) throws -> BackupView {
+        try openedBackupView(at: destination, passphrase: passphrase, fileSystem: fileSystem).view
+    }
+
+    /// `backupView`, with the master key the passphrase unlocked.
+    static func openedBackupView(at destination: String, passphrase: Passphrase,
+                                 fileSystem: any FileSystem) throws -> (view: BackupView, masterKey: SecretKey, vaultID: [UInt8]) {
         let dest = BackupDestination(path: absolute(destination), fileSystem: fileSystem)
         guard let marker = try fileSystem.readFileIfPresent(dest.file(BackupDestination.markerName), limit: 64), marker.count == 28 else {
             throw BackupError.noBackup(path: dest.path)
@@ -17,7 +23,7 @@ extension Vault {
         let preliminary = BackupView(dest, state: state, logLength: UInt64.max)
         let masterKey = try unlock(directory: BackupView.root, passphrase: passphrase, fileSystem: preliminary)
         let (position, _) = try EventLog.headPosition(of: files["events.head"]!, masterKey: masterKey, path: dest.stateFile(state, "events.head"))
-        return BackupView(dest, state: state, logLength: position.offset)
+        return (BackupView(dest, state: state, logLength: position.offset), masterKey, Array(marker.suffix(16)))
     }
 
     /// Checks a backup as `verify` checks a vault: every frame authenticated and chained up to the
@@ -59,7 +65,7 @@ extension Vault {
 
     private static func restoreUnlocked(from destination: String, to directory: String, passphrase: Passphrase,
                                         fileSystem: any FileSystem) throws -> VerificationReport {
-        let view = try backupView(at: destination, passphrase: passphrase, fileSystem: fileSystem)
+        let (view, masterKey, vaultID) = try openedBackupView(at: destination, passphrase: passphrase, fileSystem: fileSystem)
         let before = try verify(at: BackupView.root, passphrase: passphrase, fileSystem: view)
         guard before.isOK else { return before }
         let created = !fileSystem.exists(directory)
@@ -76,6 +82,8 @@ extension Vault {
                 try bytes.withUnsafeBytes { try file.write(at: 0, $0) }
                 try file.fullSync()
             }
+            // The key runs of `backup` without the passphrase record themselves to (a public key).
+            try PendingBackupRuns.writePublicKey(in: directory, vaultID: vaultID, masterKey: masterKey, fileSystem: fileSystem)
             try fileSystem.syncDirectory(directory)
             let after = try verify(at: directory, passphrase: passphrase, fileSystem: fileSystem)
             guard after.isOK else { throw BackupError.damaged(path: directory, reason: after.problems.joined(separator: "; ")) }

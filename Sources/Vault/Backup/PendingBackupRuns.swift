@@ -1,0 +1,163 @@
+import BinaryCoding
+import Envelope
+import EventLog
+import Foundation
+import SecureMemory
+
+/// Backup runs made without the passphrase (docs/backup.md, "Runs without the passphrase").
+///
+/// Such a run cannot open the list of destinations (`backups.sealed`, under the master key), so
+/// it appends a record of itself to `backups.pending`, sealed (`crypto_box_seal`) to the vault's
+/// backup-run public key (`backups.pub`, beside it in the clear: a public key says nothing). The
+/// next command holding the master key opens the records into the list; the list written, the
+/// file goes.
+///
+/// ```
+/// backups.pub      magic "HVBKPUB1" (8) || vault id (16) || X25519 public key (32)
+/// backups.pending  records, each: length u32 LE || crypto_box_seal(run)
+/// run              magic "HVBKRUN1" (8) || vault id (16) || last run i64 (ms since 1970)
+///                  || events u64 || log offset u64 || bytes u64 || key table's BLAKE2b-256 (32)
+///                  || path length u32 || path (UTF-8)
+/// ```
+enum PendingBackupRuns {
+    static let fileName = "backups.pending"
+    static let publicKeyFileName = "backups.pub"
+    static let publicKeyMagic: [UInt8] = Array("HVBKPUB1".utf8)
+    static let recordMagic: [UInt8] = Array("HVBKRUN1".utf8)
+    /// Records past this size are not a run's (a path is at most 64 KiB).
+    static let maximumRecord = 1 << 17
+
+    /// One run, as recorded.
+    struct Run: Equatable {
+        var path: String
+        var lastRun: Int64
+        var eventCount: UInt64
+        var offset: UInt64
+        var bytes: UInt64
+        /// The digest of the key table the run copied (`EventLog.digest(ofKeyTable:)`).
+        var keyTableDigest: [UInt8]
+    }
+
+    /// The key pair records are sealed to, derived from the master key (its own purpose).
+    static func keyPair(masterKey: SecretKey) throws -> BoxKeyPair {
+        let seed = masterKey.derive(subkeyID: 1, context: "hvbkruns")
+        return try seed.withUnsafeBytes { try BoxKeyPair(secretKey: SecureBytes(copying: $0)) }
+    }
+
+    static func publicKeyFile(vaultID: [UInt8], publicKey: [UInt8]) -> [UInt8] { publicKeyMagic + vaultID + publicKey }
+
+    /// Writes `backups.pub` into `directory` unless it already holds this key's.
+    static func writePublicKey(in directory: String, vaultID: [UInt8], masterKey: SecretKey, fileSystem: any FileSystem) throws {
+        let expected = publicKeyFile(vaultID: vaultID, publicKey: try keyPair(masterKey: masterKey).publicKey)
+        let path = directory + "/" + publicKeyFileName
+        guard try fileSystem.readFileIfPresent(path, limit: 4096) != expected else { return }
+        try fileSystem.replaceAtomically(path, with: expected)
+    }
+
+    /// The public key `backups.pub` holds for `vaultID`; nil when it is missing, malformed or
+    /// another vault's (a run then needs the passphrase).
+    static func publicKey(in directory: String, vaultID: [UInt8], fileSystem: any FileSystem) -> [UInt8]? {
+        guard let bytes = try? fileSystem.readFileIfPresent(directory + "/" + publicKeyFileName, limit: 4096),
+              bytes.count == 8 + 16 + BoxKeyPair.publicKeyBytes, bytes.prefix(8).elementsEqual(publicKeyMagic),
+              Array(bytes[8..<24]) == vaultID else { return nil }
+        return Array(bytes.suffix(BoxKeyPair.publicKeyBytes))
+    }
+
+    static func encoded(_ run: Run, vaultID: [UInt8]) -> [UInt8] {
+        var w = ByteWriter()
+        w.write(recordMagic)
+        w.write(vaultID)
+        w.write(run.lastRun)
+        w.write(run.eventCount)
+        w.write(run.offset)
+        w.write(run.bytes)
+        w.write(run.keyTableDigest)
+        let path = Array(run.path.utf8)
+        w.write(UInt32(path.count))
+        w.write(path)
+        return w.bytes
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, vaultID: [UInt8]) -> Run? {
+        var r = ByteReader(bytes)
+        guard r.readBytes(8) == recordMagic, r.readBytes(16) == vaultID, let lastRun = r.read(Int64.self),
+              let events = r.read(UInt64.self), let offset = r.read(UInt64.self), let size = r.read(UInt64.self),
+              let digest = r.readBytes(32), let length = r.read(UInt32.self), let path = r.readBytes(Int(length)), r.remaining == 0 else { return nil }
+        return Run(path: String(decoding: path, as: UTF8.self), lastRun: lastRun, eventCount: events, offset: offset, bytes: size,
+                   keyTableDigest: digest)
+    }
+
+    /// The length of the whole records at the start of `bytes` (a record cut by a crash ends them).
+    static func wholeRecords(_ bytes: [UInt8]) -> [Range<Int>] {
+        var records: [Range<Int>] = []
+        var offset = 0
+        while offset + 4 <= bytes.count {
+            let length = Int(UInt32(littleEndianBytes: bytes[offset..<offset + 4])!)
+            guard length <= maximumRecord, offset + 4 + length <= bytes.count else { break }
+            records.append(offset + 4..<offset + 4 + length)
+            offset += 4 + length
+        }
+        return records
+    }
+
+    /// Appends a record of `run`, sealed to `publicKey`, and syncs it. The caller holds the list's
+    /// lock (`Vault.holdingRegistryLock`); a record a crash cut short is cut off first.
+    static func append(_ run: Run, in directory: String, vaultID: [UInt8], publicKey: [UInt8], fileSystem: any FileSystem) throws {
+        let plaintext = encoded(run, vaultID: vaultID)
+        let sealed = try BoxKeyPair.seal(plaintext.withUnsafeBytes { SecureBytes(copying: $0) }, to: publicKey)
+        let path = directory + "/" + fileName
+        let file = try fileSystem.open(path, mode: .createIfMissing)
+        let existing = try fileSystem.readFileIfPresent(path, limit: 1 << 26) ?? []
+        let end = UInt64(wholeRecords(existing).last?.upperBound ?? 0)
+        if end < UInt64(existing.count) { try file.truncate(to: end) }
+        var record = ByteWriter(capacity: 4 + sealed.count)
+        record.write(UInt32(sealed.count))
+        record.write(sealed)
+        try record.bytes.withUnsafeBytes { try file.write(at: end, $0) }
+        try file.fullSync()
+    }
+
+    /// The runs recorded in `directory`, in the order they were made, and how many records could
+    /// not be opened (sealed to another key: altered, or left by a re-key's crash under the old one).
+    static func read(in directory: String, vaultID: [UInt8], masterKey: SecretKey, fileSystem: any FileSystem) throws -> (runs: [Run], unreadable: Int) {
+        guard let bytes = try fileSystem.readFileIfPresent(directory + "/" + fileName, limit: 1 << 26), !bytes.isEmpty else { return ([], 0) }
+        let keys = try keyPair(masterKey: masterKey)
+        var runs: [Run] = []
+        var unreadable = 0
+        for range in wholeRecords(bytes) {
+            guard let opened = try? keys.open(Array(bytes[range])), let run = opened.withUnsafeBytes({ decode($0, vaultID: vaultID) }) else {
+                unreadable += 1
+                continue
+            }
+            runs.append(run)
+        }
+        return (runs, unreadable)
+    }
+
+    /// Removes the records (the list holding them has been written). The caller holds the list's lock.
+    static func remove(in directory: String, fileSystem: any FileSystem) throws {
+        let path = directory + "/" + fileName
+        guard fileSystem.exists(path) else { return }
+        try fileSystem.remove(path)
+        try fileSystem.syncDirectory(directory)
+    }
+}
+
+extension BackupRegistry {
+    /// The list with the runs made without the passphrase in it: each replaces the entry of its
+    /// destination unless that entry is of a later run. A run's keys are the vault's live keys when
+    /// the key table is the one it copied (`currentKeyTableDigest`); otherwise every key live now or
+    /// destroyed since the run began, which holds every key the run copied (so no erasure since
+    /// is missed) and may hold a key made since that the backup lacks.
+    mutating func merge(_ runs: [PendingBackupRuns.Run], vaultKeys: [EventLog.DataKey], currentKeyTableDigest: [UInt8]?) {
+        for run in runs {
+            if let existing = entries.first(where: { $0.path == run.path }), existing.lastRun > run.lastRun { continue }
+            let exact = run.keyTableDigest == currentKeyTableDigest
+            let since = Date(timeIntervalSince1970: Double(run.lastRun) / 1000)
+            let keys = vaultKeys.filter { key in key.erasedAt.map { !exact && $0 >= since } ?? true }
+            entries.removeAll { $0.path == run.path }
+            entries.append(Entry(path: run.path, lastRun: run.lastRun, eventCount: run.eventCount, offset: run.offset, bytes: run.bytes,
+                                 liveKeys: keys.map { LiveKey(id: $0.id, label: $0.label) }))
+        }
+    }
+}
