@@ -114,7 +114,7 @@ import Testing
         // Every file a vault holds at rest (README's layout), each looked at above.
         let names = try FileManager.default.subpathsOfDirectory(atPath: v.path)
         // `passwd --rekey` holds the list of backups' lock (docs/log-format.md), and so made it.
-        #expect(Set(names) == ["backups.sealed.lock", "events.head", "events.lock", "events.log", "frames.index", "identity.sealed", "keys.sealed",
+        #expect(Set(names) == ["backups.pub", "backups.sealed.lock", "events.head", "events.lock", "events.log", "frames.index", "identity.sealed", "keys.sealed",
                                "keyslot", "projections.db", "server-tls.sealed"])
         #expect(seen == names.count)
     }
