@@ -112,6 +112,12 @@ extension EventLog {
     /// The digest a head record names a key table's bytes by (BLAKE2b-256).
     public static func digest(ofKeyTable bytes: [UInt8]) -> [UInt8] { FrameCipher.digest(bytes) }
 
+    /// Every data key of a key table's bytes, live or destroyed, opened with the master key: the
+    /// table on disk now, which a handle opened earlier may not have seen.
+    public static func dataKeys(ofKeyTable bytes: [UInt8], vaultID: [UInt8], masterKey: SecretKey, path: String) throws -> [DataKey] {
+        dataKeys(of: try KeyTable.open(bytes, vaultID: vaultID, tableKey: LogKeyring(masterKey: masterKey).tableKey, path: path))
+    }
+
     /// The live data keys of a key table's bytes (a backup's), opened with the master key.
     public static func liveKeys(ofKeyTable bytes: [UInt8], vaultID: [UInt8], masterKey: SecretKey, path: String) throws -> [LiveKey] {
         let table = try KeyTable.open(bytes, vaultID: vaultID, tableKey: LogKeyring(masterKey: masterKey).tableKey, path: path)

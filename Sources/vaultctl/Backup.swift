@@ -28,7 +28,17 @@ extension Vaultctl {
                 // Only ciphertext is copied: the passphrase is asked for when the run must decide
                 // something only the key tells (docs/backup.md, "Runs without the passphrase").
                 let run: BackupRun
-                switch try Vault.backupWithoutPassphrase(of: vault.directory, to: destination) {
+                let outcome: BackupWithoutPassphrase
+                do {
+                    outcome = try Vault.backupWithoutPassphrase(of: vault.directory, to: destination)
+                } catch let error as BackupError where error.isAboutTheDestination {
+                    throw error
+                } catch {
+                    // What an unauthenticated read met (a re-key left half done, a head that does not
+                    // parse) is the key's to judge: the run with it finishes or names it.
+                    outcome = .needsPassphrase(reason: "\(error)")
+                }
+                switch outcome {
                 case .done(let done):
                     run = done
                 case .needsPassphrase(let reason):
@@ -36,6 +46,10 @@ extension Vaultctl {
                         Console.note("the passphrase is needed: \(reason)")
                     }
                     run = try Vault.open(at: vault.directory, passphrase: try vault.passphrase()).backup(to: destination)
+                    if run.recordsDropped > 0 {
+                        Console.note("warning: \(run.recordsDropped) record(s) of backups made without the passphrase could not be opened and were "
+                                     + "dropped (backups.pub was altered, or a re-key was interrupted); run `vaultctl backup DEST` to each backup")
+                    }
                 }
                 if json {
                     try Console.json(Output(destination: run.destination, position: run.position, bytesWritten: run.bytesWritten,

@@ -88,4 +88,27 @@ import Testing
                 "\(missing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: gone))
     }
+
+    /// A destination's head altered to claim more events than the vault holds, the way someone with
+    /// the disk could: without the key the claim cannot be judged and the run stops; with the
+    /// passphrase it does not authenticate, and the run copies the vault whole.
+    @Test func anAlteredHeadAtTheDestinationIsJudgedWithTheKey() throws {
+        let vault = try CLIVault()
+        #expect(try vault.run(["practice", "squats", "--reps", "10", "--at", "2024-01-10 08:00"]).status == 0)
+        let destination = vault.file("nas")
+        try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false)
+        #expect(try vault.run(["backup", destination]).status == 0)
+        let state = try String(contentsOfFile: destination + "/CURRENT", encoding: .utf8).split(separator: " ")[0]
+        let head = URL(fileURLWithPath: destination + "/" + state + "/events.head")
+        var bytes = try Data(contentsOf: head)
+        // The committed event count: after the magic (8), version and reserved (4), vault id (16), sequence (8).
+        bytes.replaceSubrange(36..<44, with: [UInt8](repeating: 0x7F, count: 8))
+        try bytes.write(to: head)
+        let bare = try vault.cli.run(["backup", destination, "--vault", vault.path])
+        #expect(bare.status != 0 && bare.stderr.contains("no passphrase given and no terminal to ask on"), "\(bare.stderr)")
+        let keyed = try #require(try object(vault.run(["backup", destination, "--json"])) as? [String: Any])
+        #expect((keyed["bytesWritten"] as? Int ?? 0) > (try FileManager.default.attributesOfItem(atPath: vault.path + "/events.log")[.size] as? Int ?? .max) - 1)
+        let verified = try vault.run(["backup", "verify", destination])
+        #expect(verified.status == 0 && verified.stdout.hasPrefix("ok: "), "\(verified.stdout)\(verified.stderr)")
+    }
 }

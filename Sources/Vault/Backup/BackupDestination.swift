@@ -183,6 +183,15 @@ public enum BackupError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A destination backed up to before holds no backup now (an unmounted disk's folder).
     case backupMissing(path: String)
 
+    /// Whether the error is about the destination itself (what is there, a write to it, a run in
+    /// progress): a run with the passphrase would meet it again.
+    public var isAboutTheDestination: Bool {
+        switch self {
+        case .notADirectory, .notABackup, .otherVault, .unsupportedVersion, .busy, .insideVault, .cannotWrite: true
+        case .damaged, .targetNotEmpty, .noBackup, .backupAhead, .backupMissing: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .notADirectory(let path): "\(path) is not a directory"

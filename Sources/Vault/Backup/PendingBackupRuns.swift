@@ -17,7 +17,8 @@ import SecureMemory
 /// backups.pending  records, each: length u32 LE || crypto_box_seal(run)
 /// run              magic "HVBKRUN1" (8) || vault id (16) || last run i64 (ms since 1970)
 ///                  || events u64 || log offset u64 || bytes u64 || key table's BLAKE2b-256 (32)
-///                  || path length u32 || path (UTF-8)
+///                  || flags u8 (bit 0: the run went on from a state holding the same key table)
+///                  || path length u32 || path (UTF-8) || zeros to a multiple of 256 bytes
 /// ```
 enum PendingBackupRuns {
     static let fileName = "backups.pending"
@@ -36,7 +37,13 @@ enum PendingBackupRuns {
         var bytes: UInt64
         /// The digest of the key table the run copied (`EventLog.digest(ofKeyTable:)`).
         var keyTableDigest: [UInt8]
+        /// Whether the destination's previous state held the same key table (the run went on from
+        /// it); false for a first run.
+        var continued: Bool
     }
+
+    /// Plaintext records are padded to this, so that a record's size does not tell a path's length.
+    static let paddedSize = 256
 
     /// The key pair records are sealed to, derived from the master key (its own purpose).
     static func keyPair(masterKey: SecretKey) throws -> BoxKeyPair {
@@ -72,9 +79,11 @@ enum PendingBackupRuns {
         w.write(run.offset)
         w.write(run.bytes)
         w.write(run.keyTableDigest)
+        w.write(UInt8(run.continued ? 1 : 0))
         let path = Array(run.path.utf8)
         w.write(UInt32(path.count))
         w.write(path)
+        w.write([UInt8](repeating: 0, count: (paddedSize - w.bytes.count % paddedSize) % paddedSize))
         return w.bytes
     }
 
@@ -82,9 +91,10 @@ enum PendingBackupRuns {
         var r = ByteReader(bytes)
         guard r.readBytes(8) == recordMagic, r.readBytes(16) == vaultID, let lastRun = r.read(Int64.self),
               let events = r.read(UInt64.self), let offset = r.read(UInt64.self), let size = r.read(UInt64.self),
-              let digest = r.readBytes(32), let length = r.read(UInt32.self), let path = r.readBytes(Int(length)), r.remaining == 0 else { return nil }
+              let digest = r.readBytes(32), let flags = r.read(UInt8.self), flags <= 1, let length = r.read(UInt32.self),
+              let path = r.readBytes(Int(length)), r.readBytes(r.remaining)?.allSatisfy({ $0 == 0 }) == true else { return nil }
         return Run(path: String(decoding: path, as: UTF8.self), lastRun: lastRun, eventCount: events, offset: offset, bytes: size,
-                   keyTableDigest: digest)
+                   keyTableDigest: digest, continued: flags == 1)
     }
 
     /// The length of the whole records at the start of `bytes` (a record cut by a crash ends them).
@@ -106,7 +116,10 @@ enum PendingBackupRuns {
         let plaintext = encoded(run, vaultID: vaultID)
         let sealed = try BoxKeyPair.seal(plaintext.withUnsafeBytes { SecureBytes(copying: $0) }, to: publicKey)
         let path = directory + "/" + fileName
+        let created = !fileSystem.exists(path)
         let file = try fileSystem.open(path, mode: .createIfMissing)
+        // A new file's name durable too: a run said done must not vanish with a power cut.
+        if created { try fileSystem.syncDirectory(directory) }
         let existing = try fileSystem.readFileIfPresent(path, limit: 1 << 26) ?? []
         let end = UInt64(wholeRecords(existing).last?.upperBound ?? 0)
         if end < UInt64(existing.count) { try file.truncate(to: end) }
@@ -144,20 +157,31 @@ enum PendingBackupRuns {
 }
 
 extension BackupRegistry {
-    /// The list with the runs made without the passphrase in it: each replaces the entry of its
-    /// destination unless that entry is of a later run. A run's keys are the vault's live keys when
-    /// the key table is the one it copied (`currentKeyTableDigest`); otherwise every key live now or
-    /// destroyed since the run began, which holds every key the run copied (so no erasure since
-    /// is missed) and may hold a key made since that the backup lacks.
-    mutating func merge(_ runs: [PendingBackupRuns.Run], vaultKeys: [EventLog.DataKey], currentKeyTableDigest: [UInt8]?) {
+    /// The list with the runs made without the passphrase in it, in the order they were recorded
+    /// (all after the list was last written, which removes them). Which keys a run's backup holds,
+    /// without reaching it:
+    /// - a run that went on from a state holding the same key table keeps its entry's keys (the
+    ///   table the destination holds is the one of the run the entry stands for);
+    /// - otherwise, the live keys of the vault's table when that is the table the run copied (by
+    ///   digest; `tableKeys` are read from the same bytes);
+    /// - otherwise every key of the vault's table, live or destroyed: a superset of what the run
+    ///   copied, so that an erasure since (or racing the run) is named, never missed; a key made
+    ///   since, or destroyed before the run, may be counted too, until the next run with the key.
+    /// No clock is trusted.
+    mutating func merge(_ runs: [PendingBackupRuns.Run], tableKeys: [EventLog.DataKey], tableDigest: [UInt8]?) {
         for run in runs {
-            if let existing = entries.first(where: { $0.path == run.path }), existing.lastRun > run.lastRun { continue }
-            let exact = run.keyTableDigest == currentKeyTableDigest
-            let since = Date(timeIntervalSince1970: Double(run.lastRun) / 1000)
-            let keys = vaultKeys.filter { key in key.erasedAt.map { !exact && $0 >= since } ?? true }
+            let existing = entries.first { $0.path == run.path }
+            let keys: [LiveKey]
+            if run.continued, let existing {
+                keys = existing.liveKeys
+            } else if run.keyTableDigest == tableDigest {
+                keys = tableKeys.filter { $0.erasedAt == nil }.map { LiveKey(id: $0.id, label: $0.label) }
+            } else {
+                keys = tableKeys.map { LiveKey(id: $0.id, label: $0.label) }
+            }
             entries.removeAll { $0.path == run.path }
             entries.append(Entry(path: run.path, lastRun: run.lastRun, eventCount: run.eventCount, offset: run.offset, bytes: run.bytes,
-                                 liveKeys: keys.map { LiveKey(id: $0.id, label: $0.label) }))
+                                 liveKeys: keys))
         }
     }
 }

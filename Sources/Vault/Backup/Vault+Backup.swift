@@ -17,6 +17,9 @@ public struct BackupRun: Sendable, Equatable {
     public var erasuresApplied: Int
     /// Whether the log was copied whole (a first run, or one after a re-key rewrote the log).
     public var copiedWhole: Bool
+    /// Records of runs made without the passphrase that no key of the vault opened, dropped when
+    /// this run wrote the list (`Vault.backupRunsNotOpened`).
+    public var recordsDropped: Int = 0
 }
 
 /// A destination the vault has backed up to (`backup list`).
@@ -45,7 +48,8 @@ extension Vault {
             try Self.startBackup(at: dest, vaultID: log.vaultID)
         }
         let copy = try Self.copyCommittedState(of: directory, vaultID: log.vaultID, masterKey: masterKey, into: dest) { _, _ in nil }!
-        let erasures = try updateRegistry(path: path) { registry in
+        var dropped = 0
+        let erasures = try updateRegistry(path: path, dropped: &dropped) { registry in
             // What the previous backup held: its key table opened, else what the list says.
             let before = copy.previousKeyTable.flatMap { try? EventLog.liveKeys(ofKeyTable: $0, vaultID: log.vaultID, masterKey: masterKey, path: path) }
                 ?? registry.entries.first { $0.path == path }?.liveKeys
@@ -61,7 +65,7 @@ extension Vault {
             return before.filter { renumbered ? !nowLabels.contains($0.label) : !nowIDs.contains($0.id) }.count
         }
         return BackupRun(destination: path, position: copy.position.eventCount, bytesWritten: copy.written, erasuresApplied: erasures,
-                         copiedWhole: copy.copiedWhole)
+                         copiedWhole: copy.copiedWhole, recordsDropped: dropped)
     }
 
     /// `destination` made absolute, refused when it is the vault or inside it (or the reverse).
@@ -213,8 +217,16 @@ extension Vault {
     func backupRegistry() throws -> BackupRegistry {
         var registry = try BackupRegistry.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
         let pending = try PendingBackupRuns.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
-        let table = try fileSystem.readFileIfPresent(directory + "/keys.sealed", limit: 64 << 20)
-        registry.merge(pending.runs, vaultKeys: log.dataKeys, currentKeyTableDigest: table.map(EventLog.digest(ofKeyTable:)))
+        guard !pending.runs.isEmpty else { return registry }
+        // The table on disk now (a handle open for long, `serve`'s, may not have seen the latest),
+        // its keys and digest from the same bytes.
+        let path = directory + "/keys.sealed"
+        if let table = try fileSystem.readFileIfPresent(path, limit: 64 << 20) {
+            let keys = try EventLog.dataKeys(ofKeyTable: table, vaultID: log.vaultID, masterKey: masterKey, path: path)
+            registry.merge(pending.runs, tableKeys: keys, tableDigest: EventLog.digest(ofKeyTable: table))
+        } else {
+            registry.merge(pending.runs, tableKeys: log.dataKeys, tableDigest: nil)
+        }
         return registry
     }
 
@@ -251,8 +263,9 @@ extension Vault {
     /// Reads, changes and writes the list of destinations under its own lock (backups to two
     /// destinations may run at once); the runs made without the passphrase go into it, and their
     /// records with it, and `backups.pub` is put right when it is not this key's.
-    private func updateRegistry<T>(path: String, _ change: (inout BackupRegistry) throws -> T) throws -> T {
+    private func updateRegistry<T>(path: String, dropped: inout Int, _ change: (inout BackupRegistry) throws -> T) throws -> T {
         try Self.holdingRegistryLock(in: directory, fileSystem: fileSystem) {
+            dropped = try backupRunsNotOpened()
             var registry = try backupRegistry()
             let result = try change(&registry)
             try registry.write(in: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)

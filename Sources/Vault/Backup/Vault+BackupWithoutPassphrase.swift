@@ -25,7 +25,7 @@ extension Vault {
         guard let vaultID = try EventLog.vaultID(in: directory, fileSystem: fileSystem) else {
             return .needsPassphrase(reason: "the vault's log could not be read without it")
         }
-        guard let publicKey = PendingBackupRuns.publicKey(in: directory, vaultID: vaultID, fileSystem: fileSystem) else {
+        guard PendingBackupRuns.publicKey(in: directory, vaultID: vaultID, fileSystem: fileSystem) != nil else {
             return .needsPassphrase(reason: "the vault has no key to record a run without it yet")
         }
         guard fileSystem.exists(path) else {
@@ -36,16 +36,25 @@ extension Vault {
         let started = Int64((now.timeIntervalSince1970 * 1000).rounded())
         var refused: String?
         let copy = try copyCommittedState(of: directory, vaultID: vaultID, masterKey: nil, into: dest) { previousTable, table in
-            guard let previousTable, previousTable != table else { return nil }
-            refused = "the key table changed since the backup's last run: the run counts the erased months' keys it destroys there"
+            if table == nil {
+                refused = "the vault's log is of an older format (a command with the passphrase upgrades it)"
+            } else if let previousTable, previousTable != table {
+                refused = "the key table changed since the backup's last run: the run counts the erased months' keys it destroys there"
+            }
             return refused
         }
-        guard let copy else { return .needsPassphrase(reason: refused ?? "") }
+        guard let copy, let table = copy.keyTable else { return .needsPassphrase(reason: refused ?? "") }
         let run = PendingBackupRuns.Run(path: path, lastRun: started, eventCount: copy.position.eventCount, offset: copy.position.offset,
-                                        bytes: (try? dest.size()) ?? 0, keyTableDigest: copy.keyTable.map(EventLog.digest(ofKeyTable:)) ?? [])
-        try holdingRegistryLock(in: directory, fileSystem: fileSystem) {
-            try PendingBackupRuns.append(run, in: directory, vaultID: vaultID, publicKey: publicKey, fileSystem: fileSystem)
+                                        bytes: (try? dest.size()) ?? 0, keyTableDigest: EventLog.digest(ofKeyTable: table),
+                                        continued: copy.previousKeyTable != nil)
+        let recorded = try holdingRegistryLock(in: directory, fileSystem: fileSystem) { () -> Bool in
+            // Read again under the lock: a re-key that finished meanwhile replaced it, and removed the
+            // records sealed to the old one.
+            guard let current = PendingBackupRuns.publicKey(in: directory, vaultID: vaultID, fileSystem: fileSystem) else { return false }
+            try PendingBackupRuns.append(run, in: directory, vaultID: vaultID, publicKey: current, fileSystem: fileSystem)
+            return true
         }
+        guard recorded else { return .needsPassphrase(reason: "the vault's key for recording runs went away during the run") }
         return .done(BackupRun(destination: path, position: copy.position.eventCount, bytesWritten: copy.written, erasuresApplied: 0,
                                copiedWhole: copy.copiedWhole))
     }

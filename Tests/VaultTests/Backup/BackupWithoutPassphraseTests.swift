@@ -99,6 +99,43 @@ import VaultTestSupport
         #expect(try t.vault.backupDestinations().map(\.holdsErasedKeys) == [false])
     }
 
+    /// A handle opened long ago (`serve`'s) folds a record into the list with the key table on
+    /// disk, not the one it saw at its open: a month's key made since is counted as held, and its
+    /// erasure later names the backup.
+    @Test func aLongOpenHandleFoldsRecordsWithTheTableOnDisk() throws {
+        let t = try ImportTestVault()
+        try t.vault.practice(name: "squats", repetitions: 10, seconds: nil, at: LocalTime.parse("2024-01-10 08:00", timeZone: Self.berlin)!)
+        let early = try Vault.open(at: t.path, passphrase: passphrase("p"))
+        // A month the early handle never saw: a new key.
+        try t.vault.practice(name: "squats", repetitions: 12, seconds: nil, at: LocalTime.parse("2024-03-10 08:00", timeZone: Self.berlin)!)
+        let first = t.dir.path + "/first", second = t.dir.path + "/second"
+        for destination in [first, second] { try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false) }
+        _ = try Self.done(try Self.run(t, first))
+        // The early handle's run with the key writes the list, the record folded into it.
+        _ = try early.backup(to: second)
+        #expect(!FileManager.default.fileExists(atPath: t.path + "/" + PendingBackupRuns.fileName))
+        _ = try t.vault.erase(categories: [.workouts], from: LocalMonth(year: 2024, month: 3), to: LocalMonth(year: 2024, month: 3))
+        let rows = try t.vault.backupDestinations()
+        #expect(rows.map(\.destination) == [try Vault.backupPath(first, of: t.path), try Vault.backupPath(second, of: t.path)])
+        #expect(rows.map(\.holdsErasedKeys) == [true, true])
+    }
+
+    /// A version-1 log has no key table to name: a run needs the passphrase (a writer upgrades it).
+    @Test func aVersionOneLogNeedsThePassphrase() throws {
+        let dir = TemporaryDirectory("backup-nokey-v1")
+        let path = try FixtureVaults.copy("vault-format1", in: dir)
+        let vault = try Vault.open(at: path, passphrase: passphrase("fixture passphrase"))
+        try PendingBackupRuns.writePublicKey(in: path, vaultID: vault.log.vaultID, masterKey: vault.masterKey, fileSystem: POSIXFileSystem())
+        let destination = dir.path + "/backup"
+        try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false)
+        guard case .needsPassphrase(let reason) = try Vault.backupWithoutPassphrase(of: path, to: destination) else {
+            Issue.record("a version-1 log was backed up without the key")
+            return
+        }
+        #expect(reason == "the vault's log is of an older format (a command with the passphrase upgrades it)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: destination).sorted() == ["HEALTHVAULT-BACKUP", "backup.lock"])
+    }
+
     /// A re-key seals the recorded runs into the new list and makes a new public key; the old
     /// records go.
     @Test func aRekeyKeepsTheRunsAndReplacesTheKey() throws {
