@@ -67,7 +67,9 @@ let package = Package(
         .target(name: "BinaryCoding"),
         // Files behind a protocol (POSIX, and the tests' fault-injecting ones): the log, the
         // backups and the researcher's bundles write through it.
-        .target(name: "Storage"),
+        // copy_file_range(2) for Storage's in-kernel copies (glibc declares it only under _GNU_SOURCE).
+        .target(name: "CFileCopy"),
+        .target(name: "Storage", dependencies: ["CFileCopy"]),
         // The hand-offs between threads: `ChunkPipe` (a consumer pulls), `BatchWorker` (a producer
         // pushes), `GroupWorker` (many producers, one thread taking everything waiting).
         .target(name: "HandOff"),

@@ -51,6 +51,16 @@ public protocol StorageFile: AnyObject {
     func tryLockExclusive() throws -> Bool
     /// Releases a lock `tryLockExclusive` took.
     func unlock() throws
+    /// Copies `range` of this file to the same offsets of `target` inside the kernel, when both are
+    /// files of a system that can (`copy_file_range`): no pages through this process's memory,
+    /// as `cp` copies. Returns false when it cannot (another kind of file, another file system that
+    /// refuses, the input ending first): the caller copies the range through memory.
+    func copyInKernel(_ range: Range<UInt64>, to target: any StorageFile) throws -> Bool
+}
+
+extension StorageFile {
+    /// Files that are not the operating system's (in memory, or wrapped to inject faults) cannot.
+    public func copyInKernel(_ range: Range<UInt64>, to target: any StorageFile) throws -> Bool { false }
 }
 
 extension StorageFile {

@@ -1,3 +1,4 @@
+import CFileCopy
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -111,7 +112,7 @@ public struct POSIXFileSystem: FileSystem {
 
 /// A file descriptor that is closed when the object goes away.
 final class POSIXFile: StorageFile {
-    private let fd: Int32
+    fileprivate let fd: Int32
     let path: String
 
     init(descriptor: Int32, path: String) {
@@ -155,6 +156,24 @@ final class POSIXFile: StorageFile {
             }
             total += n
         }
+    }
+
+    func copyInKernel(_ range: Range<UInt64>, to target: any StorageFile) throws -> Bool {
+        guard let target = target as? POSIXFile else { return false }
+        var input = Int64(range.lowerBound), output = Int64(range.lowerBound)
+        while input < Int64(range.upperBound) {
+            let copied = hv_copy_file_range(fd, &input, target.fd, &output, Int(Int64(range.upperBound) - input))
+            if copied < 0 {
+                if errno == EINTR { continue }
+                // Not between these files (another file system, an old kernel): before the first
+                // byte, the caller copies through memory.
+                if input == Int64(range.lowerBound), [EXDEV, ENOSYS, EINVAL, EOPNOTSUPP, EBADF].contains(errno) { return false }
+                throw StorageError.io(operation: "copy_file_range", path: target.path, errno: errno)
+            }
+            // The input ended first: the copy through memory meets that end and says so.
+            if copied == 0 { return false }
+        }
+        return true
     }
 
     func sync() throws {
