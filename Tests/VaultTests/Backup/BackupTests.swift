@@ -190,16 +190,29 @@ import VaultTestSupport
     /// its own position, and the next run completes.
     @Test func aRunCrashedAtAnyStepLeavesThePreviousBackupWhole() throws {
         let t = try ImportTestVault()
-        try t.vault.practice(name: "squats", repetitions: 10, seconds: nil, at: LocalTime.parse("2024-01-10 08:00", timeZone: Self.berlin)!)
         let destination = t.dir.path + "/backup"
-        try t.vault.backup(to: destination)
-        let first = t.vault.log.committed.eventCount
-        try t.vault.practice(name: "squats", repetitions: 12, seconds: nil, at: LocalTime.parse("2024-01-11 08:00", timeZone: Self.berlin)!)
+        try Self.crashEveryStep(of: t, destination: destination, first: { try t.vault.backup(to: destination) }) { faults in
+            try Vault.open(at: t.path, passphrase: passphrase("p"), fileSystem: faults).backup(to: destination)
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: destination).filter { $0.hasPrefix("state-") || $0.hasSuffix(".tmp") }
+        #expect(leftovers.count == 1, "\(leftovers)")
+    }
+
+    /// A squat logged, `first` backs it up, a second squat logged; then `run` is crashed at every
+    /// one of its steps (a file system failing its k-th operation, k = 0, 1, ...) until it
+    /// completes: after each crash the backup verifies, at the first position or the new one and
+    /// nothing between, and in the end it holds every event.
+    static func crashEveryStep(of t: ImportTestVault, destination: String, first: () throws -> Void,
+                               run: (FaultInjectingFileSystem) throws -> Void) throws {
+        try t.vault.practice(name: "squats", repetitions: 10, seconds: nil, at: LocalTime.parse("2024-01-10 08:00", timeZone: berlin)!)
+        try first()
+        let firstPosition = t.vault.log.committed.eventCount
+        try t.vault.practice(name: "squats", repetitions: 12, seconds: nil, at: LocalTime.parse("2024-01-11 08:00", timeZone: berlin)!)
         var step = 0, crashes = 0
         while true {
             let faults = FaultInjectingFileSystem(failAt: step)
             do {
-                try Vault.open(at: t.path, passphrase: passphrase("p"), fileSystem: faults).backup(to: destination)
+                try run(faults)
                 break
             } catch {
                 crashes += 1
@@ -207,13 +220,11 @@ import VaultTestSupport
             let report = try Vault.verifyBackup(at: destination, passphrase: passphrase("p"))
             #expect(report.isOK, "crash at step \(step) (\(faults.journal.last ?? "")): \(report.problems)")
             // Before the commit point the previous backup, after it the new one: nothing between.
-            #expect(report.events == first || report.events == t.vault.log.committed.eventCount, "crash at step \(step)")
+            #expect(report.events == firstPosition || report.events == t.vault.log.committed.eventCount, "crash at step \(step)")
             step += 1
         }
         #expect(crashes > 10)
         #expect(try Vault.verifyBackup(at: destination, passphrase: passphrase("p")).events == t.vault.log.committed.eventCount)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: destination).filter { $0.hasPrefix("state-") || $0.hasSuffix(".tmp") }
-        #expect(leftovers.count == 1, "\(leftovers)")
     }
 
     /// The process dies at every step of a run and the power goes: what was not synced is undone

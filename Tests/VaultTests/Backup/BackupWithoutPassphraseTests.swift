@@ -22,6 +22,15 @@ import VaultTestSupport
         return run
     }
 
+    /// A vault holding January and February 2024, generated.
+    static func twoMonths() throws -> ImportTestVault {
+        let t = try ImportTestVault()
+        let zip = t.dir.path + "/export.zip"
+        try SyntheticExport.writeZip(to: zip, options: .init(days: 60, firstDay: (2024, 1, 1), tripStart: 100))
+        _ = try t.vault.importFiles([zip])
+        return t
+    }
+
     static func files(_ directory: String) throws -> [String: Data] {
         var out: [String: Data] = [:]
         for name in try FileManager.default.subpathsOfDirectory(atPath: directory) {
@@ -34,10 +43,7 @@ import VaultTestSupport
     }
 
     @Test func aRunCopiesWhatARunWithTheKeyCopiesAndOnlyTheKeyReadsItsRecord() throws {
-        let t = try ImportTestVault()
-        let zip = t.dir.path + "/export.zip"
-        try SyntheticExport.writeZip(to: zip, options: .init(days: 60, firstDay: (2024, 1, 1), tripStart: 100))
-        _ = try t.vault.importFiles([zip])
+        let t = try Self.twoMonths()
         let destination = t.dir.path + "/usb-backup"
         try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false)
         let run = try Self.done(try Self.run(t, destination))
@@ -78,10 +84,7 @@ import VaultTestSupport
     /// record's keys are every key live or destroyed since it ran); the next run without the key
     /// refuses to decide and changes nothing; the run with the key destroys the month there.
     @Test func anErasureIsNeverMissedAndItsRunNeedsTheKey() throws {
-        let t = try ImportTestVault()
-        let zip = t.dir.path + "/export.zip"
-        try SyntheticExport.writeZip(to: zip, options: .init(days: 60, firstDay: (2024, 1, 1), tripStart: 100))
-        _ = try t.vault.importFiles([zip])
+        let t = try Self.twoMonths()
         let destination = t.dir.path + "/backup"
         try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false)
         _ = try Self.done(try Self.run(t, destination))
@@ -189,28 +192,11 @@ import VaultTestSupport
     /// verifies, at its position or the new one, and the finished run is in the list.
     @Test func aRunCrashedAtAnyStepLeavesThePreviousBackupWhole() throws {
         let t = try ImportTestVault()
-        try t.vault.practice(name: "squats", repetitions: 10, seconds: nil, at: LocalTime.parse("2024-01-10 08:00", timeZone: Self.berlin)!)
         let destination = t.dir.path + "/backup"
         try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false)
-        _ = try Self.done(try Self.run(t, destination))
-        let first = t.vault.log.committed.eventCount
-        try t.vault.practice(name: "squats", repetitions: 12, seconds: nil, at: LocalTime.parse("2024-01-11 08:00", timeZone: Self.berlin)!)
-        var step = 0, crashes = 0
-        while true {
-            let faults = FaultInjectingFileSystem(failAt: step)
-            do {
-                _ = try Self.done(try Self.run(t, destination, fileSystem: faults))
-                break
-            } catch {
-                crashes += 1
-            }
-            let report = try Vault.verifyBackup(at: destination, passphrase: passphrase("p"))
-            #expect(report.isOK, "crash at step \(step) (\(faults.journal.last ?? "")): \(report.problems)")
-            #expect(report.events == first || report.events == t.vault.log.committed.eventCount, "crash at step \(step)")
-            step += 1
+        try BackupTests.crashEveryStep(of: t, destination: destination, first: { _ = try Self.done(try Self.run(t, destination)) }) { faults in
+            _ = try Self.done(try Self.run(t, destination, fileSystem: faults))
         }
-        #expect(crashes > 10)
         #expect(try t.vault.backupDestinations().map(\.position) == [t.vault.log.committed.eventCount])
     }
 }
-
