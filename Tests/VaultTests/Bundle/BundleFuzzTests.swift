@@ -9,7 +9,10 @@ import VaultTestSupport
 /// always one error line. Seeded, so that a failure reproduces; the corpus is a real bundle.
 @Suite struct BundleFuzzTests {
     @Test func mutatedBundlesAreRefusedWithoutCrashOrOutput() throws {
-        let made = try BundleTamperTests.Made()
+        // One day of raw lines: a bundle of one chunk, as four days' is (chunks hold 1 MiB), so the
+        // mutations meet the same structure, and each attempt decrypts a quarter of the bytes.
+        let made = try BundleTamperTests.Made(days: 1)
+        #expect(made.bytes.count < BundleFormat.chunkSize)
         var rng = SeededRandom(seed: UInt64(ProcessInfo.processInfo.environment["HEALTHVAULT_FUZZ_SEED"] ?? "") ?? 424_242)
         let rounds = Int(ProcessInfo.processInfo.environment["HEALTHVAULT_FUZZ_ROUNDS"] ?? "") ?? 300
         var refused = 0
