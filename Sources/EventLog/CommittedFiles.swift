@@ -73,7 +73,7 @@ extension EventLog {
                     }
                     if let keyring {
                         let opened = try KeyTable.open(bytes, vaultID: header.vaultID, tableKey: keyring.tableKey, path: names.keys)
-                        live = opened.entries.compactMap { $0.key == nil ? nil : LiveKey(id: $0.id, label: $0.label) }
+                        live = dataKeys(of: opened).compactMap(\.liveKey)
                     }
                     table = bytes
                 }
@@ -120,7 +120,6 @@ extension EventLog {
 
     /// The live data keys of a key table's bytes (a backup's), opened with the master key.
     public static func liveKeys(ofKeyTable bytes: [UInt8], vaultID: [UInt8], masterKey: SecretKey, path: String) throws -> [LiveKey] {
-        let table = try KeyTable.open(bytes, vaultID: vaultID, tableKey: LogKeyring(masterKey: masterKey).tableKey, path: path)
-        return table.entries.compactMap { $0.key == nil ? nil : LiveKey(id: $0.id, label: $0.label) }
+        try dataKeys(ofKeyTable: bytes, vaultID: vaultID, masterKey: masterKey, path: path).compactMap(\.liveKey)
     }
 }

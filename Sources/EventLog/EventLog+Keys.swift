@@ -19,6 +19,9 @@ extension EventLog {
         public var eraseID: [UInt8]?
         /// Data events the key sealed, counted before it was destroyed.
         public var erasedEvents: Int?
+
+        /// The key by id and label while it is live; nil once destroyed.
+        public var liveKey: LiveKey? { erasedAt == nil ? LiveKey(id: id, label: label) : nil }
     }
 
     /// Every data key of the table, live or destroyed, in the order they were made.

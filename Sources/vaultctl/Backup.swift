@@ -11,6 +11,14 @@ extension Vaultctl {
 
         func execute() throws {}
 
+        /// Says, when there are any, how many records of runs made without the passphrase no key
+        /// opened, and what became of them (`consequence`).
+        static func warnOfRecordsNotOpened(_ count: Int, _ consequence: String) {
+            guard count > 0 else { return }
+            Console.note("warning: \(count) record(s) of backups made without the passphrase could not be opened (backups.pub was altered, "
+                         + "or a re-key was interrupted); " + consequence)
+        }
+
         struct Run: VaultCommand {
             static let configuration = CommandConfiguration(commandName: "run", abstract: "Back up to DEST (the default: `vaultctl backup DEST`).")
             @OptionGroup var vault: VaultOptions
@@ -46,10 +54,7 @@ extension Vaultctl {
                         Console.note("the passphrase is needed: \(reason)")
                     }
                     run = try Vault.open(at: vault.directory, passphrase: try vault.passphrase()).backup(to: destination)
-                    if run.recordsDropped > 0 {
-                        Console.note("warning: \(run.recordsDropped) record(s) of backups made without the passphrase could not be opened and were "
-                                     + "dropped (backups.pub was altered, or a re-key was interrupted); run `vaultctl backup DEST` to each backup")
-                    }
+                    Backup.warnOfRecordsNotOpened(run.recordsDropped, "they were dropped: run `vaultctl backup DEST` to each backup")
                 }
                 if json {
                     try Console.json(Output(destination: run.destination, position: run.position, bytesWritten: run.bytesWritten,
@@ -77,11 +82,8 @@ extension Vaultctl {
 
             func execute() throws {
                 let opened = try Vault.open(at: vault.directory, passphrase: try vault.passphrase())
-                let notOpened = try opened.backupRunsNotOpened()
-                if notOpened > 0 {
-                    Console.note("warning: \(notOpened) record(s) of backups made without the passphrase could not be opened (backups.pub was altered, "
-                                 + "or a re-key was interrupted); those runs are missing below until the next `vaultctl backup DEST` to each backup")
-                }
+                Backup.warnOfRecordsNotOpened(try opened.backupRunsNotOpened(),
+                                              "those runs are missing below until the next `vaultctl backup DEST` to each backup")
                 let rows = try opened.backupDestinations().map {
                     Output(destination: $0.destination, lastRun: ISO8601DateFormatter().string(from: $0.lastRun), position: $0.position,
                            bytes: $0.bytes, holdsErasedKeys: $0.holdsErasedKeys)

@@ -175,7 +175,7 @@ extension BackupRegistry {
             if run.continued, let existing {
                 keys = existing.liveKeys
             } else if run.keyTableDigest == tableDigest {
-                keys = tableKeys.filter { $0.erasedAt == nil }.map { LiveKey(id: $0.id, label: $0.label) }
+                keys = tableKeys.compactMap(\.liveKey)
             } else {
                 keys = tableKeys.map { LiveKey(id: $0.id, label: $0.label) }
             }

@@ -47,7 +47,7 @@ extension Vault {
             if !fileSystem.exists(path), known.entries.contains(where: { $0.path == path }) { throw BackupError.backupMissing(path: path) }
             try Self.startBackup(at: dest, vaultID: log.vaultID)
         }
-        let copy = try Self.copyCommittedState(of: directory, vaultID: log.vaultID, masterKey: masterKey, into: dest) { _, _ in nil }!
+        let copy = try Self.copyCommittedState(of: directory, vaultID: log.vaultID, masterKey: masterKey, into: dest)
         var dropped = 0
         let erasures = try updateRegistry(path: path, dropped: &dropped) { registry in
             // What the previous backup held: its key table opened, else what the list says.
@@ -94,6 +94,11 @@ extension Vault {
         }
     }
 
+    /// A run stopped by `copyCommittedState`'s `refusal`, before it wrote anything.
+    struct BackupCopyRefused: Error {
+        var reason: String
+    }
+
     /// What one run copied.
     struct BackupCopy {
         var position: LogPosition
@@ -113,9 +118,9 @@ extension Vault {
     /// (`backup verify` and `restore` are what authenticate a backup).
     ///
     /// `refusal` sees the previous state's key table and the vault's, under the lock and before
-    /// anything is written: a reason returned stops the run (nil is returned).
+    /// anything is written: a reason it returns stops the run (`BackupCopyRefused`).
     static func copyCommittedState(of directory: String, vaultID: [UInt8], masterKey: SecretKey?, into dest: BackupDestination,
-                                   refusal: (_ previousKeyTable: [UInt8]?, _ keyTable: [UInt8]?) -> String?) throws -> BackupCopy? {
+                                   refusal: (_ previousKeyTable: [UInt8]?, _ keyTable: [UInt8]?) -> String? = { _, _ in nil }) throws -> BackupCopy {
         let fileSystem = dest.fileSystem, path = dest.path
         let lock = try writing(path) { try fileSystem.open(dest.file(BackupDestination.lockName), mode: .createIfMissing) }
         guard try lock.tryLockExclusive() else { throw BackupError.busy(path: path) }
@@ -125,7 +130,7 @@ extension Vault {
         guard source.log.vaultID == vaultID else { throw BackupError.otherVault(path: directory) }
         let previous = try dest.current()
         let previousFiles = try previous.map { try dest.stateContents($0) }
-        if refusal(previousFiles?["keys.sealed"], source.files["keys.sealed"]) != nil { return nil }
+        if let reason = refusal(previousFiles?["keys.sealed"], source.files["keys.sealed"]) { throw BackupCopyRefused(reason: reason) }
         // The log goes on where the backup's ended when its last frame is the vault's, byte for byte
         // (the frame's chain hash covers every frame before it); else it is copied whole.
         var from: UInt64 = 0
@@ -214,10 +219,14 @@ extension Vault {
 
     /// The list of destinations with the runs made without the passphrase in it
     /// (`PendingBackupRuns`).
-    func backupRegistry() throws -> BackupRegistry {
+    func backupRegistry() throws -> BackupRegistry { try backupRegistryAndRecordsNotOpened().registry }
+
+    /// `backupRegistry()`, and how many records no key opened (`backupRunsNotOpened()`), from one
+    /// reading of the records.
+    private func backupRegistryAndRecordsNotOpened() throws -> (registry: BackupRegistry, notOpened: Int) {
         var registry = try BackupRegistry.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
         let pending = try PendingBackupRuns.read(in: directory, vaultID: log.vaultID, masterKey: masterKey, fileSystem: fileSystem)
-        guard !pending.runs.isEmpty else { return registry }
+        guard !pending.runs.isEmpty else { return (registry, pending.unreadable) }
         // The table on disk now (a handle open for long, `serve`'s, may not have seen the latest),
         // its keys and digest from the same bytes.
         let path = directory + "/keys.sealed"
@@ -227,7 +236,7 @@ extension Vault {
         } else {
             registry.merge(pending.runs, tableKeys: log.dataKeys, tableDigest: nil)
         }
-        return registry
+        return (registry, pending.unreadable)
     }
 
     /// The files a backup takes, consistent with one another: the log's committed state and the
@@ -265,8 +274,8 @@ extension Vault {
     /// records with it, and `backups.pub` is put right when it is not this key's.
     private func updateRegistry<T>(path: String, dropped: inout Int, _ change: (inout BackupRegistry) throws -> T) throws -> T {
         try Self.holdingRegistryLock(in: directory, fileSystem: fileSystem) {
-            dropped = try backupRunsNotOpened()
-            var registry = try backupRegistry()
+            var (registry, notOpened) = try backupRegistryAndRecordsNotOpened()
+            dropped = notOpened
             let result = try change(&registry)
             try registry.write(in: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
             try PendingBackupRuns.remove(in: directory, fileSystem: fileSystem)

@@ -34,18 +34,21 @@ extension Vault {
         let dest = BackupDestination(path: path, fileSystem: fileSystem)
         if try !dest.check(vaultID: vaultID) { try startBackup(at: dest, vaultID: vaultID) }
         let started = Int64((now.timeIntervalSince1970 * 1000).rounded())
-        var refused: String?
-        let copy = try copyCommittedState(of: directory, vaultID: vaultID, masterKey: nil, into: dest) { previousTable, table in
-            if table == nil {
-                refused = "the vault's log is of an older format (a command with the passphrase upgrades it)"
-            } else if let previousTable, previousTable != table {
-                refused = "the key table changed since the backup's last run: the run counts the erased months' keys it destroys there"
+        let copy: BackupCopy
+        do {
+            copy = try copyCommittedState(of: directory, vaultID: vaultID, masterKey: nil, into: dest) { previousTable, table in
+                if table == nil { return "the vault's log is of an older format (a command with the passphrase upgrades it)" }
+                if let previousTable, previousTable != table {
+                    return "the key table changed since the backup's last run: the run counts the erased months' keys it destroys there"
+                }
+                return nil
             }
-            return refused
+        } catch let refused as BackupCopyRefused {
+            return .needsPassphrase(reason: refused.reason)
         }
-        guard let copy, let table = copy.keyTable else { return .needsPassphrase(reason: refused ?? "") }
+        // A log without a key table was refused above.
         let run = PendingBackupRuns.Run(path: path, lastRun: started, eventCount: copy.position.eventCount, offset: copy.position.offset,
-                                        bytes: (try? dest.size()) ?? 0, keyTableDigest: EventLog.digest(ofKeyTable: table),
+                                        bytes: (try? dest.size()) ?? 0, keyTableDigest: EventLog.digest(ofKeyTable: copy.keyTable ?? []),
                                         continued: copy.previousKeyTable != nil)
         let recorded = try holdingRegistryLock(in: directory, fileSystem: fileSystem) { () -> Bool in
             // Read again under the lock: a re-key that finished meanwhile replaced it, and removed the

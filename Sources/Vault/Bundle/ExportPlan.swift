@@ -17,9 +17,9 @@ struct ExportPlan {
     let since: SinceLast?
     /// The live data keys the scan reads: those of the categories whose lines come from the log
     /// (raw and hourly grants, and trackers' categories: a tracker's unit is the day, its entries
-    /// are read whatever the granularity), for every month up to the grant's last (a sample that starts before the period may reach into it; one that
-    /// starts after it cannot, since a key's month is its events' starting month in their own
-    /// offset, the day `PeriodClip` compares).
+    /// are read whatever the granularity), for every month up to the grant's last (a sample that
+    /// starts before the period may reach into it; one that starts after it cannot, since a key's
+    /// month is its events' starting month in their own offset, the day `PeriodClip` compares).
     let keys: Set<UInt32>
 
     init(grants: [HealthCategory: ConsentGrant], trackerCategories: Set<HealthCategory>, dataKeys: [EventLog.DataKey],
