@@ -30,10 +30,10 @@ test:
 bench: deps
 	SWIFT=$(SWIFT) scripts/bench.sh
 
-# The full kill loop (CI runs 50 kills inside `make test`).
+# The full kill loop (CI runs 100 kills inside `make test`).
 killloop: deps
 	$(SWIFT) build --build-tests
-	HEALTHVAULT_KILLS=300 $(SWIFT) test --skip-build --filter KillLoopTests
+	HEALTHVAULT_KILLS=1000 $(SWIFT) test --skip-build --filter KillLoopTests
 
 # The companion server SIGKILLed 100 times under load (CI runs 4 inside `make test`).
 kill-serve: deps

@@ -230,7 +230,7 @@ let package = Package(
         .testTarget(name: "StudyStoreTests", dependencies: ["StudyStore", "ResearchBundle", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "ImportersTests", dependencies: ["Importers", "HealthModel", "VaultEvents", "CByteScan", "TestSupport", "SyntheticHealth"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "TestSupport"]),
-        .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "healthvault-demo", "ResearchBundle", "TestSupport", "SyntheticHealth", "Envelope", "SecureMemory", "Projections", "StudyStore"]),
-        .testTarget(name: "CompanionServerTests", dependencies: ["vaultctl", "CompanionClient", "TestSupport", "SyntheticHealth"]),
+        .testTarget(name: "VaultctlTests", dependencies: ["vaultctl", "healthvault-demo", "ResearchBundle", "TestSupport", "VaultTestSupport", "SyntheticHealth", "Envelope", "SecureMemory", "Projections", "StudyStore"]),
+        .testTarget(name: "CompanionServerTests", dependencies: ["vaultctl", "CompanionClient", "TestSupport", "VaultTestSupport", "SyntheticHealth"]),
     ]
 )

@@ -23,8 +23,10 @@ public struct CLIRunner {
     }
 
     /// Starts `vaultctl arguments...` without waiting for it, with stdin from /dev/null.
-    public func start(_ arguments: [String], stdout: Any = FileHandle.nullDevice, stderr: Any = FileHandle.nullDevice) throws -> Process {
+    public func start(_ arguments: [String], stdout: Any = FileHandle.nullDevice, stderr: Any = FileHandle.nullDevice,
+                      onExit: (@Sendable (Process) -> Void)? = nil) throws -> Process {
         let process = Process()
+        process.terminationHandler = onExit
         process.executableURL = Self.binary
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEALTHVAULT_") }
@@ -37,26 +39,35 @@ public struct CLIRunner {
         return process
     }
 
-    /// Starts `vaultctl arguments...`, SIGKILLs it after `delay` microseconds, and says whether it
-    /// had already finished with exit status 0 (its work acknowledged).
+    /// Starts `vaultctl arguments...`, SIGKILLs it `delay` microseconds later unless it ended
+    /// before, and says whether it finished with exit status 0 (its work acknowledged).
     public func runKilled(_ arguments: [String], after delay: UInt32) throws -> Bool {
-        let process = try start(arguments)
-        usleep(delay)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        return process.terminationReason == .exit && process.terminationStatus == 0
+        let ended = DispatchSemaphore(value: 0)
+        let process = try start(arguments) { _ in ended.signal() }
+        return Self.kill(process, unlessEndedBy: ended, after: delay) != nil
     }
 
-    /// `runKilled`, keeping what the command printed on stdout before it ended or was killed.
-    public func runKilledCapturing(_ arguments: [String], after delay: UInt32) throws -> (finished: Bool, stdout: String) {
+    /// `runKilled`, keeping what the command printed on stdout before it ended or was killed, and
+    /// how long it ran when it finished (nil when it was killed or failed).
+    public func runKilledCapturing(_ arguments: [String], after delay: UInt32) throws -> (finished: Bool, stdout: String, seconds: Double?) {
         let out = Pipe()
-        let process = try start(arguments, stdout: out)
+        let ended = DispatchSemaphore(value: 0)
+        let process = try start(arguments, stdout: out) { _ in ended.signal() }
         let drain = PipeDrain(out.fileHandleForReading)
-        usleep(delay)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let seconds = Self.kill(process, unlessEndedBy: ended, after: delay)
         let stdout = drain.wait()
-        return (process.terminationReason == .exit && process.terminationStatus == 0, String(decoding: stdout, as: UTF8.self))
+        return (seconds != nil, String(decoding: stdout, as: UTF8.self), seconds)
+    }
+
+    /// Waits up to `delay` microseconds for `process` to end (`ended` is signalled then), SIGKILLs
+    /// it if it has not, and returns the seconds it ran if it exited with status 0 on its own.
+    private static func kill(_ process: Process, unlessEndedBy ended: DispatchSemaphore, after delay: UInt32) -> Double? {
+        let started = DispatchTime.now()
+        let endedInTime = ended.wait(timeout: started + .microseconds(Int(delay))) == .success
+        if !endedInTime { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else { return nil }
+        return Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
     }
 
     /// Runs `vaultctl arguments...` with stdin from /dev/null. Both pipes are drained at once: a

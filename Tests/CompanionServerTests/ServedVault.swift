@@ -1,8 +1,9 @@
 import CompanionClient
 import Foundation
 import TestSupport
+import VaultTestSupport
 
-/// A vault made by `vaultctl init` and served by a real `vaultctl serve` process on a loopback
+/// A vault (with the cheapest KDF: every command the tests run unlocks in microseconds) served by a real `vaultctl serve` process on a loopback
 /// port the system chose; commands run against it as a user runs them.
 final class ServedVault: @unchecked Sendable {
     let directory = TemporaryDirectory()
@@ -23,8 +24,7 @@ final class ServedVault: @unchecked Sendable {
 
     init() throws {
         _ = directory.passphraseFile("pass", "served vault passphrase")
-        let made = try cli.run(["init", "--vault", vault, "--passphrase-file", passFile, "--kdf", "interactive"])
-        guard made.status == 0 else { throw Failure("init failed: \(made.stderr)") }
+        try makeVault(at: vault, passphraseFile: passFile)
     }
 
     struct Failure: Error, CustomStringConvertible {

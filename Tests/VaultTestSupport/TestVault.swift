@@ -7,3 +7,14 @@ import Vault
 public func makeVault(at path: String, passphrase text: String = "old passphrase") throws -> Vault {
     try Vault.create(at: path, passphrase: passphrase(text), kdf: .minimumForTesting, kdfName: "test")
 }
+
+/// Creates, for tests that run `vaultctl` on it, a vault at `path` under the passphrase on the
+/// first line of `passphraseFile`, with the cheapest KDF: `vaultctl` reads the costs from the
+/// keyslot, so each command the test runs unlocks in microseconds instead of Argon2id's
+/// interactive 0.1 s (and 64 MiB). The vault is closed again (its writer lock released) on return.
+/// Tests of `init` itself run `vaultctl init`.
+public func makeVault(at path: String, passphraseFile: String) throws {
+    let text = try String(contentsOfFile: passphraseFile, encoding: .utf8)
+    let firstLine = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+    _ = try makeVault(at: path, passphrase: firstLine)
+}

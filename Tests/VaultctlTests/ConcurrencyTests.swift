@@ -12,7 +12,7 @@ import Testing
         let zip = dir.path + "/export.zip"
         try SyntheticExport.writeZip(to: zip, options: .init(days: 8, firstDay: (2024, 2, 1), tripStart: 100))
         let common = ["--vault", vault, "--passphrase-file", pass]
-        #expect(try cli.run(["init", "--kdf", "interactive"] + common).status == 0)
+        try makeVault(at: vault, passphraseFile: pass)
         for _ in 0..<3 {
             let errA = Pipe(), errB = Pipe()
             let a = try cli.start(["import", zip] + common, stderr: errA)
@@ -40,7 +40,7 @@ import Testing
         let zip = dir.path + "/export.zip"
         try SyntheticExport.writeZip(to: zip, options: .init(days: 12, firstDay: (2024, 2, 1), tripStart: 100))
         let common = ["--vault", vault, "--passphrase-file", pass]
-        #expect(try cli.run(["init", "--kdf", "interactive"] + common).status == 0)
+        try makeVault(at: vault, passphraseFile: pass)
         let writer = try cli.start(["import", zip] + common)
         var reads = 0
         var dayCounts: [Int] = []

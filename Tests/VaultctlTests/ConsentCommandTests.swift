@@ -12,7 +12,7 @@ import Testing
         func run(_ args: [String]) throws -> CLIRunner.Result { try cli.run(args + ["--vault", vault, "--passphrase-file", pass]) }
         let zip = dir.path + "/export.zip"
         try SyntheticExport.writeZip(to: zip, options: .init(days: 5, firstDay: (2024, 5, 1), tripStart: 100))
-        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
+        try makeVault(at: vault, passphraseFile: pass)
         #expect(try run(["import", zip]).status == 0)
         #expect(try cli.run(["keygen", "--out", dir.path + "/lab"]).status == 0)
         let keyMode = try FileManager.default.attributesOfItem(atPath: dir.path + "/lab.key")[.posixPermissions] as? Int

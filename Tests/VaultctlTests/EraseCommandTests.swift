@@ -13,7 +13,7 @@ import Testing
         func json(_ result: CLIRunner.Result) throws -> Any { try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) }
         let zip = dir.path + "/export.zip"
         try SyntheticExport.writeZip(to: zip, options: .init(days: 10, firstDay: (2024, 2, 25), tripStart: 100))
-        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
+        try makeVault(at: vault, passphraseFile: pass)
         #expect(try run(["import", zip]).status == 0)
         let heartBefore = try json(try run(["summary", "heart-rate", "--json"])) as! [[String: Any]]
         #expect(heartBefore.map { $0["period"] as! String } == (25...29).map { "2024-02-\($0)" } + (1...5).map { "2024-03-0\($0)" })

@@ -23,7 +23,7 @@ import Testing
             pass = dir.passphraseFile("pass", "put-back attack passphrase")
             let zip = dir.path + "/export.zip"
             try SyntheticExport.writeZip(to: zip, options: .init(days: days, firstDay: (2024, 2, 25), tripStart: 100))
-            #expect(try cli.run(["init", "--kdf", "interactive", "--vault", dir.path + "/vault", "--passphrase-file", pass]).status == 0)
+            try makeVault(at: dir.path + "/vault", passphraseFile: pass)
             try succeed(["import", zip])
             #expect(try cli.run(["keygen", "--out", dir.path + "/lab"]).status == 0)
             try succeed(["recipient", "add", "lab", "--key", dir.path + "/lab.pub"])

@@ -39,7 +39,7 @@ import Testing
         func run(_ arguments: [String]) throws -> CLIRunner.Result {
             try cli.run(arguments + ["--vault", vault, "--passphrase-file", pass])
         }
-        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
+        try makeVault(at: vault, passphraseFile: pass)
         let zip = dir.file("export.zip")
         try SyntheticExport.writeZip(to: zip, options: .init(days: 40, firstDay: (2024, 2, 1), tripStart: 100))
         #expect(try run(["import", zip]).status == 0)
@@ -99,7 +99,7 @@ import Testing
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
             return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         }
-        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
+        try makeVault(at: vault, passphraseFile: pass)
         let zip = dir.file("export.zip")
         try SyntheticExport.writeZip(to: zip, options: .init(days: 40, firstDay: (2024, 2, 1), tripStart: 100))
         #expect(try run(["import", zip]).status == 0)
@@ -202,7 +202,7 @@ import Testing
         func run(_ arguments: [String]) throws -> CLIRunner.Result {
             try cli.run(arguments + ["--vault", dir.file("vault"), "--passphrase-file", pass])
         }
-        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
+        try makeVault(at: dir.file("vault"), passphraseFile: pass)
         // A prepend character joins the `<` after it into one grapheme cluster.
         let name = "\u{0D4E}<b>x"
         #expect(try run(["tracker", "add", name, "--levels", "\u{0D4E}<i>=1", "--success", "\u{0D4E}<i>"]).status == 0)

@@ -1,5 +1,5 @@
 // Every suite of this target uses the shared test helpers (CLIRunner, TemporaryDirectory).
-@_exported import TestSupport
+@_exported import VaultTestSupport
 import Foundation
 import Testing
 
@@ -20,8 +20,7 @@ final class CLIVault {
         path = dir.path + "/vault"
         passphraseFile = dir.passphraseFile("pass", "a test passphrase of \(label)")
         if initialized {
-            let made = try run(["init", "--kdf", "interactive"])
-            #expect(made.status == 0, "vaultctl init: \(made.stderr)")
+            try makeVault(at: path, passphraseFile: passphraseFile)
         }
     }
 

@@ -37,7 +37,7 @@ import Testing
     func participant(_ dir: TemporaryDirectory, _ name: String, firstDay: (Int, Int, Int)) throws -> Participant {
         let pass = dir.passphraseFile(name + ".pass", "study passphrase of \(name)")
         var p = Participant(vault: dir.file(name), pass: pass, fingerprint: "")
-        #expect(try cli.run(p.args(["init", "--kdf", "interactive"])).status == 0)
+        try makeVault(at: p.vault, passphraseFile: p.pass)
         let zip = dir.file(name + ".zip")
         try SyntheticExport.writeZip(to: zip, options: .init(days: 4, firstDay: firstDay, tripStart: 100))
         #expect(try cli.run(p.args(["import", zip])).status == 0)
@@ -325,7 +325,7 @@ extension StudyLoadTests {
         #expect(try cli.run(["keygen", "--out", dir.file("lab")]).status == 0)
         let pass = dir.passphraseFile("p.pass", "study passphrase of p")
         var p = Participant(vault: dir.file("p"), pass: pass, fingerprint: "")
-        #expect(try cli.run(p.args(["init", "--kdf", "interactive"])).status == 0)
+        try makeVault(at: p.vault, passphraseFile: p.pass)
         func heart(_ day: String, _ value: Int) -> String {
             #"<Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" unit="count/min" startDate="\#(day) 08:00:00 +0100" endDate="\#(day) 08:00:00 +0100" value="\#(value)"/>"#
         }

@@ -14,7 +14,7 @@ import Testing
         init(_ cli: CLIRunner) throws {
             path = dir.path + "/vault"
             pass = dir.passphraseFile("pass", "terminal test passphrase")
-            #expect(try cli.run(["init", "--kdf", "interactive", "--vault", path, "--passphrase-file", pass]).status == 0)
+            try makeVault(at: path, passphraseFile: pass)
         }
         func args(_ arguments: [String]) -> [String] { arguments + ["--vault", path, "--passphrase-file", pass] }
     }

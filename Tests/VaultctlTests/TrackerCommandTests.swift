@@ -12,7 +12,7 @@ import Testing
         func run(_ arguments: [String]) throws -> CLIRunner.Result {
             try cli.run(arguments + ["--vault", dir.file("vault"), "--passphrase-file", pass])
         }
-        #expect(try run(["init", "--kdf", "interactive"]).status == 0)
+        try makeVault(at: dir.file("vault"), passphraseFile: pass)
         let added = try run(["tracker", "add", "NoAlc", "--levels", "steady=0,easy=4,wild=6", "--success", "steady", "--day-starts", "04:00"])
         #expect(added.status == 0)
         for (at, level) in [("2025-03-28 21:00", "steady"), ("2025-03-30 01:30", "steady"), ("2025-03-30 21:00", "wild")] {

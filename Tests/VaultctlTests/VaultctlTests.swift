@@ -169,7 +169,7 @@ import Testing
     /// A new vault holding the records of `xml`: its path and passphrase file.
     private func vaultWith(_ dir: TemporaryDirectory, _ xml: String) throws -> (String, String) {
         let vault = dir.path + "/vault", pass = dir.passphraseFile("pass", "correct horse battery")
-        #expect(try cli.run(["init", "--vault", vault, "--passphrase-file", pass, "--kdf", "interactive"]).status == 0)
+        try makeVault(at: vault, passphraseFile: pass)
         let file = dir.path + "/export.xml"
         try Data(xml.utf8).write(to: URL(fileURLWithPath: file))
         #expect(try cli.run(["import", file, "--vault", vault, "--passphrase-file", pass]).status == 0)

@@ -45,7 +45,10 @@ extension Vault {
             // the file up after this view of the log was taken (the next verify sees it).
             guard let bytes = try file.position else { return nil }
             if let stored = LogPosition(encoded: bytes), stored.sequence > log.committed.sequence { return nil }
-            let current = bytes == log.committed.encoded ? file : copy
+            // A copy caught up to the log when the file is behind it, and also when an erase was cut
+            // between destroying its keys and recording its audit event: every command applies such
+            // an erasure before it answers (`catchUp`), so the file is compared as they see it.
+            let current = bytes == log.committed.encoded && log.unrecordedErasures.isEmpty ? file : copy
             if current !== file { _ = try catchUp(current) }
             let rebuilt = try ReadModels()
             try rebuild(rebuilt)
