@@ -93,7 +93,7 @@ let package = Package(
         // SQLite read models, on disk through CPageCipher. Takes its own small input types, never Vault's.
         .target(name: "Projections", dependencies: ["BinaryCoding", "CSQLite", "CPageCipher", "HealthModel", "SecureMemory", "SQLiteStore"]),
         // Public-key envelopes for bundles: signing, sealed boxes, chunked stream encryption.
-        .target(name: "Envelope", dependencies: ["CSodium", "SecureMemory"]),
+        .target(name: "Envelope", dependencies: ["BinaryCoding", "CSodium", "SecureMemory"]),
         // The persisted vocabulary: every event the log holds and its binary codec, names spelled
         // out (PersistedNames), never taken from another module's enum.
         .target(name: "VaultEvents", dependencies: ["BinaryCoding", "HealthModel"]),

@@ -1,3 +1,4 @@
+import BinaryCoding
 import CSodium
 import SecureMemory
 
@@ -72,7 +73,7 @@ public enum SecretStream {
             guard !finished else { throw EnvelopeError.trailingData }
             guard ciphertext.count >= SecretStream.chunkOverhead else { throw EnvelopeError.chunkDamaged(index: index) }
             let start = output.count
-            output.append(contentsOf: repeatElement(0, count: ciphertext.count - SecretStream.chunkOverhead))
+            output.appendZeros(ciphertext.count - SecretStream.chunkOverhead)
             var tag: UInt8 = 0
             let rc = output.withUnsafeMutableBufferPointer { out in
                 crypto_secretstream_xchacha20poly1305_pull(&state, out.baseAddress! + start, nil, &tag,

@@ -1,3 +1,4 @@
+import BinaryCoding
 import Foundation
 import SecureMemory
 #if canImport(Glibc)
@@ -259,7 +260,7 @@ extension EventLog {
                 let headerBytes = header.encoded()
                 let frameStart = output.count
                 output.append(contentsOf: headerBytes)
-                output.append(contentsOf: repeatElement(0, count: sealedLength + LogFormat.tagSize))
+                output.appendZeros(sealedLength + LogFormat.tagSize)
                 let hash = output.withUnsafeMutableBytes { out -> [UInt8] in
                     let headerRegion = UnsafeRawBufferPointer(rebasing: out[frameStart..<frameStart + LogFormat.frameHeaderSize])
                     let cipherRegion = UnsafeMutableRawBufferPointer(rebasing: out[(frameStart + LogFormat.frameHeaderSize)...])
