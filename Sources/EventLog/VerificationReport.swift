@@ -10,6 +10,8 @@ public struct VerificationReport: Equatable, Sendable {
     public var erasedEvents: UInt64 = 0
     /// Damage found, each naming the file and byte offset. Empty when the log is sound.
     public var problems: [String]
+    /// What is not damage but not as it should stay (an erase a crash cut short), each a sentence.
+    public var warnings: [String] = []
     /// An uncommitted tail, which is not damage: the next writer cuts it away.
     public var tornTail: TornTail?
     /// The last committed position that verified.

@@ -44,7 +44,7 @@ public struct CLIRunner {
     public func runKilled(_ arguments: [String], after delay: UInt32) throws -> Bool {
         let ended = DispatchSemaphore(value: 0)
         let process = try start(arguments) { _ in ended.signal() }
-        return Self.kill(process, unlessEndedBy: ended, after: delay) != nil
+        return Self.killUnlessEnded(process, signalled: ended, after: delay) != nil
     }
 
     /// `runKilled`, keeping what the command printed on stdout before it ended or was killed, and
@@ -54,17 +54,18 @@ public struct CLIRunner {
         let ended = DispatchSemaphore(value: 0)
         let process = try start(arguments, stdout: out) { _ in ended.signal() }
         let drain = PipeDrain(out.fileHandleForReading)
-        let seconds = Self.kill(process, unlessEndedBy: ended, after: delay)
+        let seconds = Self.killUnlessEnded(process, signalled: ended, after: delay)
         let stdout = drain.wait()
         return (seconds != nil, String(decoding: stdout, as: UTF8.self), seconds)
     }
 
     /// Waits up to `delay` microseconds for `process` to end (`ended` is signalled then), SIGKILLs
     /// it if it has not, and returns the seconds it ran if it exited with status 0 on its own.
-    private static func kill(_ process: Process, unlessEndedBy ended: DispatchSemaphore, after delay: UInt32) -> Double? {
+    private static func killUnlessEnded(_ process: Process, signalled ended: DispatchSemaphore, after delay: UInt32) -> Double? {
         let started = DispatchTime.now()
         let endedInTime = ended.wait(timeout: started + .microseconds(Int(delay))) == .success
-        if !endedInTime { Glibc.kill(process.processIdentifier, SIGKILL) }
+        // Still running: not yet reaped, so its pid is still its own.
+        if !endedInTime, process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else { return nil }
         return Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9

@@ -162,8 +162,15 @@ public final class Vault {
         if let problem = erasureProblem(erasures, keys: log.dataKeys) {
             report.problems.append("\(LogDirectory(directory).keys): \(problem): an older key table was put back")
         }
-        if let problem = Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem).readModelProblem() {
+        if let problem = Vault(directory: directory, log: log, masterKey: masterKey, fileSystem: fileSystem)
+            .readModelProblem(erasuresInLog: Set(erasures.map(\.eraseID))) {
             report.problems.append(problem)
+        }
+        // Not damage, but not final yet: the destroyed keys may still have a second name, and the
+        // read models still hold the months until a command catches them up.
+        if !log.unrecordedErasures.isEmpty || fileSystem.exists(LogDirectory(directory).oldKeys) {
+            report.warnings.append("an erase was interrupted before it finished (its keys are destroyed; the key table's old copy or the read models' "
+                                   + "purge is left): the next command that writes finishes it")
         }
         return report
     }

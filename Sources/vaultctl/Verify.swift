@@ -36,7 +36,7 @@ extension Vaultctl {
         func execute() throws {
             let passphrase = try vault.passphrase()
             let report = try Vault.verify(at: vault.directory, passphrase: passphrase)
-            let warnings = report.tornTail.map { ["\($0); the next write cuts it away"] } ?? []
+            let warnings = (report.tornTail.map { ["\($0); the next write cuts it away"] } ?? []) + report.warnings
             let iso = ISO8601DateFormatter()
             let erasures = report.isOK
                 ? try Vault.open(at: vault.directory, passphrase: passphrase).consentLedger().erasures.map { e in

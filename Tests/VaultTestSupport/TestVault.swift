@@ -14,7 +14,8 @@ public func makeVault(at path: String, passphrase text: String = "old passphrase
 /// interactive 0.1 s (and 64 MiB). The vault is closed again (its writer lock released) on return.
 /// Tests of `init` itself run `vaultctl init`.
 public func makeVault(at path: String, passphraseFile: String) throws {
-    let text = try String(contentsOfFile: passphraseFile, encoding: .utf8)
-    let firstLine = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-    _ = try makeVault(at: path, passphrase: firstLine)
+    // As vaultctl reads it: the bytes up to the first line feed, without a carriage return before it.
+    var line = Array(try Data(contentsOf: URL(fileURLWithPath: passphraseFile)).prefix { $0 != 0x0A })
+    if line.last == 0x0D { line.removeLast() }
+    _ = try makeVault(at: path, passphrase: String(decoding: line, as: UTF8.self))
 }

@@ -53,21 +53,23 @@ import Testing
         var openedBundle: (path: String, files: [String: Data])?  // the last whole bundle, and what it opens to
         var opensChecked = 0, rebuildsChecked = 0, erasesChecked = 0, backupsChecked = 0
         var round = 0
-        var lastRun: [Operation: Double] = [:]
+        var lastRuns: [String: [Double]] = [:], killsInARow: [String: Int] = [:], killsOf: [String: Int] = [:]
         while killed < kills {
             round += 1
             let operation = Operation.allCases[round % Operation.allCases.count]
             let bundle = s.dir.path + "/bundle-\(round).bundle"
             let command: [String]
             switch operation {
-            case .importA: command = s.args(["import", s.exports[0]])
-            case .importB: command = s.args(["import", s.exports[1]])
+            // --allow-erased: sleep comes back after an erase, so the next erase has months to erase.
+            case .importA: command = s.args(["import", s.exports[0], "--allow-erased"])
+            case .importB: command = s.args(["import", s.exports[1], "--allow-erased"])
             case .grant: command = s.args(["grant", "Kill Loop Lab", "--categories", "activity", "--granularity", "daily"])
             case .export: command = s.args(["export", "Kill Loop Lab", "--out", bundle])
             // Every other passwd also replaces the master key and rewrites the log (--rekey).
             case .passwd: command = s.args(["passwd", "--new-passphrase-file", s.passphrases[1 - s.current]] + (round / 7 % 2 == 0 ? ["--rekey"] : []))
             case .rebuild: command = s.args(["rebuild"])
-            // Sleep: no figure the final comparison reads, and re-imports refuse it once erased.
+            // Sleep: no figure the final comparison reads; the imports take it back (--allow-erased),
+            // so each erase has months to erase.
             case .erase: command = s.args(["erase", "--categories", "sleep", "--yes", "--json"])
             case .backup: command = s.args(["backup", s.dir.path + "/backup", "--json"])
             case .bundleOpen:
@@ -75,12 +77,22 @@ import Testing
                 command = ["bundle", "open", openedBundle.path, "--key", s.dir.path + "/lab.key", "--out", s.dir.path + "/open-\(round)", "--any-sender"]
             }
             let newPassphrase = s.passphrases[1 - s.current]
-            // The moment falls within the command's life: up to a quarter past how long it last ran
-            // to the end (450 ms before it has), so that most rounds kill it somewhere in its work.
-            let span = lastRun[operation].map { UInt32(min(max($0 * 1.25, 0.02), 2) * 1e6) } ?? 450_000
+            // The moment falls within the command's life: up to a quarter past the longest of its
+            // last three runs to the end (450 ms before it has one), half as far again after each
+            // kill in a row (a run that grew is reached), at most 2 s. `passwd --rekey` is timed
+            // apart from `passwd`: it also rewrites the log.
+            let kind = command.contains("--rekey") ? "passwd --rekey" : "\(operation)"
+            let reach = lastRuns[kind, default: []].max().map { max($0 * 1.25, 0.02) * pow(1.5, Double(killsInARow[kind, default: 0])) }
+            let span = reach.map { UInt32(min($0, 2) * 1e6) } ?? 450_000
             let (finished, output, seconds) = try cli.runKilledCapturing(command, after: UInt32.random(in: 0...span, using: &rng))
             if finished { acknowledged += 1 } else { killed += 1 }
-            if let seconds { lastRun[operation] = seconds }
+            if finished {
+                killsInARow[kind] = 0
+                if let seconds { lastRuns[kind, default: []] = Array((lastRuns[kind, default: []] + [seconds]).suffix(3)) }
+            } else {
+                killsInARow[kind, default: 0] += 1
+                killsOf[kind, default: 0] += 1
+            }
 
             // Which passphrase opens it now: passwd may or may not have happened.
             var verify = try cli.run(s.args(["verify"]))
@@ -126,7 +138,7 @@ import Testing
                 let erased = (try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])?["samplesErased"] as? Int
                 let report = try JSONSerialization.jsonObject(with: Data(try cli.run(s.args(["verify", "--json"])).stdout.utf8)) as? [String: Any]
                 #expect(erased != nil && (report?["erasedEvents"] as? Int ?? -1) >= erased!, "round \(round), \(seed): \(output)")
-                erasesChecked += 1
+                if (erased ?? 0) > 0 { erasesChecked += 1 }
             }
             if operation == .rebuild {
                 // Whatever the kill left, the next command's read models equal a finished rebuild's.
@@ -177,7 +189,11 @@ import Testing
         let recorded = history.compactMap { ($0["detail"] as? [String: String])?["bundleHash"] }
         #expect(Set(exportsAcknowledged).isSubset(of: Set(recorded)))
         #expect(opensChecked > 0 && rebuildsChecked > 0 && backupsChecked > 0)
-        print("kill loop: \(killed) kills, \(acknowledged) commands finished before their kill, \(exportsAcknowledged.count) acknowledged exports checked, \(opensChecked) opened bundle folders and \(rebuildsChecked) killed rebuilds compared, \(erasesChecked) acknowledged erases checked, \(backupsChecked) backups restored")
+        // Every command was killed, `passwd --rekey` apart from `passwd`.
+        let kinds = ["importA", "importB", "grant", "export", "bundleOpen", "passwd", "passwd --rekey", "rebuild", "erase", "backup"]
+        #expect(kinds.allSatisfy { killsOf[$0, default: 0] > 0 }, "kills per command: \(killsOf)")
+        print("kill loop: kills per command: \(kinds.map { "\($0) \(killsOf[$0, default: 0])" }.joined(separator: ", "))")
+        print("kill loop: \(killed) kills, \(acknowledged) commands finished before their kill, \(exportsAcknowledged.count) acknowledged exports checked, \(opensChecked) opened bundle folders and \(rebuildsChecked) killed rebuilds compared, \(erasesChecked) acknowledged erases of sleep data checked, \(backupsChecked) backups restored")
     }
 
     /// Every file under `directory` (relative path to bytes).

@@ -5,8 +5,9 @@ import Testing
 
 
 /// A vault in a new temporary directory, and `vaultctl` run on it as a person runs it: every
-/// command gets `--vault` and `--passphrase-file`. Made with `vaultctl init` unless `initialized`
-/// is false (for what a person meets before there is a vault).
+/// command gets `--vault` and `--passphrase-file`. Made through the library with the cheapest KDF
+/// (`makeVault(at:passphraseFile:)`) unless `initialized` is false (for what a person meets before
+/// there is a vault, `vaultctl init` included).
 final class CLIVault {
     let dir: TemporaryDirectory
     let cli: CLIRunner

@@ -29,7 +29,9 @@ extension Vault {
     /// (a file behind the log is copied into memory and caught up first, the file itself left as
     /// it is): an earlier version of one of its own blocks put back authenticates, but does not
     /// say what the log says.
-    func readModelProblem() -> String? {
+    ///
+    /// - Parameter erasuresInLog: the erase ids (hex) of the `erased` events the log holds.
+    func readModelProblem(erasuresInLog: Set<String>) -> String? {
         let path = projectionsPath
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let file: ReadModels, copy: ReadModels
@@ -46,9 +48,13 @@ extension Vault {
             guard let bytes = try file.position else { return nil }
             if let stored = LogPosition(encoded: bytes), stored.sequence > log.committed.sequence { return nil }
             // A copy caught up to the log when the file is behind it, and also when an erase was cut
-            // between destroying its keys and recording its audit event: every command applies such
-            // an erasure before it answers (`catchUp`), so the file is compared as they see it.
-            let current = bytes == log.committed.encoded && log.unrecordedErasures.isEmpty ? file : copy
+            // between destroying its keys and recording its audit event: every command purges such
+            // an erasure's months before it answers (`catchUp`), so the file is compared as they
+            // see it. (Rows that purge rewrites are compared as rewritten: an old block confined to
+            // them is not named, and the next command rewrites them.) Once the event is in the log,
+            // the erase purged the file before it, and the file is compared as it is.
+            let cutBeforeItsEvent = log.unrecordedErasures.contains { !erasuresInLog.contains($0.hex) }
+            let current = bytes == log.committed.encoded && !cutBeforeItsEvent ? file : copy
             if current !== file { _ = try catchUp(current) }
             let rebuilt = try ReadModels()
             try rebuild(rebuilt)
