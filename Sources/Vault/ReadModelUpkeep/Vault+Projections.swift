@@ -34,10 +34,12 @@ extension Vault {
     func readModelProblem(erasuresInLog: Set<String>) -> String? {
         let path = projectionsPath
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let file: ReadModels, copy: ReadModels
+        let file: ReadModels
         do {
             file = try ReadModels(path: path, key: projectionKey)
-            copy = try file.checkEveryPage()
+            // The check's copy in memory is let go at once: a copy is made again below only when
+            // the file must be caught up, so the rebuild's database is not held beside it.
+            try file.checkEveryPage()
         } catch {
             return "\(path): the read models do not authenticate (\(error)): a block of another file or time was put in, or the file is damaged; "
                 + "the next command rebuilds them from the log"
@@ -54,7 +56,7 @@ extension Vault {
             // them is not named, and the next command rewrites them.) Once the event is in the log,
             // the erase purged the file before it, and the file is compared as it is.
             let cutBeforeItsEvent = log.unrecordedErasures.contains { !erasuresInLog.contains($0.hex) }
-            let current = bytes == log.committed.encoded && !cutBeforeItsEvent ? file : copy
+            let current = bytes == log.committed.encoded && !cutBeforeItsEvent ? file : try file.inMemoryCopy()
             if current !== file { _ = try catchUp(current) }
             let rebuilt = try ReadModels()
             try rebuild(rebuilt)
