@@ -53,7 +53,7 @@ import Testing
         var openedBundle: (path: String, files: [String: Data])?  // the last whole bundle, and what it opens to
         var opensChecked = 0, rebuildsChecked = 0, erasesChecked = 0, backupsChecked = 0
         var round = 0
-        var lastRuns: [String: [Double]] = [:], killsInARow: [String: Int] = [:], killsOf: [String: Int] = [:]
+        var moments = KillMoments()
         while killed < kills {
             round += 1
             let operation = Operation.allCases[round % Operation.allCases.count]
@@ -77,22 +77,12 @@ import Testing
                 command = ["bundle", "open", openedBundle.path, "--key", s.dir.path + "/lab.key", "--out", s.dir.path + "/open-\(round)", "--any-sender"]
             }
             let newPassphrase = s.passphrases[1 - s.current]
-            // The moment falls within the command's life: up to a quarter past the longest of its
-            // last three runs to the end (450 ms before it has one), half as far again after each
-            // kill in a row (a run that grew is reached), at most 2 s. `passwd --rekey` is timed
+            // The moment falls within the command's life (`KillMoments`). `passwd --rekey` is timed
             // apart from `passwd`: it also rewrites the log.
             let kind = command.contains("--rekey") ? "passwd --rekey" : "\(operation)"
-            let reach = lastRuns[kind, default: []].max().map { max($0 * 1.25, 0.02) * pow(1.5, Double(killsInARow[kind, default: 0])) }
-            let span = reach.map { UInt32(min($0, 2) * 1e6) } ?? 450_000
-            let (finished, output, seconds) = try cli.runKilledCapturing(command, after: UInt32.random(in: 0...span, using: &rng))
+            let (finished, output, seconds) = try cli.runKilledCapturing(command, after: moments.draw(for: kind, using: &rng))
             if finished { acknowledged += 1 } else { killed += 1 }
-            if finished {
-                killsInARow[kind] = 0
-                if let seconds { lastRuns[kind, default: []] = Array((lastRuns[kind, default: []] + [seconds]).suffix(3)) }
-            } else {
-                killsInARow[kind, default: 0] += 1
-                killsOf[kind, default: 0] += 1
-            }
+            moments.record(kind, finished: finished, seconds: seconds)
 
             // Which passphrase opens it now: passwd may or may not have happened.
             var verify = try cli.run(s.args(["verify"]))
@@ -191,8 +181,8 @@ import Testing
         #expect(opensChecked > 0 && rebuildsChecked > 0 && backupsChecked > 0)
         // Every command was killed, `passwd --rekey` apart from `passwd`.
         let kinds = ["importA", "importB", "grant", "export", "bundleOpen", "passwd", "passwd --rekey", "rebuild", "erase", "backup"]
-        #expect(kinds.allSatisfy { killsOf[$0, default: 0] > 0 }, "kills per command: \(killsOf)")
-        print("kill loop: kills per command: \(kinds.map { "\($0) \(killsOf[$0, default: 0])" }.joined(separator: ", "))")
+        #expect(kinds.allSatisfy { moments.kills[$0, default: 0] > 0 }, "kills per command: \(moments.kills)")
+        print("kill loop: kills per command: \(kinds.map { "\($0) \(moments.kills[$0, default: 0])" }.joined(separator: ", "))")
         print("kill loop: \(killed) kills, \(acknowledged) commands finished before their kill, \(exportsAcknowledged.count) acknowledged exports checked, \(opensChecked) opened bundle folders and \(rebuildsChecked) killed rebuilds compared, \(erasesChecked) acknowledged erases of sleep data checked, \(backupsChecked) backups restored")
     }
 

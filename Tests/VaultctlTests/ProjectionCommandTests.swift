@@ -103,13 +103,12 @@ import Testing
         try makeVault(at: s.vault, passphraseFile: s.pass)
         let seed = TestSeed()
         var rng = seed.generator
-        // Each kill falls within 1.25 times the import's last run to its end (20-500 ms before it
-        // has one), so that most rounds kill it at work; at least one must.
-        var lastRun: Double?, killed = 0
+        // Each kill falls within the import's run (`KillMoments`; 20-500 ms before it has run to
+        // its end), so that most rounds kill it at work; at least one must.
+        var moments = KillMoments(floor: 20_000, firstSpan: 500_000)
         for round in 0..<6 {
-            let span = lastRun.map { UInt32(max($0 * 1.25, 0.02) * 1e6) } ?? 500_000
-            let (finished, _, seconds) = try cli.runKilledCapturing(s.args(["import", s.zip]), after: UInt32.random(in: 20_000...max(span, 20_000), using: &rng))
-            if finished { lastRun = seconds ?? lastRun } else { killed += 1 }
+            let (finished, _, seconds) = try cli.runKilledCapturing(s.args(["import", s.zip]), after: moments.draw(for: "import", using: &rng))
+            moments.record("import", finished: finished, seconds: seconds)
 
             #expect(try cli.run(s.args(["verify"])).status == 0, "round \(round), \(seed)")
             let caughtUp = try cli.run(s.args(["rings", "--json"]))
@@ -121,7 +120,7 @@ import Testing
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: s.vault).filter { $0.contains(".tmp.") }
             #expect(leftovers.isEmpty, "round \(round), \(seed): \(leftovers)")
         }
-        #expect(killed > 0, "\(seed): no import was killed")
+        #expect(moments.kills["import", default: 0] > 0, "\(seed): no import was killed")
         // Finishing the import gives the same read models as one clean run.
         #expect(try cli.run(s.args(["import", s.zip])).status == 0)
         let clean = try Setup(days: 8)

@@ -37,8 +37,8 @@ extension Vault {
         let file: ReadModels
         do {
             file = try ReadModels(path: path, key: projectionKey)
-            // The check's copy in memory is let go at once: a copy is made again below only when
-            // the file must be caught up, so the rebuild's database is not held beside it.
+            // A copy in memory is made below only when the file must be caught up, so that no copy
+            // is held beside the rebuild's database otherwise.
             try file.checkEveryPage()
         } catch {
             return "\(path): the read models do not authenticate (\(error)): a block of another file or time was put in, or the file is damaged; "
