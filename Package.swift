@@ -87,6 +87,8 @@ let package = Package(
         ),
         // The XML tokenizer's attribute-value scan, sixteen bytes a step (SSE2; docs/benchmarks-history.md).
         .target(name: "CByteScan"),
+        // A prefetch hint for the import's identity table (a lookup into it waits for memory).
+        .target(name: "CMemoryHints"),
         // SQLite connections and statements, plain or through the page cipher (CPageCipher), and
         // their errors: the read models and the researcher's study database both use them.
         .target(name: "SQLiteStore", dependencies: ["CSQLite", "CPageCipher", "SecureMemory"]),
@@ -105,8 +107,8 @@ let package = Package(
         .target(name: "ResearchBundle", dependencies: ["BinaryCoding", "Envelope", "HealthModel", "SecureMemory", "Storage"]),
         // The facade: lifecycle, import sessions, consent, exports, projection orchestration.
         .target(name: "Vault", dependencies: [
-            "BinaryCoding", "EventLog", "SecureMemory", "HealthModel", "VaultEvents", "Importers", "ResearchBundle", "Projections",
-            "Envelope", "HandOff",
+            "BinaryCoding", "CMemoryHints", "EventLog", "SecureMemory", "HealthModel", "VaultEvents", "Importers", "ResearchBundle",
+            "Projections", "Envelope", "HandOff",
         ]),
         // `vaultctl serve`: the companion endpoint over HTTPS (Hummingbird on SwiftNIO), the vault-made
         // certificate, tokens, limits, and the group commit that writes posts to the vault.

@@ -56,7 +56,7 @@ extension EventLog {
         precondition(transaction.log == ObjectIdentifier(self), "a transaction belongs to the log that began it")
         // A key is checked when a run of its events starts in the transaction (keys are not
         // taken away while one is open), not for every event.
-        if !transaction.isCurrent(keyID) {
+        if !transaction.isRecent(keyID) {
             guard keyring.frameKeys[keyID] != nil else { throw EventLogError.damaged(path: directory.keys, offset: 0, defect: .unknownKey(keyID)) }
         }
         let size = try transaction.append(event, key: keyID)

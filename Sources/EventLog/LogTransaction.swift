@@ -9,6 +9,10 @@ public struct LogTransaction {
     private var slots: [UInt32: Int] = [:]
     /// The last key appended to and its slot: imports come in long runs of one key.
     private var last: (key: UInt32, slot: Int)?
+    /// The keys appended to just before `last`, most recent first: a FIT activity's records
+    /// alternate three or four categories' keys sample by sample, and a dictionary lookup hashed
+    /// each one.
+    private var recent: [(key: UInt32, slot: Int)] = []
     /// Bytes held in `batches`, all keys together.
     var pendingBytes = 0
 
@@ -20,7 +24,10 @@ public struct LogTransaction {
     mutating func slot(of key: UInt32) -> Int {
         if let last, last.key == key { return last.slot }
         let slot: Int
-        if let existing = slots[key] {
+        if let i = recent.firstIndex(where: { $0.key == key }) {
+            slot = recent[i].slot
+            recent.remove(at: i)
+        } else if let existing = slots[key] {
             slot = existing
         } else {
             slot = batches.count
@@ -28,12 +35,16 @@ public struct LogTransaction {
             keys.append(key)
             batches.append(EventBatch())
         }
+        if let last {
+            if recent.count == 4 { recent.removeLast() }
+            recent.insert(last, at: 0)
+        }
         last = (key, slot)
         return slot
     }
 
-    /// Whether the last event appended was under `key`.
-    func isCurrent(_ key: UInt32) -> Bool { last?.key == key }
+    /// Whether an event was appended under `key` lately (the last one's key, or a recent one's).
+    func isRecent(_ key: UInt32) -> Bool { last?.key == key || recent.contains { $0.key == key } }
 
     /// Adds one event to `key`'s batch and returns the batch's size.
     mutating func append(_ event: UnsafeRawBufferPointer, key: UInt32) throws -> Int {
@@ -65,6 +76,7 @@ public struct LogTransaction {
         for slot in batches.indices { batches[slot].removeAll() }
         pendingBytes = 0
         last = nil  // a rollback takes back the keys it made: the next append checks its key again
+        recent = []
     }
 
     /// Replaces `key`'s batch (a whole batch appended at once).

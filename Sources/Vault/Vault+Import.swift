@@ -37,7 +37,7 @@ extension Vault {
         // 180: 1.9 s through scratch files, 1.2 s in memory; peak RSS 91 MiB either way, the key
         // derivation's 64 MiB most of it). An Apple export's ten years took 5 MiB more at their
         // peak with the larger table (96-97 MiB, docs/benchmarks-history.md "FIT import"): not for them.
-        let budget = files.allSatisfy { $0.format == .fit } ? importIdentityBudgetSlots * 2 : importIdentityBudgetSlots
+        let budget = files.allSatisfy { $0.format == .fit } ? importIdentityBudgetSlots * 4 : importIdentityBudgetSlots
         // Where the session would append events it holds no value of (see ImportReadModelFeed),
         // the read models catch up from the log after the commit: companion JSON, whose values
         // the upsert rule decides at the commit. Else they are caught up now, and fed (events

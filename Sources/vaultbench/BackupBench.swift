@@ -111,7 +111,6 @@ extension VaultBench {
                   + "max \(quantile(1).formatted(2)) s (target p99 <= 5 s)")
         }
 
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
         func size(_ path: String) throws -> Int { ((try FileManager.default.attributesOfItem(atPath: path))[.size] as? NSNumber)?.intValue ?? 0 }
 

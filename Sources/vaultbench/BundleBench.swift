@@ -67,7 +67,6 @@ extension VaultBench {
                 try? FileManager.default.removeItem(atPath: out)
                 try? FileManager.default.removeItem(atPath: bundle)
             }
-            func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
             let lines = summary?.counts["activity"] ?? 0
             let exportTime = median(exportTimes), openTime = median(openTimes)
             print("")

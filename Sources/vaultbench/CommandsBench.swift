@@ -87,7 +87,6 @@ extension VaultBench {
                       + "is \(ratio.formatted(1)) x faster   target >= 30 x: \(ratio >= 30 ? "met" : "NOT MET")")
                 print("             (both as /usr/bin/time reports them; from vaultbench, with the processes' spawning, the import's median is \(firstFromHere.formatted(2)) s: \((seconds / firstFromHere).formatted(1)) x)")
             }
-            func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
             for row in rows {
                 var emptyRuns: [Run] = [], fullRuns: [Run] = []
                 for pass in 0..<passes {

@@ -47,7 +47,6 @@ extension VaultBench {
                 let verify = try cli.time(["verify"] + common)
                 results.append((size, times, logBytes, verify))
             }
-            func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
             print("")
             for r in results {
                 print("erase      \(median(r.times).formatted(2)) s (median of \(passes): \(r.times.map { $0.formatted(2) }.joined(separator: ", "))) on the \(r.days)-day vault (\(grouped(r.logBytes)) B log)   target <= 1 s: \(median(r.times) <= 1 ? "met" : "NOT MET")")

@@ -51,7 +51,6 @@ extension VaultBench {
                 try cli.run(args(["recipient", "add", row.recipient, "--key", "\(out)/lab.pub"]))
                 try cli.run(args(["grant", row.recipient, "--categories", row.categories, "--granularity", row.granularity]))
             }
-            func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
 
             var anchors: [Double] = []
             for _ in 0..<passes { anchors.append(try cli.time(args(["verify"]))) }

@@ -78,7 +78,6 @@ extension VaultBench {
             try? FileManager.default.removeItem(atPath: db)
         }
 
-        private func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
         /// Issue 39's floor, measured from outside: `vaultctl import` as a person runs it (first
         /// import into a fresh vault, the passphrase's unlock included) against `unzip -p` of the

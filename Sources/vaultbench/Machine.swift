@@ -75,3 +75,7 @@ func timedFromHere(_ executable: String, _ arguments: [String]) throws -> (secon
     guard let result else { throw ValidationError("\(executable) \(arguments.first ?? "") failed") }
     return (seconds, Int(result.peakKiB))
 }
+
+/// The middle of timings (the upper middle of an even count): single passes vary by ±20 % on
+/// this shared machine.
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }

@@ -69,7 +69,6 @@ extension VaultBench {
         private func passesOf(_ body: () throws -> Figures) throws -> Figures {
             var all: [Figures] = []
             for _ in 0..<passes { all.append(try body()) }
-            func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
             return Figures(create: median(all.map(\.create)), read: median(all.map(\.read)), update: median(all.map(\.update)), bytes: all.last!.bytes)
         }
 

@@ -48,7 +48,6 @@ extension VaultBench {
                 current = 1 - current
             }
             try cli.run(["verify", "--vault", dir, "--passphrase-file", passphrases[current]])
-            func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
             let rekey = median(rekeyTimes), passwd = median(passwdTimes), verify = median(verifyTimes)
             print("")
             print("passwd --rekey  \(rekey.formatted(2)) s (median of \(passes): \(rekeyTimes.map { $0.formatted(2) }.joined(separator: ", "))) for a \(grouped(logBytes)) B log")

@@ -38,7 +38,6 @@ extension VaultBench {
                 size = ((try FileManager.default.attributesOfItem(atPath: file))[.size] as? NSNumber)?.intValue ?? 0
                 rings.append(try cli.time(args(["rings", "--json"])))
             }
-            func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
             let r = median(reports), a = median(rings)
             print("")
             print("report    \(days) days: median \((r * 1000).formatted(0)) ms (of \(passes): \(reports.map { ($0 * 1000).formatted(0) }.joined(separator: ", ")) ms), "

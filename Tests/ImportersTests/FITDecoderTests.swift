@@ -118,6 +118,32 @@ import Testing
         #expect(throws: FITDecoder.Damage.self) { try FITDecoder.decode(cut) { _ in } }
     }
 
+    /// The CRC is CRC-16/ARC: its check value over "123456789".
+    @Test func theCRCIsCRC16ARC() {
+        #expect(FITCRC.of(ArraySlice(Array("123456789".utf8))) == 0xBB3D)
+        #expect(FITCRC.of([]) == 0)
+    }
+
+    /// Fields are read from the record's bytes when asked for: a number the definition repeats is
+    /// its first valid copy, big-endian fields read as such, an invalid value is none, and a value
+    /// set on the message (the strap's stored heart rate) is read before the bytes.
+    @Test func fieldsAreReadFromTheRecordsBytes() throws {
+        let definition = FITDefinition(global: 20, bigEndian: true,
+                                       fields: [(3, 1, 0x02), (3, 1, 0x02), (253, 4, 0x86), (0, 4, 0x85), (7, 2, 0x84), (1, 4, 0x85)],
+                                       developerSizes: [2])
+        let bytes: [UInt8] = [0xEE, 0xFF, 120, 0x3B, 0x9A, 0xCA, 0x00, 0xFF, 0xFF, 0xFF, 0xFE, 0x01, 0x2C, 0x7F, 0xFF, 0xFF, 0xFF, 9, 9]
+        var p = 1
+        var message = try definition.read(bytes, at: &p, end: bytes.count) { FITDecoder.Damage(offset: $0, reason: $1) }
+        #expect(p == bytes.count)
+        #expect(message.integer(3) == 120 && message.fields[3] == .unsigned(120) && message.value(3) == 120)
+        #expect(message.timestamp == 1_000_000_000 && message.date(253) == 1_000_000_000 + FITDecoder.epoch)
+        #expect(message.integer(0) == -2 && message.value(7, scale: 10) == 30)
+        #expect(message.integer(1) == nil && message.fields[1] == nil && message.value(1) == nil)
+        #expect(message.integer(5) == nil)
+        message.fields[3] = .unsigned(99)
+        #expect(message.integer(3) == 99 && message.value(3) == 99)
+    }
+
     static func close(_ value: Double?, _ expected: Any?, _ what: String, tolerance: Double = 1e-6) {
         guard let expected = expected as? Double ?? (expected as? Int).map(Double.init) else {
             #expect(value == nil, "\(what): \(String(describing: value)) where the SDK has none")

@@ -70,7 +70,8 @@ struct FITDecoder {
         }
         guard FITCRC.of(bytes[start..<(dataEnd + 2)]) == 0 else { throw fail(dataEnd, "the file's CRC does not match its bytes") }
 
-        var definitions: [UInt8: FITDefinition] = [:]
+        // By local message type (0-15): an array, not a dictionary that hashes every record's type.
+        var definitions = [FITDefinition?](repeating: nil, count: 16)
         var messages: [FITMessage] = []
         var lastTimestamp: UInt32?
         var compressed = 0, developer = 0
@@ -82,7 +83,7 @@ struct FITDecoder {
             if header & 0x80 != 0 {
                 // A compressed timestamp header: the local type in bits 5-6, the seconds in bits 0-4.
                 let local = (header >> 5) & 0x03
-                guard let definition = definitions[local] else { throw fail(recordStart, "a compressed-timestamp record of undefined local type \(local)") }
+                guard let definition = definitions[Int(local)] else { throw fail(recordStart, "a compressed-timestamp record of undefined local type \(local)") }
                 guard let last = lastTimestamp else { throw fail(recordStart, "a compressed timestamp with no timestamp before it") }
                 let offset = UInt32(header & 0x1F)
                 var timestamp = (last & ~0x1F) + offset
@@ -96,10 +97,10 @@ struct FITDecoder {
                 let local = header & 0x0F
                 let definition = try FITDefinition.parse(bytes, at: &p, end: dataEnd, developer: header & 0x20 != 0, fail: fail)
                 developer += definition.developerSizes.count
-                definitions[local] = definition
+                definitions[Int(local)] = definition
             } else {
                 let local = header & 0x0F
-                guard let definition = definitions[local] else { throw fail(recordStart, "a data record of undefined local type \(local)") }
+                guard let definition = definitions[Int(local)] else { throw fail(recordStart, "a data record of undefined local type \(local)") }
                 let message = try definition.read(bytes, at: &p, end: dataEnd, fail: fail)
                 if let timestamp = message.timestamp { lastTimestamp = timestamp }
                 messages.append(message)
@@ -109,22 +110,24 @@ struct FITDecoder {
     }
 }
 
-/// FIT's CRC-16 (the SDK's nibble table): over a whole file including its two CRC bytes it is 0.
+/// FIT's CRC-16 (CRC-16/ARC, the SDK's nibble-table algorithm done a byte at a time): over a whole
+/// file including its two CRC bytes it is 0.
 enum FITCRC {
-    static let table: [UInt16] = [0x0000, 0xCC01, 0xD801, 0x1400, 0xF001, 0x3C00, 0x2800, 0xE401,
-                                  0xA001, 0x6C00, 0x7800, 0xB401, 0x5000, 0x9C01, 0x8801, 0x4400]
+    /// The CRC's step for each byte value: the reflected polynomial 0xA001, eight bits at a time.
+    static let table: [UInt16] = (0..<256).map { byte in
+        var crc = UInt16(byte)
+        for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xA001 : crc >> 1 }
+        return crc
+    }
 
     static func of(_ bytes: ArraySlice<UInt8>) -> UInt16 {
-        var crc: UInt16 = 0
-        for byte in bytes {
-            var tmp = table[Int(crc & 0xF)]
-            crc = (crc >> 4) & 0x0FFF
-            crc = crc ^ tmp ^ table[Int(byte & 0xF)]
-            tmp = table[Int(crc & 0xF)]
-            crc = (crc >> 4) & 0x0FFF
-            crc = crc ^ tmp ^ table[Int(byte >> 4)]
+        table.withUnsafeBufferPointer { table in
+            bytes.withUnsafeBufferPointer { bytes in
+                var crc: UInt16 = 0
+                for byte in bytes { crc = (crc >> 8) ^ table[Int(UInt8(truncatingIfNeeded: crc) ^ byte)] }
+                return crc
+            }
         }
-        return crc
     }
 }
 
@@ -135,6 +138,76 @@ struct FITDefinition {
     var bigEndian: Bool
     var fields: [(number: UInt8, size: Int, baseType: UInt8)]
     var developerSizes: [Int]
+    /// Where each field lies in a record, shared by every message read with this definition.
+    let layout: Layout
+    /// A record's bytes: its fields' and developer fields' sizes.
+    let recordSize: Int
+
+    init(global: UInt16, bigEndian: Bool, fields: [(number: UInt8, size: Int, baseType: UInt8)], developerSizes: [Int]) {
+        self.global = global
+        self.bigEndian = bigEndian
+        self.fields = fields
+        self.developerSizes = developerSizes
+        layout = Layout(fields, bigEndian: bigEndian)
+        recordSize = fields.reduce(0) { $0 + $1.size } + developerSizes.reduce(0, +)
+    }
+
+    /// The fields of a definition by number: where each starts in a record, its size and base type,
+    /// found without a search (a table of the 256 field numbers).
+    final class Layout {
+        struct Field {
+            var offset: Int
+            var size: Int
+            var baseType: UInt8
+            /// Width, signedness and invalid value when the base type is an integer.
+            var integerType: (width: Int, signed: Bool, invalid: UInt64)?
+        }
+
+        let fields: [Field]
+        let bigEndian: Bool
+        /// The first field of each number (-1: none), and each field's next one of its number
+        /// (a definition may repeat a number; the first valid one is the field's value).
+        private let first: [Int16]
+        private let next: [Int16]
+        /// Whether the timestamp (253) is one unsigned integer field of up to 32 bits, defined once:
+        /// read as such.
+        let hasPlainTimestamp: Bool
+
+        init(_ defined: [(number: UInt8, size: Int, baseType: UInt8)], bigEndian: Bool) {
+            self.bigEndian = bigEndian
+            var fields: [Field] = []
+            var offset = 0
+            for field in defined {
+                let integer = FITValue.integerType(field.baseType & 0x1F).map { (width: $0.0, signed: $0.1, invalid: $0.2) }
+                fields.append(Field(offset: offset, size: field.size, baseType: field.baseType, integerType: integer))
+                offset += field.size
+            }
+            self.fields = fields
+            var first = [Int16](repeating: -1, count: 256)
+            var next = [Int16](repeating: -1, count: defined.count)
+            for i in defined.indices.reversed() {
+                let number = Int(defined[i].number)
+                next[i] = first[number]
+                first[number] = Int16(i)
+            }
+            self.first = first
+            self.next = next
+            let timestamp = first[253] < 0 ? nil : fields[Int(first[253])]
+            hasPlainTimestamp = timestamp.map { field in
+                next[Int(first[253])] < 0 && field.integerType.map { !$0.signed && $0.width == field.size && $0.width <= 4 } == true
+            } ?? false
+        }
+
+        func firstIndex(of number: UInt8) -> Int? {
+            let i = first[Int(number)]
+            return i < 0 ? nil : Int(i)
+        }
+
+        func nextIndex(after index: Int, of number: UInt8) -> Int? {
+            let i = next[index]
+            return i < 0 ? nil : Int(i)
+        }
+    }
 
     static func parse(_ bytes: [UInt8], at p: inout Int, end: Int, developer: Bool,
                       fail: (Int, String) -> FITDecoder.Damage) throws -> FITDefinition {
@@ -165,19 +238,26 @@ struct FITDefinition {
         return FITDefinition(global: global, bigEndian: bigEndian, fields: fields, developerSizes: developerSizes)
     }
 
-    /// A data record's fields as this definition lays them out; developer fields are skipped.
+    /// A data record as this definition lays it out (its fields read when asked for); developer
+    /// fields are skipped.
     func read(_ bytes: [UInt8], at p: inout Int, end: Int, fail: (Int, String) -> FITDecoder.Damage) throws -> FITMessage {
-        let size = fields.reduce(0) { $0 + $1.size } + developerSizes.reduce(0, +)
-        guard end - p >= size else { throw fail(p - 1, "a data record cut short (\(size) bytes defined, \(end - p) left)") }
-        var message = FITMessage(global: global)
-        for field in fields {
-            if let value = FITValue.read(bytes[p..<(p + field.size)], baseType: field.baseType, bigEndian: bigEndian) {
-                message.fields.entries.append((field.number, value))
-                if field.number == 253, case .unsigned(let t) = value { message.timestamp = UInt32(truncatingIfNeeded: t) }
-            }
-            p += field.size
+        guard end - p >= recordSize else { throw fail(p - 1, "a data record cut short (\(recordSize) bytes defined, \(end - p) left)") }
+        var message = FITMessage(global: global, fields: FITMessage.FieldList(bytes: bytes, layout: layout, offset: p))
+        // The timestamp field (253), as the last valid one of the definition gave it.
+        if layout.hasPlainTimestamp {
+            message.timestamp = message.fields.integer(253).map { UInt32(truncatingIfNeeded: $0) }
+            p += recordSize
+            return message
         }
-        p += developerSizes.reduce(0, +)
+        var index = layout.firstIndex(of: 253)
+        while let i = index {
+            let field = layout.fields[i]
+            if case .unsigned(let t)? = FITValue.read(bytes[(p + field.offset)..<(p + field.offset + field.size)], baseType: field.baseType, bigEndian: bigEndian) {
+                message.timestamp = UInt32(truncatingIfNeeded: t)
+            }
+            index = layout.nextIndex(after: i, of: 253)
+        }
+        p += recordSize
         return message
     }
 }

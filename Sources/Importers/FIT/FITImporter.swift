@@ -69,16 +69,19 @@ struct FITImporter {
                 sink.warn("\((name as NSString).lastPathComponent): the heart rate a strap stored (hr messages) could not be placed in time and was not read")
             }
         }
-        var taken = Set<Int>()
+        var taken = [Bool](repeating: false, count: records.count)
+        var takenCount = 0
         /// The records from `start` to `end` not taken by an earlier session: a record on the
         /// boundary of two sessions (a multisport leg's end, the next one's start) is the
         /// earlier one's, so that each record gives its samples once.
         func take(from start: Int64, to end: Int64) -> [FITMessage] {
             var inside: [FITMessage] = []
-            for (i, record) in records.enumerated() where !taken.contains(i) {
+            inside.reserveCapacity(records.count - takenCount)
+            for (i, record) in records.enumerated() where !taken[i] {
                 guard let time = record.date(253), time >= start, time <= end else { continue }
                 inside.append(record)
-                taken.insert(i)
+                taken[i] = true
+                takenCount += 1
             }
             return inside
         }
@@ -112,7 +115,7 @@ struct FITImporter {
         // device closed without its summary: a flat battery, a crash) is the workout they
         // span, of the sport its sport message names; records outside the sessions of a file
         // that has some give their samples.
-        let left = records.indices.filter { !taken.contains($0) && records[$0].date(253) != nil }.map { records[$0] }
+        let left = records.indices.filter { !taken[$0] && records[$0].date(253) != nil }.map { records[$0] }
         if sessions.isEmpty, let first = left.first?.date(253), let last = left.last?.date(253) {
             let sport = messages.first { $0.global == 12 }
             let type = FITSports.activityType(sport: sport?.integer(0), subSport: sport?.integer(1))
@@ -123,7 +126,7 @@ struct FITImporter {
             kept += try emit(workout, records: left, sport: sport?.integer(0), routeName: "fit-\(first)", source: source, stamp: stamp)
             sink.warn("\((name as NSString).lastPathComponent): no session summary; its \(left.count) record(s) became a workout from the first to the last")
         } else {
-            for sample in Self.samples(left, sport: nil, source: source, stamp: stamp) {
+            try Self.forEachSample(left, sport: nil, source: source, stamp: stamp) { sample in
                 try sink.emit(sample: sample)
                 kept += 1
             }
@@ -163,37 +166,37 @@ struct FITImporter {
         if !points.isEmpty {
             try sink.emit(.route(WorkoutRoute(workoutStart: workout.start, filePath: routeName, points: points)))
         }
-        for sample in Self.samples(records, sport: sport, source: source, stamp: stamp) {
+        try Self.forEachSample(records, sport: sport, source: source, stamp: stamp) { sample in
             try sink.emit(sample: sample)
             emitted += 1
         }
         return emitted
     }
 
-    /// The samples of a session's records: heart rate, and by sport power, cadence and speed.
-    static func samples(_ records: [FITMessage], sport: Int64?, source: HealthSource,
-                        stamp: (Int64) -> HealthTimestamp) -> [HealthSample] {
+    /// The samples of a session's records, handed to `body` one by one as they are made (an
+    /// array of a long ride's samples grew by copying them, measured): heart rate, and by sport
+    /// power, cadence and speed.
+    static func forEachSample(_ records: [FITMessage], sport: Int64?, source: HealthSource,
+                              stamp: (Int64) -> HealthTimestamp, _ body: (HealthSample) throws -> Void) throws {
         let cycling = sport == 2
         let running = sport == 1
-        var samples: [HealthSample] = []
         for record in records {
             guard let time = record.date(253) else { continue }
             let at = stamp(time)
-            func add(_ type: String, _ value: Double?, _ unit: String) {
+            func add(_ type: String, _ value: Double?, _ unit: String) throws {
                 guard let value, value.isFinite else { return }
-                samples.append(.reading(type, value, unit: unit, at: at, source: source))
+                try body(.reading(type, value, unit: unit, at: at, source: source))
             }
-            add("HKQuantityTypeIdentifierHeartRate", record.value(3), "count/min")
+            try add("HKQuantityTypeIdentifierHeartRate", record.value(3), "count/min")
             if cycling {
-                add("HKQuantityTypeIdentifierCyclingPower", record.value(7), "W")
-                add("HKQuantityTypeIdentifierCyclingCadence", record.value(4), "count/min")
-                add("HKQuantityTypeIdentifierCyclingSpeed", record.value(73, scale: 1000) ?? record.value(6, scale: 1000), "m/s")
+                try add("HKQuantityTypeIdentifierCyclingPower", record.value(7), "W")
+                try add("HKQuantityTypeIdentifierCyclingCadence", record.value(4), "count/min")
+                try add("HKQuantityTypeIdentifierCyclingSpeed", record.value(73, scale: 1000) ?? record.value(6, scale: 1000), "m/s")
             } else if running {
-                add("HKQuantityTypeIdentifierRunningPower", record.value(7), "W")
-                add("HKQuantityTypeIdentifierRunningSpeed", record.value(73, scale: 1000) ?? record.value(6, scale: 1000), "m/s")
+                try add("HKQuantityTypeIdentifierRunningPower", record.value(7), "W")
+                try add("HKQuantityTypeIdentifierRunningSpeed", record.value(73, scale: 1000) ?? record.value(6, scale: 1000), "m/s")
             }
         }
-        return samples
     }
 
     /// A scale's weighings: body mass, body fat (a fraction, as HealthKit keeps it) and BMI. A file

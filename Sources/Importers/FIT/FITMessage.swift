@@ -39,7 +39,7 @@ enum FITValue: Equatable {
         case 0x0D where bytes.count > 1:
             return bytes.allSatisfy { $0 == 0xFF } ? nil : .bytes(Array(bytes))
         default:
-            guard let (width, signed, invalid) = integerTypes[type] else { return nil }
+            guard let (width, signed, invalid) = integerType(type) else { return nil }
             let count = bytes.count / width
             guard count >= 1 else { return nil }
             var values: [Int64] = []
@@ -63,8 +63,15 @@ enum FITValue: Equatable {
         }
     }
 
-    /// Width in bytes, signedness and invalid value of each integer base type (by its low 5 bits).
-    static let integerTypes: [UInt8: (Int, Bool, UInt64)] = [
+    /// Width in bytes, signedness and invalid value of an integer base type (by its low 5 bits);
+    /// nil for the others. From a table by index, not a dictionary hashed for every field.
+    static func integerType(_ type: UInt8) -> (Int, Bool, UInt64)? {
+        Int(type) < integerTypeTable.count ? integerTypeTable[Int(type)] : nil
+    }
+
+    private static let integerTypeTable: [(Int, Bool, UInt64)?] = (0..<32).map { integerTypes[UInt8($0)] }
+
+    private static let integerTypes: [UInt8: (Int, Bool, UInt64)] = [
         0x00: (1, false, 0xFF), 0x01: (1, true, 0x7F), 0x02: (1, false, 0xFF), 0x03: (2, true, 0x7FFF), 0x04: (2, false, 0xFFFF),
         0x05: (4, true, 0x7FFF_FFFF), 0x06: (4, false, 0xFFFF_FFFF), 0x0A: (1, false, 0), 0x0B: (2, false, 0), 0x0C: (4, false, 0),
         0x0D: (1, false, 0xFF), 0x0E: (8, true, 0x7FFF_FFFF_FFFF_FFFF), 0x0F: (8, false, UInt64.max), 0x10: (8, false, 0),
@@ -81,31 +88,102 @@ enum FITValue: Equatable {
     }
 }
 
-/// A data message: its global number, its valid fields by number, its timestamp (field 253, or
-/// a compressed header's).
+/// A data message: its global number, its timestamp (field 253, or a compressed header's), and
+/// its fields, read from the file's bytes when asked for (`FieldList`).
 struct FITMessage {
     var global: UInt16
-    /// Its valid fields by number, in the order defined (a few each: a list beats hashing).
-    var fields = FieldList()
+    /// Its valid fields by number.
+    var fields: FieldList
     var timestamp: UInt32?
 
-    init(global: UInt16) { self.global = global }
+    init(global: UInt16, fields: FieldList) {
+        self.global = global
+        self.fields = fields
+    }
 
+    /// A record's fields as its definition lays them out in the file's bytes, read when asked for:
+    /// a decoded message allocates nothing (a year of 1 Hz activities is a few million records,
+    /// and a list of values per record cost the parser a third of its time in allocation, copies
+    /// and reference counting). A field set on the message (`FITStoredHeartRate.merge`) is kept
+    /// beside the bytes and read first.
     struct FieldList {
-        var entries: [(number: UInt8, value: FITValue)] = []
+        let bytes: [UInt8]
+        let layout: FITDefinition.Layout
+        /// Where the record's first field starts in `bytes`.
+        let offset: Int
+        private var assigned: [(number: UInt8, value: FITValue?)] = []
+
+        init(bytes: [UInt8], layout: FITDefinition.Layout, offset: Int) {
+            self.bytes = bytes
+            self.layout = layout
+            self.offset = offset
+        }
 
         subscript(number: UInt8) -> FITValue? {
-            get { entries.first { $0.number == number }?.value }
+            get {
+                if !assigned.isEmpty, let entry = assigned.first(where: { $0.number == number }) { return entry.value }
+                var index = layout.firstIndex(of: number)
+                while let i = index {
+                    let field = layout.fields[i]
+                    let start = offset + field.offset
+                    if let value = FITValue.read(bytes[start..<(start + field.size)], baseType: field.baseType, bigEndian: layout.bigEndian) {
+                        return value
+                    }
+                    index = layout.nextIndex(after: i, of: number)
+                }
+                return nil
+            }
             set {
-                entries.removeAll { $0.number == number }
-                if let newValue { entries.append((number, newValue)) }
+                assigned.removeAll { $0.number == number }
+                assigned.append((number, newValue))
+            }
+        }
+
+        /// A field's one integer, read without building a `FITValue` (the records' hot path);
+        /// nil when absent or invalid. Other shapes go through the subscript.
+        func integer(_ number: UInt8) -> Int64? {
+            guard assigned.isEmpty, let i = layout.firstIndex(of: number), layout.nextIndex(after: i, of: number) == nil else {
+                return Self.integer(of: self[number])
+            }
+            let field = layout.fields[i]
+            guard let (width, signed, invalid) = field.integerType, field.size == width else { return Self.integer(of: self[number]) }
+            let start = offset + field.offset
+            var raw: UInt64 = 0
+            if layout.bigEndian {
+                for k in 0..<width { raw = raw << 8 | UInt64(bytes[start + k]) }
+            } else {
+                for k in 0..<width { raw |= UInt64(bytes[start + k]) << UInt64(8 * k) }
+            }
+            guard raw != invalid else { return nil }
+            if signed {
+                let shift = UInt64(64 - width * 8)
+                return Int64(bitPattern: raw << shift) >> Int64(shift)
+            }
+            return Int64(exactly: raw)
+        }
+
+        /// A field as a number (an integer, or a float when finite); nil when absent or invalid.
+        func number(_ number: UInt8) -> Double? {
+            if assigned.isEmpty, let i = layout.firstIndex(of: number), layout.fields[i].integerType != nil {
+                if let value = integer(number) { return Double(value) }
+                // An unsigned 64-bit value past Int64 (or a duplicated field): the general path.
+            }
+            return self[number]?.number
+        }
+
+        private static func integer(of value: FITValue?) -> Int64? {
+            switch value {
+            case .unsigned(let v)?: Int64(exactly: v)
+            case .signed(let v)?: v
+            case .array(let v)?: v.first
+            default: nil
             }
         }
     }
 
     /// A field as a number, divided by its scale and less its offset (the profile's rule).
     func value(_ field: UInt8, scale: Double = 1, offset: Double = 0) -> Double? {
-        fields[field]?.number.map { $0 / scale - offset }
+        fields.number(field).map { $0 / scale - offset }
     }
 
     /// A field's integers: its array's elements, or its one value.
@@ -119,12 +197,7 @@ struct FITMessage {
     }
 
     func integer(_ field: UInt8) -> Int64? {
-        switch fields[field] {
-        case .unsigned(let v)?: Int64(exactly: v)
-        case .signed(let v)?: v
-        case .array(let v)?: v.first
-        default: nil
-        }
+        fields.integer(field)
     }
 
     /// A date field (seconds since the FIT epoch) in seconds since 1970.

@@ -1,4 +1,10 @@
 import BinaryCoding
+import CMemoryHints
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The identities of the data events in a vault, as a multiset: 62-bit hashes in an
 /// open-addressing table (linear probing, at most 70% full), 8 bytes a slot, one slot per copy.
@@ -30,7 +36,9 @@ struct IdentitySet {
 
     fileprivate static let keyBits: UInt64 = (1 << 62) - 1
 
-    private var slots: [UInt64]
+    /// The slots, in memory of their own (`SlotTable`); copied before a change when shared.
+    private var table: SlotTable
+    private var slots: UnsafeMutableBufferPointer<UInt64> { table.slots }
     private var mask: Int
     private(set) var count = 0
     /// The slots the file being imported has marked, so that `endFile` clears those and does not
@@ -42,14 +50,20 @@ struct IdentitySet {
     init(expected: Int = 0, maximumSlots: Int = .max) {
         var capacity = 1024
         while capacity * 7 / 10 < expected && capacity < maximumSlots { capacity <<= 1 }
-        slots = [UInt64](repeating: 0, count: capacity)
+        table = SlotTable(count: capacity)
         mask = capacity - 1
+    }
+
+    /// Makes the table this set's own before a change (a copy of the set shares it until then).
+    private mutating func own() {
+        if !isKnownUniquelyReferenced(&table) { table = table.copy() }
     }
 
     // MARK: Copies the vault holds
 
     /// Adds one copy of an identity hash (from `hash(_:)` or `legacyHash`), unused by this file.
     mutating func addExisting(hash key: UInt64) {
+        own()
         insert(key, .unused)
     }
 
@@ -60,6 +74,7 @@ struct IdentitySet {
     /// (`legacy`, when the vault has any) can be its duplicate; else it is new and its identity
     /// is added.
     mutating func matchTopLevel(_ key: UInt64, legacy: UInt64?) -> Outcome {
+        own()
         if let outcome = useCopy(of: key) { return outcome }
         if let legacy, let outcome = useCopy(of: legacy) { return outcome }
         insert(key, .topLevel)
@@ -69,14 +84,22 @@ struct IdentitySet {
     /// Decides a record nested in a correlation (the export lists it at top level too): any copy
     /// this file used is the same record; an unused copy makes it a duplicate; else it is new.
     mutating func matchNested(_ key: UInt64, legacy: UInt64?) -> Outcome {
+        own()
         if let outcome = touchCopy(of: key) { return outcome }
         if let legacy, let outcome = touchCopy(of: legacy) { return outcome }
         insert(key, .nested)
         return .added
     }
 
+    /// Asks for the slot where a lookup of `key` starts, so that a lookup made a little later does
+    /// not wait for memory (`PendingAdmits`).
+    func prefetch(_ key: UInt64) {
+        hv_prefetch(slots.baseAddress! + (Int(truncatingIfNeeded: key) & mask))
+    }
+
     /// Ends a file: what it used is held by the vault, for the next file to match again.
     mutating func endFile() {
+        own()
         if let marked {
             for i in marked { slots[i] &= Self.keyBits }
         } else {
@@ -145,18 +168,21 @@ struct IdentitySet {
 
     private mutating func grow() {
         marked = nil
-        let old = slots
-        slots = [UInt64](repeating: 0, count: old.count * 2)
+        let oldTable = table
+        let old = oldTable.slots
+        table = SlotTable(count: old.count * 2)
         mask = slots.count - 1
         // Copies of one key keep their order: the old slots are read round from an empty one, so
         // a run that wraps past the table's end is read in probe order too.
-        let start = old.firstIndex(of: 0) ?? 0
-        for k in 0..<old.count {
-            let slot = old[(start + k) & (old.count - 1)]
-            guard slot != 0 else { continue }
-            var i = Int(truncatingIfNeeded: slot & Self.keyBits) & mask
-            while slots[i] != 0 { i = (i + 1) & mask }
-            slots[i] = slot
+        withExtendedLifetime(oldTable) {
+            let start = old.firstIndex(of: 0) ?? 0
+            for k in 0..<old.count {
+                let slot = old[(start + k) & (old.count - 1)]
+                guard slot != 0 else { continue }
+                var i = Int(truncatingIfNeeded: slot & Self.keyBits) & mask
+                while slots[i] != 0 { i = (i + 1) & mask }
+                slots[i] = slot
+            }
         }
     }
 
@@ -176,21 +202,24 @@ struct IdentitySet {
     /// with whether a nested record used them: handed on when identities move out of memory
     /// in the middle of a file. A lazy view of the table (no copy of it is made).
     func copiesInUse() -> some Sequence<(hash: UInt64, nested: Bool)> {
-        slots.lazy.filter { $0 > Self.keyBits }.map { slot in (slot & Self.keyBits, slot >> 62 == Use.nested.rawValue) }
+        let table = self.table
+        return table.slots.lazy.filter { $0 > Self.keyBits }.map { slot in
+            withExtendedLifetime(table) { (slot & Self.keyBits, slot >> 62 == Use.nested.rawValue) }
+        }
     }
 
     /// Slots the table has now (8 bytes each).
     var capacity: Int { slots.count }
 
-    /// Whether one more insert would grow the table past `slots` slots.
-    func wouldGrow(beyond slotLimit: Int) -> Bool {
-        (count + 1) * 10 > slots.count * 7 && slots.count >= slotLimit
+    /// Whether `adding` more inserts (one by default) would grow the table past `slots` slots.
+    func wouldGrow(beyond slotLimit: Int, adding: Int = 1) -> Bool {
+        (count + adding) * 10 > slots.count * 7 && slots.count >= slotLimit
     }
 
     /// Frees the table.
     mutating func releaseStorage() {
         marked = nil
-        slots = [UInt64](repeating: 0, count: 1)
+        table = SlotTable(count: 1)
         mask = 0
         count = 0
     }
@@ -220,4 +249,33 @@ struct IdentityHasher {
         let h = WordHash.hash(body, seed: seed ^ (0x5851_F42D_4C95_7F2D &* UInt64(kind))) & IdentitySet.keyBits
         return h == 0 ? 1 : h
     }
+}
+
+/// The memory of an identity table: zeroed, and asked of the kernel in 2 MiB pages
+/// (`MADV_HUGEPAGE`) once it spans one. A lookup lands on a random slot of tens of MiB; with 4 KiB
+/// pages each also missed the processor's page-table cache, and a year of FIT files' import ran
+/// 10 % slower (glibc's `glibc.malloc.hugetlb=1` tunable, measured: docs/benchmarks.md).
+final class SlotTable {
+    let slots: UnsafeMutableBufferPointer<UInt64>
+    private static let hugePage = 2 << 20
+
+    init(count: Int) {
+        let bytes = count * MemoryLayout<UInt64>.stride
+        let huge = bytes >= Self.hugePage
+        var raw: UnsafeMutableRawPointer?
+        guard posix_memalign(&raw, huge ? Self.hugePage : 64, bytes) == 0, let raw else {
+            fatalError("out of memory for an identity table of \(bytes) bytes")
+        }
+        if huge { _ = madvise(raw, bytes, MADV_HUGEPAGE) }
+        memset(raw, 0, bytes)
+        slots = UnsafeMutableBufferPointer(start: raw.assumingMemoryBound(to: UInt64.self), count: count)
+    }
+
+    func copy() -> SlotTable {
+        let copy = SlotTable(count: slots.count)
+        _ = copy.slots.initialize(fromContentsOf: slots)
+        return copy
+    }
+
+    deinit { free(slots.baseAddress) }
 }

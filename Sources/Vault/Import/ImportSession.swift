@@ -71,6 +71,9 @@ final class ImportSession: ImportSink {
     private var revisions = RevisionTable()
     /// The bytes of the sample encoded last (`add(sample:nested:)`).
     private var encoded: [UInt8] = []
+    /// Samples whose identity's slot was asked for, decided a few samples later, in order
+    /// (`decidePending`, before anything else reads or changes the identities or appends).
+    private var pending = PendingAdmits()
     /// Where the read models' inputs of the events appended go, when the import feeds them
     /// (`Vault.importFiles`); nil: the read models catch up from the log after the commit.
     var readModelFeed: ImportReadModelFeed?
@@ -130,6 +133,7 @@ final class ImportSession: ImportSink {
     /// already present (as they are: the export repeats them at top level) are not counted.
     func add(_ event: VaultEvent, nested: Bool = false) throws {
         if case .sample(let sample) = event { return try add(sample: sample, nested: nested) }
+        try decidePending()
         let month: RecentMonth
         if let label = DataLabel.of(event) {
             month = try decide(label, day: nil)
@@ -187,8 +191,31 @@ final class ImportSession: ImportSink {
             if !nested { readModelFeed?.appended(sample: sample) }
             return
         }
-        guard try admit(bytes, identityLength: bytes.count, keyID: keyID, encoder: encoder, nested: nested, identified: true) else { return }
+        let (hash, legacy) = identityHashes(bytes, identityLength: bytes.count, encoder: encoder)
+        if external == nil, !identities.wouldGrow(beyond: memoryBudgetSlots, adding: pending.count + 1) {
+            identities.prefetch(hash)
+            pending.add(bytes, hash: hash, legacy: legacy, keyID: keyID, nested: nested, sample: consume sample)
+            if pending.isFull { try decidePending() }
+            return
+        }
+        try decidePending()
+        guard try admit(bytes, hash: hash, legacy: legacy, keyID: keyID, nested: nested) else { return }
         readModelFeed?.appended(sample: sample)
+    }
+
+    /// Decides the samples waiting in `pending`, in the order they came, as `admit` would have
+    /// when each came.
+    private func decidePending() throws {
+        guard !pending.isEmpty else { return }
+        defer { pending.removeAll() }
+        try pending.withContents { entries, bytes, samples in
+            for i in entries.indices {
+                let entry = entries[i]
+                guard decideInMemory(entry.hash, legacy: entry.legacy, nested: entry.nested) else { continue }
+                try log.append(UnsafeRawBufferPointer(rebasing: bytes[entry.range]), keyID: entry.keyID, to: &transaction)
+                readModelFeed?.appended(sample: samples[i])
+            }
+        }
     }
 
     /// Decides, without its identity, a sample of a key that held nothing before the session's
@@ -209,6 +236,7 @@ final class ImportSession: ImportSink {
             return true
         }
         _ = unrememberedMemo.value(for: type) { unrememberedTypes.insert($0).inserted }
+        try decidePending()
         counts.added += 1
         try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
         return true
@@ -218,29 +246,49 @@ final class ImportSession: ImportSink {
     /// appends it to the log; false when it is not appended now (a duplicate, a copy, or set
     /// aside for the file's end).
     private func admit(_ bytes: [UInt8], identityLength: Int, keyID: UInt32, encoder: EventEncoder, nested: Bool, identified: Bool) throws -> Bool {
+        try decidePending()
         if identified {
-            let (hash, legacy) = bytes.withUnsafeBytes { raw in
-                (Self.identityHash(UnsafeRawBufferPointer(rebasing: raw.prefix(identityLength)), hasher),
-                 hasLegacyIdentities ? legacyHash(raw) { encoder.string(id: $0) } : nil)
-            }
-            if external == nil && identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
-            if let external {
-                // Decided when the file ends, from bytes set aside (the read models take it then).
-                try external.add(hash: hash, legacyHash: legacy, nested: nested, keyID: keyID, bytes: bytes)
-                return false
-            }
-            switch nested ? identities.matchNested(hash, legacy: legacy) : identities.matchTopLevel(hash, legacy: legacy) {
-            case .added: counts.added += 1
-            case .duplicate:
-                counts.duplicates += 1
-                return false
-            case .copy:
-                counts.repeats += 1
-                return false
-            }
+            let (hash, legacy) = identityHashes(bytes, identityLength: identityLength, encoder: encoder)
+            return try admit(bytes, hash: hash, legacy: legacy, keyID: keyID, nested: nested)
         }
         try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
         return true
+    }
+
+    /// `admit` of an identified event whose hashes are known, nothing pending before it.
+    private func admit(_ bytes: [UInt8], hash: UInt64, legacy: UInt64?, keyID: UInt32, nested: Bool) throws -> Bool {
+        if external == nil && identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
+        if let external {
+            // Decided when the file ends, from bytes set aside (the read models take it then).
+            try external.add(hash: hash, legacyHash: legacy, nested: nested, keyID: keyID, bytes: bytes)
+            return false
+        }
+        guard decideInMemory(hash, legacy: legacy, nested: nested) else { return false }
+        try bytes.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
+        return true
+    }
+
+    /// Matches an identity in the in-memory table and counts the outcome; true when it is new.
+    private func decideInMemory(_ hash: UInt64, legacy: UInt64?, nested: Bool) -> Bool {
+        switch nested ? identities.matchNested(hash, legacy: legacy) : identities.matchTopLevel(hash, legacy: legacy) {
+        case .added:
+            counts.added += 1
+            return true
+        case .duplicate:
+            counts.duplicates += 1
+            return false
+        case .copy:
+            counts.repeats += 1
+            return false
+        }
+    }
+
+    /// An encoded event's identity hash, and its legacy-scheme hash when the vault holds such.
+    private func identityHashes(_ bytes: [UInt8], identityLength: Int, encoder: EventEncoder) -> (UInt64, UInt64?) {
+        bytes.withUnsafeBytes { raw in
+            (Self.identityHash(UnsafeRawBufferPointer(rebasing: raw.prefix(identityLength)), hasher),
+             hasLegacyIdentities ? legacyHash(raw) { encoder.string(id: $0) } : nil)
+        }
     }
 
     /// The hash of an event's identifying bytes, under the kind they are compared as.
@@ -282,6 +330,8 @@ final class ImportSession: ImportSink {
 
     private func keyID(for label: DataLabel) throws -> UInt32 {
         if let id = keyIDs[label] { return id }
+        // What waits is decided before this month's identities join the table, as it came before them.
+        try decidePending()
         let id = try log.keyID(forLabel: label.bytes)
         keyIDs[label] = id
         // The first time a category-month comes up, what the vault holds of it is read: its
@@ -319,6 +369,7 @@ final class ImportSession: ImportSink {
     /// the last (`isLast`: no file follows in this session, so what it added need not be
     /// remembered for deduplication) or the vault holds legacy identities.
     func finishFile(displayName: String, isLast: Bool = false) throws -> [FileImportReport] {
+        try decidePending()
         warnAboutOtherTypes()
         if let external, !isLast, !hasLegacyIdentities {
             external.endFile()
@@ -343,6 +394,7 @@ final class ImportSession: ImportSink {
     /// Ends the current post (the server's long-lived session): what waited for its end is
     /// decided, and the copies it used are free for the next one. Its report is `file`.
     func endFile() throws {
+        try decidePending()
         if let external {
             for decided in try resolve(external, isLast: false) { counts.count(decided) }
         } else {
@@ -383,6 +435,7 @@ final class ImportSession: ImportSink {
     /// Makes everything added durable, the values waiting under the upsert rule first.
     @discardableResult
     func commit() throws -> LogPosition {
+        try decidePending()
         for (keyID, event) in try revisions.takePending(fetch: tables.event(keyID:index:)) {
             try event.withUnsafeBytes { try log.append($0, keyID: keyID, to: &transaction) }
         }
@@ -390,6 +443,7 @@ final class ImportSession: ImportSink {
     }
 
     func rollback() {
+        pending.removeAll()
         waiting = []
         forgetRecentMonths()  // their encoders are forgotten with the tables
         revisions.dropPending()

@@ -104,6 +104,8 @@ struct ProjectionFeed {
                               source: SourceKey, metadata: [MetadataEntry], created: HealthTimestamp?) -> ProjectionInput? {
         let input = figureInput(type: type, start: start, end: end, value: sampleValue, source: source,
                                 metadataDigest: MetadataDigest.of(metadata), created: created)
+        // Most samples have no metadata: their type's category is not looked up (it hashes the type).
+        guard !metadata.isEmpty else { return input }
         return Self.annotating(input, type: type, category: HealthCategory.of(type: type), start: start, metadata: metadata)
     }
 

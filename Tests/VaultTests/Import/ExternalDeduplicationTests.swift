@@ -193,6 +193,23 @@ import VaultTestSupport
         #expect(table.matchNested(wrapping, legacy: nil) == .copy)
     }
 
+    /// A copy of a table is a table of its own: a change to one leaves the other as it was, past a
+    /// growth of its memory (a table of 2 MiB pages) too.
+    @Test func aCopyOfATableChangesApart() {
+        var table = IdentitySet()
+        table.addExisting(hash: 41)
+        var copy = table
+        #expect(copy.matchTopLevel(41, legacy: nil) == .duplicate)
+        #expect(copy.matchTopLevel(42, legacy: nil) == .added)
+        for k: UInt64 in 1...300_000 { copy.addExisting(hash: k * 8 + 3) }
+        #expect(copy.capacity == 524_288 && table.capacity == 1_024)
+        #expect(table.matchTopLevel(42, legacy: nil) == .added)
+        #expect(table.matchTopLevel(41, legacy: nil) == .duplicate)
+        #expect(table.sortedHashes() == [41, 42])
+        #expect(copy.matchTopLevel(299_999 * 8 + 3, legacy: nil) == .duplicate)
+        #expect(copy.count == 300_002 && table.count == 2)
+    }
+
     private func importAll(_ files: [String], budget: Int?) throws -> (reports: [ImportReport], events: [VaultEvent], external: Bool) {
         let t = try ImportTestVault()
         if let budget { t.vault.importIdentityBudgetSlots = budget }
