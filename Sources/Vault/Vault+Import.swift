@@ -32,11 +32,14 @@ extension Vault {
             }
         }
         // An import of FIT files alone holds one file's messages at a time, where an export's holds
-        // its inflater and XML buffers: its table may take twice the slots, so that a year of 1 Hz
-        // activities (~1.3 million events) stays in memory and feeds the read models (a folder of
-        // 180: 1.9 s through scratch files, 1.2 s in memory; peak RSS 91 MiB either way, the key
-        // derivation's 64 MiB most of it). An Apple export's ten years took 5 MiB more at their
-        // peak with the larger table (96-97 MiB, docs/benchmarks-history.md "FIT import"): not for them.
+        // its inflater and XML buffers: its table may take four times the slots (32 MiB), so that a
+        // year of 1 Hz activities and daily monitoring files (~2.1 million events) stays in memory
+        // and feeds the read models. The bench's folder of 545 files, three runs each before the
+        // identity lookups were prefetched: 1.95-2.15 s with twice the slots (1.46 million in
+        // memory, the rest through scratch files), 1.85-1.94 s with four times; peak RSS 89-92 MiB,
+        // the key derivation's 64 MiB most of it (docs/benchmarks.md, "FIT import"). An Apple
+        // export's ten years took 5 MiB more at their peak with a larger table (96-97 MiB,
+        // docs/benchmarks-history.md "FIT import"): not for them.
         let budget = files.allSatisfy { $0.format == .fit } ? importIdentityBudgetSlots * 4 : importIdentityBudgetSlots
         // Where the session would append events it holds no value of (see ImportReadModelFeed),
         // the read models catch up from the log after the commit: companion JSON, whose values
