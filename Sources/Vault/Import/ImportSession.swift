@@ -74,6 +74,9 @@ final class ImportSession: ImportSink {
     /// Samples whose identity's slot was asked for, decided a few samples later, in order
     /// (`decidePending`, before anything else reads or changes the identities or appends).
     private var pending = PendingAdmits()
+    /// Identities of events the vault holds, read from a month's frames, whose slots were asked
+    /// for and which wait to be inserted (`addExisting`); none once the month is read.
+    private var waitingExisting: [UInt64] = []
     /// Where the read models' inputs of the events appended go, when the import feeds them
     /// (`Vault.importFiles`); nil: the read models catch up from the log after the commit.
     var readModelFeed: ImportReadModelFeed?
@@ -96,7 +99,9 @@ final class ImportSession: ImportSink {
     var isExternal: Bool { external != nil }
 
     /// Records the identity of an event already in the vault (one copy); `string` resolves its ids.
-    func addExisting(event bytes: UnsafeRawBufferPointer, string: (UInt64) -> String?) throws {
+    /// Its slot is asked for from memory and the copy inserted a few events later
+    /// (`insertWaitingExisting`), as `PendingAdmits` does for records: a re-import reads millions.
+    private func addExisting(event bytes: UnsafeRawBufferPointer, string: (UInt64) -> String?) throws {
         guard let span = EventIdentity.span(of: bytes) else { return }
         let identity = UnsafeRawBufferPointer(rebasing: bytes.prefix(span.length))
         let hash: UInt64
@@ -106,12 +111,25 @@ final class ImportSession: ImportSink {
         } else {
             hash = Self.identityHash(identity, hasher)
         }
+        if external == nil, !identities.wouldGrow(beyond: memoryBudgetSlots, adding: waitingExisting.count + 1) {
+            identities.prefetch(hash)
+            waitingExisting.append(hash)
+            if waitingExisting.count >= PendingAdmits.capacity { insertWaitingExisting() }
+            return
+        }
+        insertWaitingExisting()
         if let external {
             try external.addExisting(hash: hash)
             return
         }
         if identities.wouldGrow(beyond: memoryBudgetSlots) { try moveIdentitiesOutOfMemory() }
         if let external { try external.addExisting(hash: hash) } else { identities.addExisting(hash: hash) }
+    }
+
+    /// Inserts the copies `addExisting` left waiting, in the order they came.
+    private func insertWaitingExisting() {
+        for hash in waitingExisting { identities.addExisting(hash: hash) }
+        waitingExisting.removeAll(keepingCapacity: true)
     }
 
     private func moveIdentitiesOutOfMemory() throws {
@@ -345,7 +363,9 @@ final class ImportSession: ImportSink {
                 try self.addExisting(event: bytes, string: string)
                 if learnsRevisions { self.revisions.learn(keyID: id, index: index, bytes: bytes) }
             }
+            insertWaitingExisting()
         } catch {
+            insertWaitingExisting()
             if learnsRevisions { revisions.forgetCommitted() }
             throw error
         }
