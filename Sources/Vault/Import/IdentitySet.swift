@@ -1,5 +1,6 @@
 import BinaryCoding
 import CMemoryHints
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -51,6 +52,7 @@ struct IdentitySet {
         var capacity = 1024
         while capacity * 7 / 10 < expected && capacity < maximumSlots { capacity <<= 1 }
         table = SlotTable(count: capacity)
+        table.populateInBackground()
         mask = capacity - 1
     }
 
@@ -255,20 +257,54 @@ struct IdentityHasher {
 /// (`MADV_HUGEPAGE`) once it spans one. A lookup lands on a random slot of tens of MiB; with 4 KiB
 /// pages each also missed the processor's page-table cache, and a year of FIT files' import ran
 /// 10 % slower (glibc's `glibc.malloc.hugetlb=1` tunable, measured: docs/benchmarks.md).
-final class SlotTable {
+///
+/// A table of 2 MiB or more is mapped from the kernel, which hands it out zeroed and unbacked:
+/// writing its zeros here took ~100 ms for 32 MiB on this machine (virtual memory backed on first
+/// touch), alone on one core before the parse began. `populateInBackground` backs it on a
+/// thread of its own while the import starts instead.
+final class SlotTable: @unchecked Sendable {
     let slots: UnsafeMutableBufferPointer<UInt64>
+    /// The mapping, for a table mapped from the kernel (nil: from malloc).
+    private let mapping: UnsafeMutableRawBufferPointer?
     private static let hugePage = 2 << 20
 
     init(count: Int) {
         let bytes = count * MemoryLayout<UInt64>.stride
-        let huge = bytes >= Self.hugePage
-        var raw: UnsafeMutableRawPointer?
-        guard posix_memalign(&raw, huge ? Self.hugePage : 64, bytes) == 0, let raw else {
-            fatalError("out of memory for an identity table of \(bytes) bytes")
+        if bytes >= Self.hugePage {
+            // Mapped a huge page larger and trimmed, so that it starts on a huge page's boundary.
+            let length = bytes + Self.hugePage
+            guard let raw = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+                  raw != UnsafeMutableRawPointer(bitPattern: -1) else {
+                fatalError("out of memory for an identity table of \(bytes) bytes")
+            }
+            let start = (Int(bitPattern: raw) + Self.hugePage - 1) & ~(Self.hugePage - 1)
+            let head = start - Int(bitPattern: raw)
+            if head > 0 { _ = munmap(raw, head) }
+            if length - head - bytes > 0 { _ = munmap(UnsafeMutableRawPointer(bitPattern: start + bytes), length - head - bytes) }
+            let base = UnsafeMutableRawPointer(bitPattern: start)!
+            _ = madvise(base, bytes, MADV_HUGEPAGE)
+            mapping = UnsafeMutableRawBufferPointer(start: base, count: bytes)
+            slots = UnsafeMutableBufferPointer(start: base.assumingMemoryBound(to: UInt64.self), count: count)
+        } else {
+            var raw: UnsafeMutableRawPointer?
+            guard posix_memalign(&raw, 64, bytes) == 0, let raw else {
+                fatalError("out of memory for an identity table of \(bytes) bytes")
+            }
+            memset(raw, 0, bytes)
+            mapping = nil
+            slots = UnsafeMutableBufferPointer(start: raw.assumingMemoryBound(to: UInt64.self), count: count)
         }
-        if huge { _ = madvise(raw, bytes, MADV_HUGEPAGE) }
-        memset(raw, 0, bytes)
-        slots = UnsafeMutableBufferPointer(start: raw.assumingMemoryBound(to: UInt64.self), count: count)
+    }
+
+    /// Backs a mapped table's pages on a thread of its own (`MADV_POPULATE_WRITE`, Linux 5.14 and
+    /// later; elsewhere each page is backed when first written). What it backs keeps its contents:
+    /// lookups and inserts may run meanwhile. The table lives until the thread is done.
+    func populateInBackground() {
+        guard mapping != nil else { return }
+        Thread.detachNewThread { [self] in
+            // The table is captured: it stays mapped while the thread runs.
+            _ = madvise(mapping!.baseAddress, mapping!.count, 23 /* MADV_POPULATE_WRITE */)
+        }
     }
 
     func copy() -> SlotTable {
@@ -277,5 +313,7 @@ final class SlotTable {
         return copy
     }
 
-    deinit { free(slots.baseAddress) }
+    deinit {
+        if let mapping { _ = munmap(mapping.baseAddress, mapping.count) } else { free(slots.baseAddress) }
+    }
 }
