@@ -29,7 +29,9 @@ public final class PipelinedSink: ImportSink, @unchecked Sendable {
     }
 
     private let batchSize: Int
-    private var pending: Batch
+    /// The batch being filled: the parser's thread's alone (the worker gets it whole), so its
+    /// accesses are not checked at run time, once or more a sample.
+    @exclusivity(unchecked) private var pending: Batch
     private let worker: BatchWorker<Batch>
 
     /// How many batches wait for the worker (for tests that watch a cancel drop them).

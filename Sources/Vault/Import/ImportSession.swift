@@ -15,16 +15,21 @@ import VaultEvents
 /// slots (8 MiB by default, about 730,000 events); past that the session moves them to an
 /// `ExternalDeduplicator`, which sets events aside in sealed scratch files and decides at the end
 /// of each file, in bounded memory.
+///
+/// The state every sample touches is marked `@exclusivity(unchecked)`: a session is one thread's,
+/// its accesses are straight-line (what calls back into it, `KeyScopedTables.encoder(for:visiting:)`
+/// and `PendingAdmits.withContents`, touches other properties than the one held), and the checks
+/// at run time took 8 % of a FIT folder's session thread (`swift_beginAccess`, docs/benchmarks.md).
 final class ImportSession: ImportSink {
     let log: EventLog
     let tables: KeyScopedTables
     let scratchDirectory: String
     let memoryBudgetSlots: Int
-    private var identities: IdentitySet
+    @exclusivity(unchecked) private var identities: IdentitySet
     /// How identities are hashed, in memory and outside it alike.
     private let hasher = IdentityHasher()
-    private var external: ExternalDeduplicator?
-    private var transaction: LogTransaction
+    @exclusivity(unchecked) private var external: ExternalDeduplicator?
+    @exclusivity(unchecked) private var transaction: LogTransaction
     /// The current file's report.
     var file: FileImportReport {
         var report = counts
@@ -33,7 +38,7 @@ final class ImportSession: ImportSink {
     }
     /// The report's counts, bumped for every event; the warnings are kept apart, so that no
     /// access to the counts spans an array's growth (such accesses are checked at run time).
-    private var counts = FileImportReport(path: "", format: "")
+    @exclusivity(unchecked) private var counts = FileImportReport(path: "", format: "")
     private var warnings: [String] = []
     /// Files ended whose records wait outside memory to be decided with a later file's.
     private var waiting: [(report: FileImportReport, displayName: String)] = []
@@ -47,7 +52,7 @@ final class ImportSession: ImportSink {
     /// decided. Exports interleave types, and so categories, nearly record by record, but each
     /// category's samples come in runs of nearby days: most samples skip the calendar, the erased
     /// set and two lookups, each hashing a label or key.
-    private var recentMonths = [RecentMonth?](repeating: nil, count: HealthCategory.allCases.count)
+    @exclusivity(unchecked) private var recentMonths = [RecentMonth?](repeating: nil, count: HealthCategory.allCases.count)
     /// Categories and months whose keys were destroyed: their data is refused (counted as
     /// erased) unless `allowErased`, so that importing an old export again does not bring it back.
     var erasedLabels: Set<DataLabel> = [] { didSet { forgetRecentMonths() } }
@@ -64,22 +69,22 @@ final class ImportSession: ImportSink {
     private var unrememberedMemo = StringMemo<Bool>()
     /// Whether the vault holds events identified by the legacy scheme (written before identities
     /// covered every field): new records are then matched against those too.
-    private var hasLegacyIdentities = false
+    @exclusivity(unchecked) private var hasLegacyIdentities = false
     /// Whether the current file's quantity samples follow the upsert rule (companion JSON and
     /// posts) instead of the multiset rule of exports.
     var revisable = false
     private var revisions = RevisionTable()
     /// The bytes of the sample encoded last (`add(sample:nested:)`).
-    private var encoded: [UInt8] = []
+    @exclusivity(unchecked) private var encoded: [UInt8] = []
     /// Samples whose identity's slot was asked for, decided a few samples later, in order
     /// (`decidePending`, before anything else reads or changes the identities or appends).
-    private var pending = PendingAdmits()
+    @exclusivity(unchecked) private var pending = PendingAdmits()
     /// Identities of events the vault holds, read from a month's frames, whose slots were asked
     /// for and which wait to be inserted (`addExisting`); none once the month is read.
-    private var waitingExisting: [UInt64] = []
+    @exclusivity(unchecked) private var waitingExisting: [UInt64] = []
     /// Where the read models' inputs of the events appended go, when the import feeds them
     /// (`Vault.importFiles`); nil: the read models catch up from the log after the commit.
-    var readModelFeed: ImportReadModelFeed?
+    @exclusivity(unchecked) var readModelFeed: ImportReadModelFeed?
     /// Committed samples the upsert rule remembers before it forgets and reads again (tests lower it).
     var revisionBudget: Int {
         get { revisions.committedBudget }
