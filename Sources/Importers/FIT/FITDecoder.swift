@@ -192,10 +192,20 @@ struct FITDefinition {
             }
             self.first = first
             self.next = next
-            let timestamp = first[253] < 0 ? nil : fields[Int(first[253])]
-            hasPlainTimestamp = timestamp.map { field in
-                next[Int(first[253])] < 0 && field.integerType.map { !$0.signed && $0.width == field.size && $0.width <= 4 } == true
-            } ?? false
+            hasPlainTimestamp = Self.plainInteger(253, fields: fields, first: first, next: next)
+                .map { !$0.integerType!.signed && $0.size <= 4 } ?? false
+        }
+
+        /// The one field of `number`, when the definition has exactly one and it is an integer as
+        /// wide as its base type (most fields): read without building a `FITValue`.
+        func plainInteger(_ number: UInt8) -> Field? {
+            Self.plainInteger(number, fields: fields, first: first, next: next)
+        }
+
+        private static func plainInteger(_ number: UInt8, fields: [Field], first: [Int16], next: [Int16]) -> Field? {
+            let i = Int(first[Int(number)])
+            guard i >= 0, next[i] < 0, let type = fields[i].integerType, type.width == fields[i].size else { return nil }
+            return fields[i]
         }
 
         func firstIndex(of number: UInt8) -> Int? {

@@ -70,18 +70,15 @@ struct FITImporter {
             }
         }
         var taken = [Bool](repeating: false, count: records.count)
-        var takenCount = 0
         /// The records from `start` to `end` not taken by an earlier session: a record on the
         /// boundary of two sessions (a multisport leg's end, the next one's start) is the
         /// earlier one's, so that each record gives its samples once.
         func take(from start: Int64, to end: Int64) -> [FITMessage] {
             var inside: [FITMessage] = []
-            inside.reserveCapacity(records.count - takenCount)
             for (i, record) in records.enumerated() where !taken[i] {
                 guard let time = record.date(253), time >= start, time <= end else { continue }
                 inside.append(record)
                 taken[i] = true
-                takenCount += 1
             }
             return inside
         }

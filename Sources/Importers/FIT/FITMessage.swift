@@ -14,17 +14,7 @@ enum FITValue: Equatable {
         let type = baseType & 0x1F
         // No array per field: a million records make a few million fields.
         func integer(_ slice: ArraySlice<UInt8>) -> UInt64 {
-            var value: UInt64 = 0
-            if bigEndian {
-                for byte in slice { value = value << 8 | UInt64(byte) }
-            } else {
-                var shift: UInt64 = 0
-                for byte in slice {
-                    value |= UInt64(byte) << shift
-                    shift += 8
-                }
-            }
-            return value
+            slice.withUnsafeBufferPointer { rawInteger($0, bigEndian: bigEndian) }
         }
         switch type {
         case 0x07:
@@ -48,19 +38,30 @@ enum FITValue: Equatable {
                 let start = bytes.startIndex + i * width
                 let raw = integer(bytes[start..<(start + width)])
                 guard raw != invalid else { continue }
-                let value: Int64
-                if signed {
-                    let shift = UInt64(64 - width * 8)
-                    value = Int64(bitPattern: raw << shift) >> Int64(shift)
-                } else {
-                    value = Int64(bitPattern: raw)
-                }
+                let value = signed ? signExtended(raw, width: width) : Int64(bitPattern: raw)
                 if i == 0 { first = signed ? .signed(value) : .unsigned(raw) }
                 values.append(value)
             }
             if count == 1 { return first }
             return values.isEmpty ? nil : .array(values)
         }
+    }
+
+    /// The unsigned integer `bytes` hold, in the file's byte order.
+    static func rawInteger(_ bytes: UnsafeBufferPointer<UInt8>, bigEndian: Bool) -> UInt64 {
+        var value: UInt64 = 0
+        if bigEndian {
+            for byte in bytes { value = value << 8 | UInt64(byte) }
+        } else {
+            for (k, byte) in bytes.enumerated() { value |= UInt64(byte) << UInt64(8 * k) }
+        }
+        return value
+    }
+
+    /// A signed integer `width` bytes wide, its sign extended to 64 bits.
+    static func signExtended(_ raw: UInt64, width: Int) -> Int64 {
+        let shift = UInt64(64 - width * 8)
+        return Int64(bitPattern: raw << shift) >> Int64(shift)
     }
 
     /// Width in bytes, signedness and invalid value of an integer base type (by its low 5 bits);
@@ -142,33 +143,27 @@ struct FITMessage {
         /// A field's one integer, read without building a `FITValue` (the records' hot path);
         /// nil when absent or invalid. Other shapes go through the subscript.
         func integer(_ number: UInt8) -> Int64? {
-            guard assigned.isEmpty, let i = layout.firstIndex(of: number), layout.nextIndex(after: i, of: number) == nil else {
-                return Self.integer(of: self[number])
-            }
-            let field = layout.fields[i]
-            guard let (width, signed, invalid) = field.integerType, field.size == width else { return Self.integer(of: self[number]) }
-            let start = offset + field.offset
-            var raw: UInt64 = 0
-            if layout.bigEndian {
-                for k in 0..<width { raw = raw << 8 | UInt64(bytes[start + k]) }
-            } else {
-                for k in 0..<width { raw |= UInt64(bytes[start + k]) << UInt64(8 * k) }
-            }
-            guard raw != invalid else { return nil }
-            if signed {
-                let shift = UInt64(64 - width * 8)
-                return Int64(bitPattern: raw << shift) >> Int64(shift)
-            }
-            return Int64(exactly: raw)
+            guard let (raw, type) = plainInteger(number) else { return Self.integer(of: self[number]) }
+            guard raw != type.invalid else { return nil }
+            return type.signed ? FITValue.signExtended(raw, width: type.width) : Int64(exactly: raw)
         }
 
         /// A field as a number (an integer, or a float when finite); nil when absent or invalid.
         func number(_ number: UInt8) -> Double? {
-            if assigned.isEmpty, let i = layout.firstIndex(of: number), layout.fields[i].integerType != nil {
-                if let value = integer(number) { return Double(value) }
-                // An unsigned 64-bit value past Int64 (or a duplicated field): the general path.
+            guard let (raw, type) = plainInteger(number) else { return self[number]?.number }
+            guard raw != type.invalid else { return nil }
+            return type.signed ? Double(FITValue.signExtended(raw, width: type.width)) : Double(raw)
+        }
+
+        /// The raw bits of a plain integer field (`Layout.plainInteger`) and its type; nil when the
+        /// field is not one, or a value was set on the message.
+        private func plainInteger(_ number: UInt8) -> (raw: UInt64, type: (width: Int, signed: Bool, invalid: UInt64))? {
+            guard assigned.isEmpty, let field = layout.plainInteger(number), let type = field.integerType else { return nil }
+            let raw = bytes.withUnsafeBufferPointer { all in
+                FITValue.rawInteger(UnsafeBufferPointer(rebasing: all[(offset + field.offset)..<(offset + field.offset + field.size)]),
+                                    bigEndian: layout.bigEndian)
             }
-            return self[number]?.number
+            return (raw, type)
         }
 
         private static func integer(of value: FITValue?) -> Int64? {
