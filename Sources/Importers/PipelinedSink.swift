@@ -120,45 +120,31 @@ public final class PipelinedSink: ImportSink, @unchecked Sendable {
     }
 }
 
-/// Samples moved in at the end and moved out at the front, in order, never copied (an `Array`
-/// hands its elements out as copies, or has them swapped out for a placeholder that it then
-/// destroys: ~260 instructions a sample, measured, docs/benchmarks-history.md). Used by one thread at a
-/// time; what was not taken is destroyed with the buffer.
+/// A batch's samples, moved in and out in order (`MovingBuffer`), and whether each was nested in
+/// a correlation.
 private final class SampleBuffer {
-    private let samples: UnsafeMutablePointer<HealthSample>
+    private let samples: MovingBuffer<HealthSample>
     private let nested: UnsafeMutablePointer<Bool>
-    private let capacity: Int
-    /// Samples moved in; those before `taken` were moved out again.
-    private(set) var count = 0
-    private(set) var taken = 0
 
     init(capacity: Int) {
-        self.capacity = capacity
-        samples = .allocate(capacity: capacity)
+        samples = MovingBuffer(capacity: capacity)
         nested = .allocate(capacity: capacity)
     }
 
-    deinit {
-        (samples + taken).deinitialize(count: count - taken)
-        samples.deallocate()
-        nested.deallocate()
-    }
+    deinit { nested.deallocate() }
+
+    var count: Int { samples.count }
+    var taken: Int { samples.taken }
 
     /// Moves `sample` in (the buffer must not be full).
     func append(_ sample: consuming HealthSample, nested isNested: Bool) {
-        precondition(count < capacity, "sample buffer full")
-        (samples + count).initialize(to: sample)
-        nested[count] = isNested
-        count += 1
+        samples.append(sample)
+        nested[samples.count - 1] = isNested
     }
 
     /// Whether the sample `takeNext` returns next was nested in a correlation.
-    var nextIsNested: Bool { nested[taken] }
+    var nextIsNested: Bool { nested[samples.taken] }
 
     /// Moves the next sample out (there must be one).
-    func takeNext() -> HealthSample {
-        precondition(taken < count, "no sample left to take")
-        defer { taken += 1 }
-        return (samples + taken).move()
-    }
+    func takeNext() -> HealthSample { samples.takeNext() }
 }

@@ -97,8 +97,53 @@ package enum EventCoding {
     package static let epoch: Int64 = 978_307_200
 }
 
-/// Appends the primitives of the encoding.
-package struct EventWriter {
+/// Writes the encoding's primitives, each defined once here in terms of `byte`: an event's
+/// array (`EventWriter`) and a sample's fixed fields in a buffer on the stack (`FieldBuffer`)
+/// write the same bytes.
+package protocol PrimitiveWriter {
+    mutating func byte(_ value: UInt8)
+}
+
+extension PrimitiveWriter {
+    package mutating func varint(_ value: UInt64) {
+        var v = value
+        while v >= 0x80 {
+            byte(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        byte(UInt8(v))
+    }
+
+    package mutating func varint(_ value: Int) { varint(UInt64(value)) }
+    package mutating func signed(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
+
+    /// Seconds since 2001 and the UTC offset (in quarter hours when whole, else minutes).
+    package mutating func timestamp(_ t: HealthTimestamp) {
+        signed(t.seconds - EventCoding.epoch)
+        utcOffset(t.utcOffset)
+    }
+
+    /// Quarter hours when whole (one byte for every offset in use), else minutes; low bit says which.
+    package mutating func utcOffset(_ o: Int32) {
+        let (value, minutes): (Int64, UInt64) = o % 900 == 0 ? (Int64(o / 900), 0) : (Int64(o / 60), 1)
+        varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)) << 1 | minutes)
+    }
+
+    /// Exact decimals as zigzag(mantissa) << 5 | scale; others as 31 followed by 8 bytes.
+    package mutating func decimal(_ d: DecimalValue) {
+        if d.exact, d.scale < 31, d.mantissa > Int64.min >> 6, d.mantissa < Int64.max >> 6 {
+            let zig = UInt64(bitPattern: (d.mantissa << 1) ^ (d.mantissa >> 63))
+            varint(zig << 5 | UInt64(d.scale))
+        } else {
+            varint(31)
+            let bits = d.double.bitPattern
+            for k in 0..<8 { byte(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(k)))) }
+        }
+    }
+}
+
+/// Appends the primitives of the encoding to an array.
+package struct EventWriter: PrimitiveWriter {
     package var bytes: [UInt8] = []
 
     package init(kind: EventCoding.Kind) {
@@ -116,10 +161,12 @@ package struct EventWriter {
         varint(kind.rawValue)
     }
 
-    package mutating func varint(_ value: UInt64) { Varint.encode(value, into: &bytes) }
+    /// A writer that appends to `storage`'s bytes, left empty until the caller swaps `bytes` back.
+    package init(continuing storage: inout [UInt8]) {
+        swap(&bytes, &storage)
+    }
 
-    package mutating func varint(_ value: Int) { varint(UInt64(value)) }
-    package mutating func signed(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
+    package mutating func byte(_ value: UInt8) { bytes.append(value) }
 
     package mutating func string(_ s: String) {
         let utf8 = s.utf8
@@ -130,30 +177,39 @@ package struct EventWriter {
     /// Milliseconds since 1970, for audit timestamps.
     package mutating func date(_ date: Date) { signed(Int64((date.timeIntervalSince1970 * 1000).rounded())) }
 
-    /// Seconds since 2001 and the UTC offset (in quarter hours when whole, else minutes).
-    package mutating func timestamp(_ t: HealthTimestamp) {
-        signed(t.seconds - EventCoding.epoch)
-        utcOffset(t.utcOffset)
-    }
-
-    /// Quarter hours when whole (one byte for every offset in use), else minutes; low bit says which.
-    package mutating func utcOffset(_ o: Int32) {
-        let (value, minutes): (Int64, UInt64) = o % 900 == 0 ? (Int64(o / 900), 0) : (Int64(o / 60), 1)
-        varint(zigzag(value) << 1 | minutes)
-    }
-
-    private func zigzag(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
-
-    /// Exact decimals as zigzag(mantissa) << 5 | scale; others as 31 followed by 8 bytes.
-    package mutating func decimal(_ d: DecimalValue) {
-        if d.exact, d.scale < 31, d.mantissa > Int64.min >> 6, d.mantissa < Int64.max >> 6 {
-            let zig = UInt64(bitPattern: (d.mantissa << 1) ^ (d.mantissa >> 63))
-            varint(zig << 5 | UInt64(d.scale))
-        } else {
-            varint(31)
-            withUnsafeBytes(of: d.double.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+    /// Writes fields of a known greatest size through a `FieldBuffer` and appends them at once.
+    package mutating func fields(upTo capacity: Int, _ body: (inout FieldBuffer) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var fields = FieldBuffer(buffer)
+            body(&fields)
+            bytes.append(contentsOf: fields.written)
         }
     }
+}
+
+/// Fields written into memory the caller provides (a buffer on the stack), to be appended to an
+/// event's array at once: an `Array` append for every byte, each checking that the array is not
+/// shared, took about a sixth of a FIT folder's import session (docs/benchmarks.md, "FIT files").
+/// Writing past the buffer's end stops the program.
+package struct FieldBuffer: PrimitiveWriter {
+    private let start: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    private var count = 0
+
+    package init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        start = buffer.baseAddress!
+        capacity = buffer.count
+    }
+
+    @inline(__always)
+    package mutating func byte(_ value: UInt8) {
+        precondition(count < capacity, "field buffer full")
+        start[count] = value
+        count += 1
+    }
+
+    /// The bytes written so far.
+    package var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
 }
 
 /// Reads the primitives; every read is bounds-checked.

@@ -113,11 +113,24 @@ package final class EventEncoder {
     /// reused: an import encodes each sample into the same buffer instead of allocating and
     /// freeing one per sample.
     package func encode(sample s: HealthSample, into bytes: inout [UInt8]) {
-        var writer = EventWriter(kind: .sample, reusing: &bytes)
-        sampleIdentity(s, into: &writer)
-        sampleRest(s, into: &writer)
+        bytes.removeAll(keepingCapacity: true)
+        var writer = EventWriter(continuing: &bytes)
+        // The fixed fields (all but metadata and beats) through one buffer on the stack.
+        writer.fields(upTo: Self.sampleFixedFieldsLimit) { fields in
+            fields.byte(EventCoding.version)
+            fields.varint(EventCoding.Kind.sample.rawValue)
+            sampleIdentity(s, into: &fields)
+            sampleExtras(s, into: &fields)
+        }
+        sampleMetadataAndBeats(s, into: &writer)
         swap(&writer.bytes, &bytes)
     }
+
+    /// The most bytes a sample's fixed fields take: the version, its kind (two bytes at most),
+    /// the value's kind, the end's offset flag and the extras' flags, one byte each; and ten
+    /// varints of at most 10 bytes (type, source, start's seconds and offset, length, end's
+    /// offset, value or category, unit, creation date and its offset).
+    static let sampleFixedFieldsLimit = 6 + 10 * 10
 
     /// An event's leading fields: type, source, span and value for records, everything for the
     /// other kinds; `encodeRest` completes it.
@@ -373,9 +386,19 @@ package final class EventEncoder {
 
     /// A sample's metadata, beats and creation date, after its identifying head.
     private func sampleRest(_ s: HealthSample, into w: inout EventWriter) {
+        sampleExtras(s, into: &w)
+        sampleMetadataAndBeats(s, into: &w)
+    }
+
+    /// Which extras follow, and the creation date.
+    private func sampleExtras<W: PrimitiveWriter>(_ s: HealthSample, into w: inout W) {
         w.varint(EventCoding.SampleExtras.wholeIdentity | (s.metadata.isEmpty ? 0 : EventCoding.SampleExtras.metadata)
                  | (s.beats.isEmpty ? 0 : EventCoding.SampleExtras.beats) | (s.creationDate == nil ? 0 : EventCoding.SampleExtras.creationDate))
         if let created = s.creationDate { creationDate(created, after: s.end, into: &w) }
+    }
+
+    /// The metadata and beats the extras announced.
+    private func sampleMetadataAndBeats(_ s: HealthSample, into w: inout EventWriter) {
         if !s.metadata.isEmpty { metadata(Self.canonicalOrder(s.metadata), into: &w) }
         if !s.beats.isEmpty {
             w.varint(s.beats.count)
@@ -388,7 +411,7 @@ package final class EventEncoder {
 
     /// A creation date as seconds after the record's end (usually a few: one or two bytes), and
     /// its UTC offset only when it differs from the end's.
-    private func creationDate(_ created: HealthTimestamp, after end: HealthTimestamp, into w: inout EventWriter) {
+    private func creationDate<W: PrimitiveWriter>(_ created: HealthTimestamp, after end: HealthTimestamp, into w: inout W) {
         let delta = created.seconds &- end.seconds
         let zigzag = UInt64(bitPattern: (delta << 1) ^ (delta >> 63))
         if created.utcOffset == end.utcOffset {
@@ -399,7 +422,7 @@ package final class EventEncoder {
         }
     }
 
-    private func span(_ start: HealthTimestamp, _ end: HealthTimestamp, into w: inout EventWriter) {
+    private func span<W: PrimitiveWriter>(_ start: HealthTimestamp, _ end: HealthTimestamp, into w: inout W) {
         w.timestamp(start)
         w.signed(end.seconds - start.seconds)
         if end.utcOffset == start.utcOffset {
@@ -441,7 +464,7 @@ package final class EventEncoder {
         }
     }
 
-    private func sampleIdentity(_ s: HealthSample, into w: inout EventWriter) {
+    private func sampleIdentity<W: PrimitiveWriter>(_ s: HealthSample, into w: inout W) {
         // Only the value's kind here: whether metadata or beats follow is not part of the identity.
         switch s.value {
         case .none: w.varint(0)

@@ -152,3 +152,31 @@ private final class Outcome: @unchecked Sendable {
     var value: String { lock.withLock { text } }
     func set(_ new: String) { lock.withLock { text = new } }
 }
+
+/// Elements moved through a `MovingBuffer` are neither copied nor lost.
+@Suite struct MovingBufferTests {
+    /// Counts the instances alive.
+    private final class Tracked {
+        nonisolated(unsafe) static var alive = 0
+        let value: Int
+        init(_ value: Int) { self.value = value; Self.alive += 1 }
+        deinit { Self.alive -= 1 }
+    }
+
+    @Test func elementsComeOutInOrderAndWhatIsNotTakenIsDestroyed() {
+        let buffer = MovingBuffer<Tracked>(capacity: 4)
+        for i in 0..<4 { buffer.append(Tracked(i)) }
+        #expect(buffer.isFull && Tracked.alive == 4)
+        var first = buffer.takeNext()
+        let second = buffer.takeNext()
+        #expect(first.value == 0 && second.value == 1)
+        #expect(isKnownUniquelyReferenced(&first))  // moved out: the buffer keeps no reference
+        #expect(buffer.taken == 2 && buffer.count == 4)
+        buffer.removeAll()
+        #expect(Tracked.alive == 2)  // the two taken, held here; the two left were destroyed
+        #expect(buffer.count == 0 && buffer.taken == 0 && !buffer.isFull)
+        buffer.append(Tracked(7))
+        #expect(buffer.takeNext().value == 7)
+        _ = (first, second)
+    }
+}

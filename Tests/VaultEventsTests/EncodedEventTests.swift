@@ -93,3 +93,53 @@ import VaultEvents
         #expect(bytes == [1, 5, 1, 1, 1, 0x78, 0x00, 0x78, 0x00, 0x80, 0x13, 3, 0x08], "\(bytes)")
     }
 }
+
+/// The samples' path (`encode(sample:into:)`: the fixed fields through a buffer on the stack)
+/// writes what the event's encoding writes, at the widest each field can be.
+@Suite struct SampleFieldsTests {
+    @Test func theWidestSamplesEncodeAsTheirEventsDo() {
+        let far = HealthTimestamp(seconds: Int64.max / 4, utcOffset: 50_460)  // minutes, not quarter hours
+        let before = HealthTimestamp(seconds: Int64.min / 4, utcOffset: -50_460)
+        let source = HealthSource(name: "watch", version: "1", device: HealthDevice(name: "w", manufacturer: "m", model: "x", hardware: "h", software: "s"))
+        let samples = [
+            HealthSample(type: "t", source: source, start: before, end: far,
+                         value: .quantity(DecimalValue(mantissa: Int64.max >> 7, scale: 30), unit: "u"),
+                         metadata: [MetadataEntry(key: "b", value: "2"), MetadataEntry(key: "a", value: "1")],
+                         beats: [HeartbeatEntry(bpm: DecimalValue(double: 61.25), time: "10:41:29.63 PM")], creationDate: before),
+            HealthSample(type: "t", source: source, start: far, end: far, value: .quantity(DecimalValue(double: .pi), unit: "u"), creationDate: far),
+            HealthSample(type: "c", source: source, start: far, end: before, value: .category("v")),
+            HealthSample(type: "n", source: HealthSource(name: "phone"), start: before, end: before, value: .none),
+        ]
+        let byEvent = EventEncoder(), bySample = EventEncoder()
+        var buffer: [UInt8] = [9, 9, 9]  // reused: what it held is not kept
+        var sizes: [Int] = []
+        for sample in samples {
+            let (expected, _) = byEvent.encode(.sample(sample))
+            bySample.encode(sample: sample, into: &buffer)
+            #expect(buffer == expected)
+            #expect(bySample.takeDefinitions() == byEvent.takeDefinitions())
+            sizes.append(buffer.count)
+        }
+        // The first's fixed fields alone take 53 bytes (four of its varints 9 or 10 bytes wide),
+        // then its metadata and beat.
+        #expect(sizes.first! > 53 + 2 * 4 + 14)
+    }
+
+    /// Primitives written through the stack buffer and appended to an array are the same bytes.
+    @Test func aFieldBufferWritesWhatAnEventWriterWrites() {
+        var direct = EventWriter(kind: .sample), buffered = EventWriter(kind: .sample)
+        let values: [UInt64] = [0, 1, 0x7F, 0x80, 0x3FFF, 0x4000, UInt64.max]
+        for value in values { direct.varint(value) }
+        direct.decimal(DecimalValue(double: -0.1))
+        direct.timestamp(HealthTimestamp(seconds: 1_700_000_000, utcOffset: 19_800))
+        buffered.fields(upTo: values.count * 10 + 9 + 20) { fields in
+            for value in values { fields.varint(value) }
+            fields.decimal(DecimalValue(double: -0.1))
+            fields.timestamp(HealthTimestamp(seconds: 1_700_000_000, utcOffset: 19_800))
+        }
+        #expect(buffered.bytes == direct.bytes)
+        var varints = EventWriter(kind: .sample)
+        for value in values { varints.varint(value) }
+        #expect(varints.bytes.count == 2 + 1 + 1 + 1 + 2 + 2 + 3 + 10)
+    }
+}

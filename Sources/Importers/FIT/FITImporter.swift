@@ -174,7 +174,7 @@ struct FITImporter {
     /// array of a long ride's samples grew by copying them, measured): heart rate, and by sport
     /// power, cadence and speed.
     static func forEachSample(_ records: [FITMessage], sport: Int64?, source: HealthSource,
-                              stamp: (Int64) -> HealthTimestamp, _ body: (HealthSample) throws -> Void) throws {
+                              stamp: (Int64) -> HealthTimestamp, _ body: (consuming HealthSample) throws -> Void) throws {
         let cycling = sport == 2
         let running = sport == 1
         for record in records {
@@ -335,8 +335,10 @@ struct FITImporter {
     /// Seconds since 1970 in the offset the file recorded, else in the import's time zone then.
     func clock(recorded: Int32?) -> (Int64) -> HealthTimestamp {
         let timeZone = self.timeZone
+        // Not `recorded ?? ...`: its autoclosure captured the time zone, a retain for every record.
+        if let recorded { return { seconds in HealthTimestamp(seconds: seconds, utcOffset: recorded) } }
         return { seconds in
-            HealthTimestamp(seconds: seconds, utcOffset: recorded ?? Int32(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds)))))
+            HealthTimestamp(seconds: seconds, utcOffset: Int32(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds)))))
         }
     }
 

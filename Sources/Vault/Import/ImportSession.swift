@@ -232,11 +232,11 @@ final class ImportSession: ImportSink {
         guard !pending.isEmpty else { return }
         defer { pending.removeAll() }
         try pending.withContents { entries, bytes, samples in
-            for i in entries.indices {
-                let entry = entries[i]
+            for entry in entries {
+                let sample = samples.takeNext()
                 guard decideInMemory(entry.hash, legacy: entry.legacy, nested: entry.nested) else { continue }
                 try log.append(UnsafeRawBufferPointer(rebasing: bytes[entry.range]), keyID: entry.keyID, to: &transaction)
-                readModelFeed?.appended(sample: samples[i])
+                readModelFeed?.appended(sample: sample)
             }
         }
     }

@@ -1,3 +1,4 @@
+import HandOff
 import HealthModel
 
 /// Samples whose identity is hashed and whose slot in the identity table was asked for
@@ -7,7 +8,8 @@ import HealthModel
 /// samples between (docs/benchmarks.md, "FIT import").
 ///
 /// The encoded bytes are copied into one buffer, so that the encoder's buffer is reused for the
-/// next sample as before; the sample is kept for the read models' feed.
+/// next sample as before; the sample is kept for the read models' feed, moved in and out
+/// (`MovingBuffer`: read out of an array, each sample was copied, its strings retained).
 struct PendingAdmits {
     struct Entry {
         var hash: UInt64
@@ -22,11 +24,11 @@ struct PendingAdmits {
 
     private(set) var entries: [Entry] = []
     private(set) var bytes: [UInt8] = []
-    private(set) var samples: [HealthSample] = []
+    /// The entries' samples, in order; `withContents` hands them out.
+    let samples = MovingBuffer<HealthSample>(capacity: PendingAdmits.capacity)
 
     init() {
         entries.reserveCapacity(Self.capacity)
-        samples.reserveCapacity(Self.capacity)
         bytes.reserveCapacity(Self.capacity * 128)
     }
 
@@ -42,12 +44,11 @@ struct PendingAdmits {
     }
 
     /// Calls `body` with the entries, the bytes their ranges point into, and their samples,
-    /// read in place (no sample is copied out).
-    func withContents<R>(_ body: (UnsafeBufferPointer<Entry>, UnsafeRawBufferPointer, UnsafeBufferPointer<HealthSample>) throws -> R) rethrows -> R {
+    /// which `body` takes out in order (`takeNext`, once per entry it reaches; what it does not
+    /// take is destroyed by `removeAll`).
+    func withContents<R>(_ body: (UnsafeBufferPointer<Entry>, UnsafeRawBufferPointer, MovingBuffer<HealthSample>) throws -> R) rethrows -> R {
         try entries.withUnsafeBufferPointer { entries in
-            try bytes.withUnsafeBytes { bytes in
-                try samples.withUnsafeBufferPointer { samples in try body(entries, bytes, samples) }
-            }
+            try bytes.withUnsafeBytes { bytes in try body(entries, bytes, samples) }
         }
     }
 
@@ -55,6 +56,6 @@ struct PendingAdmits {
     mutating func removeAll() {
         entries.removeAll(keepingCapacity: true)
         bytes.removeAll(keepingCapacity: true)
-        samples.removeAll(keepingCapacity: true)
+        samples.removeAll()
     }
 }
