@@ -6,13 +6,15 @@
 /// (docs/benchmarks-history.md). A batch of samples handed between threads, and the samples an
 /// import session holds until their identities are decided, go through one of these.
 ///
-/// One thread's at a time; what was not taken is destroyed with `removeAll` or the buffer.
+/// One thread's at a time, so its counts are not checked for exclusive access at run time (a
+/// check on every sample moved in and out); what was not taken is destroyed with `removeAll` or
+/// the buffer.
 public final class MovingBuffer<Element> {
     @usableFromInline let storage: UnsafeMutablePointer<Element>
     /// How many elements it holds at most.
     public let capacity: Int
-    @usableFromInline var moved = 0
-    @usableFromInline var movedOut = 0
+    @usableFromInline @exclusivity(unchecked) var moved = 0
+    @usableFromInline @exclusivity(unchecked) var movedOut = 0
 
     /// Elements moved in; those before `taken` were moved out again.
     @inlinable public var count: Int { moved }
