@@ -152,15 +152,6 @@ package struct EventWriter: PrimitiveWriter {
         varint(kind.rawValue)
     }
 
-    /// A writer that writes into `storage`'s memory, emptied; `storage` is left empty until the
-    /// caller swaps `bytes` back into it.
-    package init(kind: EventCoding.Kind, reusing storage: inout [UInt8]) {
-        storage.removeAll(keepingCapacity: true)
-        swap(&bytes, &storage)
-        bytes.append(EventCoding.version)
-        varint(kind.rawValue)
-    }
-
     /// A writer that appends to `storage`'s bytes, left empty until the caller swaps `bytes` back.
     package init(continuing storage: inout [UInt8]) {
         swap(&bytes, &storage)
@@ -189,7 +180,7 @@ package struct EventWriter: PrimitiveWriter {
 
 /// Fields written into memory the caller provides (a buffer on the stack), to be appended to an
 /// event's array at once: an `Array` append for every byte, each checking that the array is not
-/// shared, took about a sixth of a FIT folder's import session (docs/benchmarks.md, "FIT files").
+/// shared, took 12–14 % of a FIT folder's import session (docs/benchmarks.md, "FIT files").
 /// Writing past the buffer's end stops the program.
 package struct FieldBuffer: PrimitiveWriter {
     private let start: UnsafeMutablePointer<UInt8>
