@@ -53,18 +53,28 @@ public struct ByteReader {
     }
 }
 
+/// Where a codec writes its bytes one at a time: a byte array, or an encoder's own buffer
+/// (`FieldBuffer` of the event encoding).
+public protocol ByteSink {
+    mutating func append(_ byte: UInt8)
+}
+
+extension Array: ByteSink where Element == UInt8 {}
+
 /// LEB128 unsigned varints, the one codec for them: event lengths in a frame payload, scratch
-/// records, and every integer of the event encoding (a value under 128 takes one byte).
+/// records, every integer of the event encoding and of the read models' intervals (a value
+/// under 128 takes one byte).
 public enum Varint {
-    /// Appends `value`.
-    @inlinable
-    public static func encode(_ value: UInt64, into bytes: inout [UInt8]) {
+    /// Appends `value`. Always inlined: an import writes several for every sample, and the call
+    /// the optimizer left in an event's length alone was measured (docs/benchmarks.md, "FIT files").
+    @inlinable @inline(__always)
+    public static func encode<Sink: ByteSink>(_ value: UInt64, into sink: inout Sink) {
         var v = value
         while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            sink.append(UInt8(truncatingIfNeeded: v) | 0x80)
             v >>= 7
         }
-        bytes.append(UInt8(v))
+        sink.append(UInt8(v))
     }
 
     /// Decodes at `offset`, advancing it; `nil` when the bytes end first or the value overflows.
@@ -83,6 +93,16 @@ public enum Varint {
         }
         return nil
     }
+}
+
+/// Signed integers as unsigned ones that small magnitudes keep short (0, −1, 1, −2 → 0, 1, 2, 3),
+/// for varints: the one codec for them.
+public enum ZigZag {
+    @inlinable
+    public static func encode(_ value: Int64) -> UInt64 { UInt64(bitPattern: (value << 1) ^ (value >> 63)) }
+
+    @inlinable
+    public static func decode(_ code: UInt64) -> Int64 { Int64(bitPattern: (code >> 1) ^ (0 &- (code & 1))) }
 }
 
 extension FixedWidthInteger {

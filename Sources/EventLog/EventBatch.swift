@@ -28,13 +28,7 @@ public struct EventBatch: Sendable {
         guard event.count <= Self.maxEventSize else {
             throw EventLogError.eventTooLarge(size: event.count, limit: Self.maxEventSize)
         }
-        // Nearly every event is shorter than 128 bytes: its length is one byte, written without
-        // the call (`Varint.encode` is not inlined here).
-        if event.count < 0x80 {
-            payload.append(UInt8(truncatingIfNeeded: event.count))
-        } else {
-            Varint.encode(UInt64(event.count), into: &payload)
-        }
+        Varint.encode(UInt64(event.count), into: &payload)
         payload.append(contentsOf: event)
         ends.append(payload.count)
     }

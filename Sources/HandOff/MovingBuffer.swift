@@ -26,7 +26,7 @@ public final class MovingBuffer<Element> {
     }
 
     deinit {
-        (storage + movedOut).deinitialize(count: moved - movedOut)
+        removeAll()
         storage.deallocate()
     }
 

@@ -134,15 +134,15 @@ enum IntervalBlob {
         out.append(format)
         var previous: Int64 = 0
         for i in intervals {
-            appendVarint(&out, zigzag(i.start &- previous))
+            Varint.encode(ZigZag.encode(i.start &- previous), into: &out)
             previous = i.start
-            appendVarint(&out, UInt64(max(0, i.end - i.start)))
+            Varint.encode(UInt64(max(0, i.end - i.start)), into: &out)
             let later = i.daysAfterOrigin > 0
             let digested = i.metadataDigest != 0, created = i.creation != Interval.noCreation
-            appendVarint(&out, UInt64(UInt32(bitPattern: i.source)) << 3 | (created ? 4 : 0) | (digested ? 2 : 0) | (later ? 1 : 0))
-            if later { appendVarint(&out, UInt64(i.daysAfterOrigin)) }
-            if digested { appendVarint(&out, UInt64(i.metadataDigest)) }
-            if created { appendVarint(&out, zigzag(Int64(i.creation))) }
+            Varint.encode(UInt64(UInt32(bitPattern: i.source)) << 3 | (created ? 4 : 0) | (digested ? 2 : 0) | (later ? 1 : 0), into: &out)
+            if later { Varint.encode(UInt64(i.daysAfterOrigin), into: &out) }
+            if digested { Varint.encode(UInt64(i.metadataDigest), into: &out) }
+            if created { Varint.encode(ZigZag.encode(Int64(i.creation)), into: &out) }
             appendValue(&out, i.value)
         }
         return out
@@ -166,7 +166,7 @@ enum IntervalBlob {
             }
         }
         while p < bytes.count {
-            let start = previous &+ unzigzag(try varint())
+            let start = previous &+ ZigZag.decode(try varint())
             previous = start
             let duration = try varint()
             let sourceWord = try varint()
@@ -187,7 +187,7 @@ enum IntervalBlob {
             if sourceWord & 4 == 4 {
                 let stored = try varint()
                 guard stored < UInt64(UInt32.max) else { throw ProjectionError.corruptBlob(table: "day_intervals") }
-                creation = Int32(unzigzag(stored))
+                creation = Int32(ZigZag.decode(stored))
             }
             let word = try varint()
             let value: Double
@@ -200,7 +200,7 @@ enum IntervalBlob {
             } else {
                 let scale = Int(word & 0xF)
                 guard scale < powers.count else { throw ProjectionError.corruptBlob(table: "day_intervals") }
-                value = Double(unzigzag(word >> 4)) / powers[scale]
+                value = Double(ZigZag.decode(word >> 4)) / powers[scale]
             }
             out.append(Interval(start: start, end: start + Int64(duration), value: value,
                                 source: Int32(bitPattern: UInt32(sourceWord >> 3)), daysAfterOrigin: daysAfter,
@@ -216,24 +216,12 @@ enum IntervalBlob {
                 guard abs(scaled) < 9.0e15 else { break }
                 let mantissa = Int64(scaled)
                 if Double(mantissa) / power == value, value != 0 || value.sign == .plus {
-                    appendVarint(&out, zigzag(mantissa) << 4 | UInt64(scale))
+                    Varint.encode(ZigZag.encode(mantissa) << 4 | UInt64(scale), into: &out)
                     return
                 }
             }
         }
-        appendVarint(&out, rawValue)
+        Varint.encode(rawValue, into: &out)
         for k in 0..<8 { out.append(UInt8(truncatingIfNeeded: value.bitPattern >> (8 * UInt64(k)))) }
     }
-
-    private static func appendVarint(_ out: inout [UInt8], _ value: UInt64) {
-        var v = value
-        while v >= 0x80 {
-            out.append(UInt8(v & 0x7F) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
-    }
-
-    private static func zigzag(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
-    private static func unzigzag(_ v: UInt64) -> Int64 { Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1) }
 }

@@ -97,25 +97,15 @@ package enum EventCoding {
     package static let epoch: Int64 = 978_307_200
 }
 
-/// Writes the encoding's primitives, each defined once here in terms of `byte`: an event's
+/// Writes the encoding's primitives, each defined once here in terms of `append`: an event's
 /// array (`EventWriter`) and a sample's fixed fields in a buffer on the stack (`FieldBuffer`)
 /// write the same bytes.
-package protocol PrimitiveWriter {
-    mutating func byte(_ value: UInt8)
-}
+package protocol PrimitiveWriter: ByteSink {}
 
 extension PrimitiveWriter {
-    package mutating func varint(_ value: UInt64) {
-        var v = value
-        while v >= 0x80 {
-            byte(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        byte(UInt8(v))
-    }
-
+    package mutating func varint(_ value: UInt64) { Varint.encode(value, into: &self) }
     package mutating func varint(_ value: Int) { varint(UInt64(value)) }
-    package mutating func signed(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
+    package mutating func signed(_ value: Int64) { varint(ZigZag.encode(value)) }
 
     /// Seconds since 2001 and the UTC offset (in quarter hours when whole, else minutes).
     package mutating func timestamp(_ t: HealthTimestamp) {
@@ -126,18 +116,17 @@ extension PrimitiveWriter {
     /// Quarter hours when whole (one byte for every offset in use), else minutes; low bit says which.
     package mutating func utcOffset(_ o: Int32) {
         let (value, minutes): (Int64, UInt64) = o % 900 == 0 ? (Int64(o / 900), 0) : (Int64(o / 60), 1)
-        varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)) << 1 | minutes)
+        varint(ZigZag.encode(value) << 1 | minutes)
     }
 
     /// Exact decimals as zigzag(mantissa) << 5 | scale; others as 31 followed by 8 bytes.
     package mutating func decimal(_ d: DecimalValue) {
         if d.exact, d.scale < 31, d.mantissa > Int64.min >> 6, d.mantissa < Int64.max >> 6 {
-            let zig = UInt64(bitPattern: (d.mantissa << 1) ^ (d.mantissa >> 63))
-            varint(zig << 5 | UInt64(d.scale))
+            varint(ZigZag.encode(d.mantissa) << 5 | UInt64(d.scale))
         } else {
             varint(31)
             let bits = d.double.bitPattern
-            for k in 0..<8 { byte(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(k)))) }
+            for k in 0..<8 { append(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(k)))) }
         }
     }
 }
@@ -157,7 +146,7 @@ package struct EventWriter: PrimitiveWriter {
         swap(&bytes, &storage)
     }
 
-    package mutating func byte(_ value: UInt8) { bytes.append(value) }
+    package mutating func append(_ byte: UInt8) { bytes.append(byte) }
 
     package mutating func string(_ s: String) {
         let utf8 = s.utf8
@@ -193,9 +182,9 @@ package struct FieldBuffer: PrimitiveWriter {
     }
 
     @inline(__always)
-    package mutating func byte(_ value: UInt8) {
+    package mutating func append(_ byte: UInt8) {
         precondition(count < capacity, "field buffer full")
-        start[count] = value
+        start[count] = byte
         count += 1
     }
 
@@ -241,8 +230,7 @@ package struct EventReader {
     }
 
     package mutating func signed() throws -> Int64 {
-        let z = try varint()
-        return Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1)))
+        ZigZag.decode(try varint())
     }
 
     /// `n` raw bytes at the current offset.
@@ -284,8 +272,7 @@ package struct EventReader {
 
     package mutating func utcOffset() throws -> Int32 {
         let code = try varint()
-        let zig = code >> 1
-        let value = Int64(bitPattern: (zig >> 1) ^ (0 &- (zig & 1)))
+        let value = ZigZag.decode(code >> 1)
         guard abs(value) <= 18 * 60 else { throw fail("UTC offset out of range") }
         let seconds = code & 1 == 0 ? value * 900 : value * 60
         guard abs(seconds) <= 18 * 3600 else { throw fail("UTC offset out of range") }
@@ -302,7 +289,6 @@ package struct EventReader {
             return DecimalValue(double: Double(bitPattern: bits))
         }
         guard scale <= 18 else { throw fail("decimal scale out of range") }
-        let zig = code >> 5
-        return DecimalValue(mantissa: Int64(bitPattern: (zig >> 1) ^ (0 &- (zig & 1))), scale: UInt8(scale))
+        return DecimalValue(mantissa: ZigZag.decode(code >> 5), scale: UInt8(scale))
     }
 }

@@ -1,3 +1,4 @@
+import BinaryCoding
 import Foundation
 import HealthModel
 
@@ -266,8 +267,7 @@ package final class EventDecoder {
     /// Seconds after the record's end, and the UTC offset when it differs from the end's.
     private func creationDate(_ r: inout EventReader, after end: HealthTimestamp) throws -> HealthTimestamp {
         let code = try r.varint()
-        let zigzag = code >> 1
-        let delta = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+        let delta = ZigZag.decode(code >> 1)
         let offset = code & 1 == 1 ? try r.utcOffset() : end.utcOffset
         return HealthTimestamp(seconds: try r.sum(end.seconds, delta), utcOffset: offset)
     }

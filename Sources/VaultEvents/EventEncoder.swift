@@ -1,3 +1,4 @@
+import BinaryCoding
 import Foundation
 import HealthModel
 
@@ -117,7 +118,7 @@ package final class EventEncoder {
         var writer = EventWriter(continuing: &bytes)
         // The fixed fields (all but metadata and beats) through one buffer on the stack.
         writer.fields(upTo: Self.sampleFixedFieldsLimit) { fields in
-            fields.byte(EventCoding.version)
+            fields.append(EventCoding.version)
             fields.varint(EventCoding.Kind.sample.rawValue)
             sampleIdentity(s, into: &fields)
             sampleExtras(s, into: &fields)
@@ -413,7 +414,7 @@ package final class EventEncoder {
     /// its UTC offset only when it differs from the end's.
     private func creationDate<W: PrimitiveWriter>(_ created: HealthTimestamp, after end: HealthTimestamp, into w: inout W) {
         let delta = created.seconds &- end.seconds
-        let zigzag = UInt64(bitPattern: (delta << 1) ^ (delta >> 63))
+        let zigzag = ZigZag.encode(delta)
         if created.utcOffset == end.utcOffset {
             w.varint(zigzag << 1)
         } else {

@@ -34,3 +34,15 @@ import Testing
         #expect(Self.reference(300) == [0xAC, 0x02])
     }
 }
+
+/// Signed integers as varints: the mapping the event encoding and the read models' intervals
+/// have written since their first format.
+@Suite struct ZigZagTests {
+    @Test func smallMagnitudesComeFirstAndEveryValueComesBack() {
+        #expect([0, -1, 1, -2, 2, -64, 63].map(ZigZag.encode) == [0, 1, 2, 3, 4, 127, 126])
+        #expect(ZigZag.encode(.max) == .max - 1 && ZigZag.encode(.min) == .max)
+        for value: Int64 in [0, 1, -1, 63, -64, 64, -65, 1 << 40, -(1 << 40), .max, .min] {
+            #expect(ZigZag.decode(ZigZag.encode(value)) == value, "\(value)")
+        }
+    }
+}
