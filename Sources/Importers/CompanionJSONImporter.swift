@@ -59,7 +59,11 @@ public struct CompanionJSONImporter {
         let shape: Shape
         do {
             let decoder = JSONDecoder()
-            if let many = try? decoder.decode([Post].self, from: data) {
+            if let posts = Self.yappiPosts(data) {
+                // What a phone posts, read without Codable (`JSONPullReader` says why). Any body
+                // it does not read as Yappi's exactly as the decoder below would goes there.
+                shape = .yappi(posts)
+            } else if let many = try? decoder.decode([Post].self, from: data) {
                 shape = .yappi(many)
             } else if let one = try? decoder.decode(Post.self, from: data) {
                 shape = .yappi([one])
@@ -357,6 +361,96 @@ public struct CompanionJSONImporter {
         try sink.emit(.sample(HealthSample(type: type, source: source, start: start, end: end, value: .quantity(value, unit: unit), metadata: metadata)))
     }
 
+    /// The Yappi posts of `data` (one, or an array of them), read as `JSONDecoder` reads `Post`;
+    /// nil when it is not JSON (`JSONPullReader`'s rules), not that shape, or holds what only
+    /// the decoder should judge (a key of a post or entry twice): the caller decodes it then.
+    static func yappiPosts(_ data: Data) -> [Post]? {
+        data.withUnsafeBytes { raw -> [Post]? in
+            var reader = JSONPullReader(raw)
+            do {
+                var posts: [Post] = []
+                switch try reader.peek() {
+                case .array:
+                    try reader.beginArray()
+                    while try reader.nextElement() {
+                        guard let post = try readPost(&reader) else { return nil }
+                        posts.append(post)
+                    }
+                case .object:
+                    guard let post = try readPost(&reader) else { return nil }
+                    posts.append(post)
+                default:
+                    return nil
+                }
+                try reader.end()
+                return posts
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    /// A post object, or nil when `Post`'s decoding would fail or judge differently.
+    private static func readPost(_ reader: inout JSONPullReader) throws(JSONPullReader.Malformed) -> Post? {
+        guard try reader.peek() == .object else { return nil }
+        try reader.beginObject()
+        var metric: String?, data: [Entry]?
+        while let key = try reader.nextKey() {
+            switch key {
+            case "metric":
+                guard metric == nil, try reader.peek() == .string else { return nil }
+                metric = try reader.readString()
+            case "data":
+                guard data == nil, try reader.peek() == .array else { return nil }
+                try reader.beginArray()
+                var entries: [Entry] = []
+                while try reader.nextElement() {
+                    guard let entry = try readEntry(&reader) else { return nil }
+                    entries.append(entry)
+                }
+                data = entries
+            default:
+                try reader.skipValue()
+            }
+        }
+        guard let metric, let data else { return nil }
+        return Post(metric: metric, data: data)
+    }
+
+    /// An entry object as `Entry` decodes it: `timeRange` a string or absent (null too), `value`
+    /// a number or, whatever else it is, no number.
+    private static func readEntry(_ reader: inout JSONPullReader) throws(JSONPullReader.Malformed) -> Entry? {
+        guard try reader.peek() == .object else { return nil }
+        try reader.beginObject()
+        var entry = Entry()
+        var seenRange = false, seenValue = false
+        while let key = try reader.nextKey() {
+            switch key {
+            case "timeRange":
+                guard !seenRange else { return nil }
+                seenRange = true
+                switch try reader.peek() {
+                case .string: entry.timeRange = try reader.readString()
+                case .null: try reader.readLiteral()
+                default: return nil
+                }
+            case "value":
+                guard !seenValue else { return nil }
+                seenValue = true
+                if try reader.peek() == .number {
+                    entry.value = LenientNumber(number: try reader.readNumber())
+                } else {
+                    let isNull = try reader.peek() == .null
+                    try reader.skipValue()
+                    entry.value = isNull ? nil : LenientNumber(number: nil)
+                }
+            default:
+                try reader.skipValue()
+            }
+        }
+        return entry
+    }
+
     struct Post: Decodable {
         var metric: String
         var data: [Entry]
@@ -366,11 +460,21 @@ public struct CompanionJSONImporter {
     struct Entry: Decodable {
         var timeRange: String?
         var value: LenientNumber?
+
+        init(timeRange: String? = nil, value: LenientNumber? = nil) {
+            self.timeRange = timeRange
+            self.value = value
+        }
     }
 
     /// A JSON number, or nil for anything else (strings, booleans, null).
     struct LenientNumber: Decodable {
         var number: Double?
+
+        init(number: Double?) {
+            self.number = number
+        }
+
         init(from decoder: Decoder) throws {
             let container = try decoder.singleValueContainer()
             if (try? container.decode(Bool.self)) != nil { number = nil } else { number = try? container.decode(Double.self) }
