@@ -6,8 +6,9 @@ import HealthModel
 public enum LocalTime {
     /// Parses `YYYY-MM-DD HH:MM(:SS)?` or `YYYY-MM-DDTHH:MM(:SS)?`, local.
     public static func parse(_ text: Substring, timeZone: TimeZone) -> HealthTimestamp? {
-        let bytes = Array(text.utf8)
-        guard let local = bytes.withUnsafeBytes(localSeconds) else { return nil }
+        // A native string's bytes are read where they lie (a copy of them was a third of this).
+        let read = text.utf8.withContiguousStorageIfAvailable { localSeconds(UnsafeRawBufferPointer($0)) }
+        guard let local = read ?? Array(text.utf8).withUnsafeBytes(localSeconds) else { return nil }
         // The offset in force at that wall-clock time: try the offset at the naive instant, then settle.
         var offset = Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(local))))
         offset = Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(local - offset))))
