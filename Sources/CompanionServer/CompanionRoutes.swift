@@ -54,9 +54,7 @@ struct CompanionRoutes: Sendable {
         case .success(nil):
             return Self.error(.unauthorized, "missing, unknown or revoked token")
         case .success(let outcome?):
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            return Self.json(.created, String(decoding: try encoder.encode(outcome), as: UTF8.self))
+            return Self.json(.created, outcome.json)
         case .failure(let error):
             return Self.failure(error, context.logger)
         }
@@ -101,16 +99,25 @@ struct CompanionRoutes: Sendable {
     /// together (more are refused at once).
     private func authenticate(_ request: Request) async -> (name: String, token: String)? {
         var token: String?
-        if let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") {
-            token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        if let authorization = request.headers[.authorization], authorization.utf8.count >= 7,
+           authorization.utf8.prefix(7).elementsEqual("bearer ".utf8, by: { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }) {
+            token = Self.trimmingHTTPSpace(authorization.utf8.dropFirst(7))
         } else if let key = request.headers[Self.apiKey] {
-            token = key.trimmingCharacters(in: .whitespaces)
+            token = Self.trimmingHTTPSpace(key.utf8[...])
         }
         guard let token, !token.isEmpty, token.utf8.count <= 256 else { return nil }
         if let app = queue.registry.app(forToken: token) { return (app.name, token) }
         guard rates.allow("", perSecond: 20, burst: 40) else { return nil }
         guard let name = await withCheckedContinuation({ queue.submit(.checkToken(token, $0)) }) else { return nil }
         return (name, token)
+    }
+
+    /// A header value without the spaces and tabs HTTP allows around it (RFC 9110's OWS), trimmed
+    /// among its bytes: Foundation's `trimmingCharacters(in:)` took 2 % of the server's CPU.
+    static func trimmingHTTPSpace(_ value: Substring.UTF8View) -> String {
+        let isSpace = { (b: UInt8) in b == 0x20 || b == 0x09 }
+        guard let first = value.firstIndex(where: { !isSpace($0) }), let last = value.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(Substring(value[first...last]))
     }
 
     static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {

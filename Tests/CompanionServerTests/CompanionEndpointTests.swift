@@ -102,6 +102,11 @@ import Testing
         let keyed = try served.client(pin: cert)
         let viaKey = try keyed.send(.POST, "/companion/health", headers: [("X-API-Key", token), ("X-Timezone", "Europe/Berlin")], body: Array(post.utf8))
         #expect(viaKey.status == 201)
+        // The scheme in any case, spaces and tabs around the token (HTTP's OWS): the same app,
+        // whose repeat of the post is a duplicate.
+        let spaced = try keyed.send(.POST, "/companion/health", headers: [("Authorization", "bEaReR \t " + token + " \t"), ("X-Timezone", "Europe/Berlin")],
+                                    body: Array(post.utf8))
+        #expect(spaced.status == 201 && spaced.body == #"{"added":0,"duplicates":1,"erased":0,"rejected":0,"replaced":0}"#, "\(spaced.status) \(spaced.body)")
         keyed.close()
 
         // Revoked while serving: refused at once. Paired while serving: accepted at once.

@@ -59,4 +59,10 @@ public struct CompanionPostOutcome: Codable, Equatable, Sendable {
         self.rejected = rejected
         self.erased = erased
     }
+
+    /// The response's JSON, keys sorted, as `JSONEncoder` with `.sortedKeys` writes it (the
+    /// encoder took 2 % of the server's CPU under `wrk`; a test holds the two to the same bytes).
+    public var json: String {
+        #"{"added":\#(added),"duplicates":\#(duplicates),"erased":\#(erased),"rejected":\#(rejected),"replaced":\#(replaced)}"#
+    }
 }

@@ -160,4 +160,15 @@ import VaultTestSupport
         #expect((report.added, report.replaced) == (2, 0))
         #expect(try day(t, "steps")?.value == 90)
     }
+
+    /// The server answers a post with `CompanionPostOutcome.json`, written by hand: the same bytes
+    /// as `JSONEncoder` with sorted keys, which it replaced.
+    @Test func theOutcomesJSONIsWhatJSONEncoderWrites() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        for outcome in [CompanionPostOutcome(), CompanionPostOutcome(added: 24, replaced: 3, duplicates: 120, rejected: 1, erased: 7),
+                        CompanionPostOutcome(added: Int.max, replaced: 0, duplicates: 0, rejected: 99_999, erased: 0)] {
+            #expect(outcome.json == String(decoding: try encoder.encode(outcome), as: UTF8.self))
+        }
+    }
 }
