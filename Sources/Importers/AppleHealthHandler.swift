@@ -39,8 +39,11 @@ enum ElementLimits {
 /// them at top level too.
 struct AppleHealthHandler: XMLTokenHandler {
     var emit: (VaultEvent, _ nested: Bool) throws -> Void
-    /// Takes each sample (nearly every record), moved rather than copied into an event.
-    var emitSample: (consuming HealthSample, _ nested: Bool) throws -> Void
+    /// Takes each sample (nearly every record), moved rather than copied into an event; nil:
+    /// `emit` takes them, each in an event. A sink, not a closure: a closure taking the sample
+    /// `consuming` was called through two reabstraction thunks, each copying it (a sample is
+    /// ~150 bytes; copies were a tenth of the parser's thread, measured).
+    let sampleSink: (any ImportSink)?
     var reject: (RejectReason, SourceLocation) -> Void
     /// Control characters removed from attribute values.
     private(set) var controlCharactersRemoved = 0
@@ -88,11 +91,12 @@ struct AppleHealthHandler: XMLTokenHandler {
         sampleOverflow = true
     }
 
-    /// - Parameter emitSample: where samples go; by default `emit`, each in an event.
-    init(emit: @escaping (VaultEvent, Bool) throws -> Void, emitSample: ((consuming HealthSample, Bool) throws -> Void)? = nil,
+    /// - Parameter sampleSink: where samples go (`emit(sample:nested:)`); by default `emit`,
+    ///   each in an event.
+    init(emit: @escaping (VaultEvent, Bool) throws -> Void, sampleSink: (any ImportSink)? = nil,
          reject: @escaping (RejectReason, SourceLocation) -> Void) {
         self.emit = emit
-        self.emitSample = emitSample ?? { sample, nested in try emit(.sample(sample), nested) }
+        self.sampleSink = sampleSink
         self.reject = reject
     }
 
@@ -118,16 +122,13 @@ struct AppleHealthHandler: XMLTokenHandler {
             pushed = .record
             sampleNested = parent == .correlation
             sampleRejected = false
-            switch readSample(tag) {
-            case .success(let s):
-                sample = s
-                hasSample = true
-            case .failure(let reason):
-                sample = nil
+            if let reason = readSample(tag) {
                 hasSample = false
                 sampleRejected = true
                 // A bad record inside a correlation is counted where the export repeats it.
                 if !sampleNested { rejectRecord(reason, tokenizer) }
+            } else {
+                hasSample = true
             }
             sampleOverflow = false
         } else if eq(name, "MetadataEntry") {
@@ -242,7 +243,11 @@ struct AppleHealthHandler: XMLTokenHandler {
             } else if hasSample, !sampleRejected {
                 hasSample = false
                 // Moved out, never copied: a copy retains and releases each of its strings.
-                try emitSample(sample.take()!, sampleNested)
+                if let sampleSink {
+                    try sampleSink.emit(sample: sample.take()!, nested: sampleNested)
+                } else {
+                    try emit(.sample(sample.take()!), sampleNested)
+                }
             }
             if hasSample {
                 sample = nil
@@ -277,13 +282,16 @@ struct AppleHealthHandler: XMLTokenHandler {
 
     // MARK: Records
 
-    private mutating func readSample(_ tag: Tag) -> Result<HealthSample, RejectReason> {
-        guard let type = tag.value(.type) else { return .failure(.missingType) }
-        guard let source = readSource(tag) else { return .failure(.missingSource) }
+    /// Reads a record into `sample` (nil there when it cannot), or says why it cannot: the sample
+    /// is made where it stays until its end tag, not returned and copied there.
+    private mutating func readSample(_ tag: Tag) -> RejectReason? {
+        sample = nil
+        guard let type = tag.value(.type) else { return .missingType }
+        guard let source = readSource(tag) else { return .missingSource }
         let start: HealthTimestamp, end: HealthTimestamp
         switch readSpan(tag) {
         case .success(let span): (start, end) = span
-        case .failure(let reason): return .failure(reason)
+        case .failure(let reason): return reason
         }
         let typeName = pool.string(type)
         let value: SampleValue
@@ -293,34 +301,35 @@ struct AppleHealthHandler: XMLTokenHandler {
             // iOS 8 wrote category samples with `unit=""` and the enumeration's number (`value="1"`).
             value = .category(NumberedCategoryValues.name(type: typeName, number: raw))
         } else if unitAttribute != nil {
-            guard let unit = tag.string(.unit, pool: &pool, removed: &controlCharactersRemoved) else { return .failure(.malformedReference) }
+            guard let unit = tag.string(.unit, pool: &pool, removed: &controlCharactersRemoved) else { return .malformedReference }
             // iOS 8's aggregate rows (Sleep Cycle's heart rate) carry `average`, `min`, `max` and
             // `recordCount` and no `value`: the average is the value, the rest stays as metadata.
-            guard let number = tag.number(.value) ?? (tag[.value] == nil ? tag.number("average") : nil) else { return .failure(.unparseableValue) }
-            if let refusal = Self.refusal(of: number.double, cumulative: aggregationStyles.value(for: typeName, AggregationStyle.of(type:)) == .cumulative) { return .failure(refusal) }
+            guard let number = tag.number(.value) ?? (tag[.value] == nil ? tag.number("average") : nil) else { return .unparseableValue }
+            if let refusal = Self.refusal(of: number.double, cumulative: aggregationStyles.value(for: typeName, AggregationStyle.of(type:)) == .cumulative) { return refusal }
             if let canonical = canonicalUnits.value(for: unit, UnitNormalizer.canonical(for:)) {
                 value = .quantity(number.scaled(by: canonical.factor), unit: canonical.unit)
             } else {
                 value = .quantity(number, unit: unit)
             }
         } else if tag[.value] != nil {
-            guard let category = tag.string(.value, pool: &pool, removed: &controlCharactersRemoved) else { return .failure(.malformedReference) }
+            guard let category = tag.string(.value, pool: &pool, removed: &controlCharactersRemoved) else { return .malformedReference }
             value = .category(category)
         } else {
             value = .none
         }
         // A creation date that cannot be read is left out, not a reason to lose the sample.
         let created = tag.value(.creationDate).flatMap { dates.parse($0) }
-        var sample = HealthSample(type: typeName, source: source, start: start, end: end, value: value, creationDate: created)
         // Attributes beyond Apple's usual ones (iOS 8's `HKWasUserEntered="1"`, `sessionId`) are
         // metadata: every attribute is kept, and tells samples apart.
+        var metadata: [MetadataEntry] = []
         if tag.hasOtherAttributes {
             for a in tag.attributes where RecordAttribute.named(UnsafeRawBufferPointer(rebasing: tag.bytes[a.name])) == nil {
                 let key = pool.string(UnsafeRawBufferPointer(rebasing: tag.bytes[a.name]))
-                if let v = tag.string(a, pool: &pool, removed: &controlCharactersRemoved) { sample.metadata.append(MetadataEntry(key: key, value: v)) }
+                if let v = tag.string(a, pool: &pool, removed: &controlCharactersRemoved) { metadata.append(MetadataEntry(key: key, value: v)) }
             }
         }
-        return .success(sample)
+        sample = HealthSample(type: typeName, source: source, start: start, end: end, value: value, metadata: metadata, creationDate: created)
+        return nil
     }
 
     /// Strings nearly every record repeats, as literals for the pool to start with: the catalog's

@@ -273,7 +273,7 @@ struct AppleHealthImporter {
                 if case .genericRecord(let g) = event, clinical.hold(g) { return }
                 try sink.emit(event, nested: nested)
             },
-            emitSample: { sample, nested in try sink.emit(sample: sample, nested: nested) },
+            sampleSink: sink,
             reject: { reason, location in
                 tally(reason, location)
                 sink.reject(1)
