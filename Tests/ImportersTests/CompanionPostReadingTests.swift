@@ -38,6 +38,8 @@ import Testing
             #"{"metric":"STEPS","data":[{"value":"12"},{"value":true},{"value":false},{"value":{}},{"value":[]},{}]}"#,
             #"{"metric":"STEPS","data":[{"value":1e400},{"value":-1e400},{"value":1e-400},{"value":-1e-400},{"value":5e-324},{"value":0e-999},{"value":12345678901234567890}]}"#,
             #"{"metric":"STEPS","data":[{"value":0.1},{"value":-2.5E-3},{"value":7E+2},{"value":0}]}"#,
+            // A number no Double holds, where nothing reads it: JSON allows it, and so does the decoder.
+            #"{"metric":"STEPS","data":[{"value":2,"note":1e999}],"extra":[2.5e311,-1e-400]}"#,
             #"[]"#,
         ]
         for body in bodies {
