@@ -63,7 +63,8 @@ let package = Package(
         // Keys, secret bytes and passphrases in sodium_malloc'd memory; libsodium's initialisation
         // and return codes in one place.
         .target(name: "SecureMemory", dependencies: ["CSodium"]),
-        // Little-endian integers and LEB128 varints: the one codec every binary format uses.
+        // Little-endian integers and LEB128 varints: the one codec every binary format uses; JSON's
+        // string escapes, decoded once for both JSON readers.
         .target(name: "BinaryCoding"),
         // Files behind a protocol (POSIX, and the tests' fault-injecting ones): the log, the
         // backups and the researcher's bundles write through it.

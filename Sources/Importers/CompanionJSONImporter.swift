@@ -450,12 +450,12 @@ public struct CompanionJSONImporter {
             case "value":
                 guard !seenValue else { return nil }
                 seenValue = true
-                if try reader.peek() == .number {
-                    entry.value = LenientNumber(number: try reader.readNumber())
-                } else {
-                    let isNull = try reader.peek() == .null
+                switch try reader.peek() {
+                case .number: entry.value = LenientNumber(number: try reader.readNumber())
+                case .null: try reader.readLiteral()
+                default:
                     try reader.skipValue()
-                    entry.value = isNull ? nil : LenientNumber(number: nil)
+                    entry.value = LenientNumber(number: nil)
                 }
             default:
                 try reader.skipValue()

@@ -1,3 +1,5 @@
+import BinaryCoding
+
 /// A strict pull reader of one JSON document (RFC 8259) in memory: the caller asks for the value
 /// it expects next (an object's keys, an array's elements, a string, a number) and skips the rest,
 /// so a companion post becomes its entries without a tree of values or Codable's containers.
@@ -21,6 +23,8 @@ struct JSONPullReader {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
     private var depth = 0
+    /// Whether the container just opened has not had a member yet.
+    private var justOpened = false
 
     /// A reader of `bytes`, which must outlive it.
     init(_ bytes: UnsafeRawBufferPointer) {
@@ -164,9 +168,6 @@ struct JSONPullReader {
         justOpened = true
     }
 
-    /// Whether the container just opened has not had a member yet.
-    private var justOpened = false
-
     private mutating func nextMember(closing: UInt8) throws(Malformed) -> Bool {
         skipSpace()
         guard index < bytes.count else { throw Malformed() }
@@ -223,58 +224,13 @@ struct JSONPullReader {
                 guard let decoded = String(validating: text, as: UTF8.self) else { throw Malformed() }
                 return decoded
             case UInt8(ascii: "\\"):
-                guard index < bytes.count else { throw Malformed() }
-                let escape = bytes[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escape)
-                case UInt8(ascii: "b"): text.append(0x08)
-                case UInt8(ascii: "f"): text.append(0x0C)
-                case UInt8(ascii: "n"): text.append(0x0A)
-                case UInt8(ascii: "r"): text.append(0x0D)
-                case UInt8(ascii: "t"): text.append(0x09)
-                case UInt8(ascii: "u"): try appendEscapedScalar(to: &text)
-                default: throw Malformed()
-                }
+                guard let scalar = JSONEscape.decode(bytes, &index) else { throw Malformed() }
+                text.append(contentsOf: UTF8.encode(scalar)!)
             default:
                 guard b >= 0x20 else { throw Malformed() }
                 text.append(b)
             }
         }
         throw Malformed()
-    }
-
-    /// After `\u`: four hex digits, and for a high surrogate the `\u` of its low one.
-    private mutating func appendEscapedScalar(to text: inout [UInt8]) throws(Malformed) {
-        var value = try hex4()
-        if (0xD800...0xDBFF).contains(value) {
-            guard matches("\\u") else { throw Malformed() }
-            index += 2
-            let low = try hex4()
-            guard (0xDC00...0xDFFF).contains(low) else { throw Malformed() }
-            value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
-        } else if (0xDC00...0xDFFF).contains(value) {
-            throw Malformed()
-        }
-        guard let scalar = Unicode.Scalar(value) else { throw Malformed() }
-        text.append(contentsOf: String(Character(scalar)).utf8)
-    }
-
-    private mutating func hex4() throws(Malformed) -> UInt32 {
-        guard index + 4 <= bytes.count else { throw Malformed() }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let b = bytes[index]
-            let digit: UInt8
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = b - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = b - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = b - UInt8(ascii: "A") + 10
-            default: throw Malformed()
-            }
-            value = value << 4 | UInt32(digit)
-            index += 1
-        }
-        return value
     }
 }

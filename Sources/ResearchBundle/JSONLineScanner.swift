@@ -1,3 +1,5 @@
+import BinaryCoding
+
 /// Reads one NDJSON line of a bundle's data file as a flat JSON object, in place: each member's
 /// key and value are ranges of the line (or of `decoded`, for a string with escapes), so a line
 /// costs no allocation once the scanner is warm. Scalar members are checked and classified;
@@ -174,53 +176,11 @@ package final class JSONLineScanner {
             if b < 0x20 { throw Malformed() }
             guard b == 0x5C else { append(b); p += 1; continue }
             p += 1
-            guard p < line.count else { throw Malformed() }
-            switch line[p] {
-            case 0x22: append(0x22)
-            case 0x5C: append(0x5C)
-            case 0x2F: append(0x2F)
-            case 0x62: append(0x08)
-            case 0x66: append(0x0C)
-            case 0x6E: append(0x0A)
-            case 0x72: append(0x0D)
-            case 0x74: append(0x09)
-            case 0x75:
-                var scalar = try hex4(line, &p)
-                if (0xD800..<0xDC00).contains(scalar) {
-                    // A surrogate pair: the low half must follow.
-                    guard p + 2 < line.count, line[p + 1] == 0x5C, line[p + 2] == 0x75 else { throw Malformed() }
-                    p += 2
-                    let low = try hex4(line, &p)
-                    guard (0xDC00..<0xE000).contains(low) else { throw Malformed() }
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                }
-                // NUL: no database column takes it (PostgreSQL refuses it, SQLite would cut the text).
-                guard scalar != 0, let unicode = Unicode.Scalar(scalar) else { throw Malformed() }
-                for byte in UTF8.encode(unicode)! { append(byte) }
-            default: throw Malformed()
-            }
-            p += 1
+            // NUL: no database column takes it (PostgreSQL refuses it, SQLite would cut the text).
+            guard let scalar = JSONEscape.decode(UnsafeRawBufferPointer(line), &p), scalar.value != 0 else { throw Malformed() }
+            for byte in UTF8.encode(scalar)! { append(byte) }
         }
         throw Malformed()
-    }
-
-    /// The four hex digits after `\u` (p on the `u`), leaving p on the last digit.
-    private func hex4(_ line: UnsafeBufferPointer<UInt8>, _ p: inout Int) throws(Malformed) -> UInt32 {
-        guard p + 4 < line.count else { throw Malformed() }
-        var value: UInt32 = 0
-        for i in 1...4 {
-            let c = line[p + i]
-            let digit: UInt32
-            switch c {
-            case 0x30...0x39: digit = UInt32(c - 0x30)
-            case 0x41...0x46: digit = UInt32(c - 0x41 + 10)
-            case 0x61...0x66: digit = UInt32(c - 0x61 + 10)
-            default: throw Malformed()
-            }
-            value = value << 4 | digit
-        }
-        p += 4
-        return value
     }
 
     private func value(_ line: UnsafeBufferPointer<UInt8>, _ p: inout Int, key: Span) throws(Malformed) -> Member {
